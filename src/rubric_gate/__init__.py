@@ -1,0 +1,3 @@
+"""rubric-gate: put checklist rubrics for LLM judges under change control."""
+
+__version__ = "0.1.0"

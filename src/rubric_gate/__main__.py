@@ -1,0 +1,5 @@
+import sys
+
+from rubric_gate.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,91 @@
+"""Exact Shapley attribution of pass/fail outcomes to checks.
+
+Under "at most k checks may say no" an item failed by the set F of checks is failed by the
+rubric iff |F| > k. That game is symmetric in F and every other check is a null player, so
+each check in F gets 1/|F| of the outcome when |F| > k and nothing otherwise. Summed over
+flawed items this is a check's catch credit, over correct items its false-fail blame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Per-check totals, each an array with one entry per check (column)."""
+
+    credit: np.ndarray  # float: catch credit on flawed items
+    blame: np.ndarray  # float: false-fail blame on correct items
+    unique_catches: np.ndarray  # int: flawed items this check is pivotal for (|F| = k + 1)
+    max_failures: int = 0
+
+
+def _validate(failed: np.ndarray, flawed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    failed = np.asarray(failed, dtype=bool)
+    flawed = np.asarray(flawed, dtype=bool)
+    if failed.ndim != 2:
+        raise ValueError(f"failed must be a 2-D items x checks array, got shape {failed.shape}")
+    if flawed.shape != (failed.shape[0],):
+        raise ValueError(f"flawed must have one entry per item ({failed.shape[0]}), got shape {flawed.shape}")
+    return failed, flawed
+
+
+def failure_counts(failed: np.ndarray) -> np.ndarray:
+    """|F| per item: how many checks answered no."""
+    return np.count_nonzero(failed, axis=1)
+
+
+def attribute(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> Attribution:
+    """Shapley credit, blame and unique (pivotal) catches per check, in closed form.
+
+    `failed`: bool items x checks, True where the check answered no.
+    `flawed`: bool per item, True where the human label is fail.
+    """
+    if max_failures < 0:
+        raise ValueError("max_failures must be >= 0")
+    failed, flawed = _validate(failed, flawed)
+    counts = failure_counts(failed)
+    decisive = counts > max_failures
+    share = np.zeros(len(counts), dtype=np.float64)
+    np.divide(1.0, counts, out=share, where=decisive)
+    # One matrix-vector product per label: rows weighted by their share.
+    failed_f = failed.view(np.uint8)
+    credit = (share * flawed) @ failed_f
+    blame = (share * ~flawed) @ failed_f
+    pivotal = (flawed & (counts == max_failures + 1)).view(np.uint8)
+    unique = (pivotal @ failed_f).astype(np.int64) if failed.shape[0] else np.zeros(failed.shape[1], np.int64)
+    return Attribution(credit=np.asarray(credit, float), blame=np.asarray(blame, float), unique_catches=unique, max_failures=max_failures)
+
+
+def shapley_by_enumeration(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Shapley credit and blame by summing marginal contributions over every coalition.
+
+    Exponential in the number of checks: a reference for tests and benchmarks only.
+    """
+    from itertools import combinations
+    from math import factorial
+
+    failed, flawed = _validate(failed, flawed)
+    n_items, n_checks = failed.shape
+    credit = np.zeros(n_checks)
+    blame = np.zeros(n_checks)
+    weights = [factorial(s) * factorial(n_checks - s - 1) / factorial(n_checks) for s in range(n_checks)]
+    for item in range(n_items):
+        row = failed[item]
+        for player in range(n_checks):
+            others = [c for c in range(n_checks) if c != player]
+            value = 0.0
+            for size in range(n_checks):
+                for coalition in combinations(others, size):
+                    fails_without = int(row[list(coalition)].sum()) if coalition else 0
+                    fails_with = fails_without + int(row[player])
+                    marginal = int(fails_with > max_failures) - int(fails_without > max_failures)
+                    value += weights[size] * marginal
+            if flawed[item]:
+                credit[player] += value
+            else:
+                blame[player] += value
+    return credit, blame

@@ -1,0 +1,66 @@
+"""Load a calibration set (JSONL) with one-line errors naming file and line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pydantic import ValidationError
+
+from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.errors import InputError
+from rubric_gate.sources import SourceText, iter_jsonl, read_source
+
+
+@dataclass(frozen=True)
+class CalibrationSet:
+    items: tuple[CalibrationItem, ...]
+    display: str
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def flawed(self) -> np.ndarray:
+        return np.array([item.flawed for item in self.items], dtype=bool)
+
+    @property
+    def unplanned(self) -> np.ndarray:
+        return np.array([item.unplanned for item in self.items], dtype=bool)
+
+    def split(self, name: str) -> CalibrationSet:
+        """Items of one split; items without a split count as calibration items."""
+        chosen = tuple(i for i in self.items if (i.split or "calibration") == name)
+        return CalibrationSet(chosen, self.display)
+
+
+def parse_calibration(source: SourceText) -> CalibrationSet:
+    items: list[CalibrationItem] = []
+    seen: dict[str, int] = {}
+    for line_no, obj in iter_jsonl(source.text, source.display):
+        try:
+            item = CalibrationItem.model_validate(obj)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            key = ".".join(str(p) for p in error["loc"]) or "item"
+            if error["type"] == "extra_forbidden":
+                what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split)"
+            elif error["type"] == "missing":
+                what = f"missing required key '{key}'"
+            elif key == "label":
+                what = f"label must be 'pass' or 'fail', got {obj.get('label')!r}"
+            else:
+                what = f"{key}: {error['msg']}"
+            raise InputError(source.display, what, line_no) from None
+        if item.id in seen:
+            raise InputError(source.display, f"duplicate item id '{item.id}' (first at line {seen[item.id]})", line_no)
+        seen[item.id] = line_no
+        items.append(item)
+    if not items:
+        raise InputError(source.display, "calibration set is empty")
+    return CalibrationSet(tuple(items), source.display)
+
+
+def load_calibration(spec: str | Path, cwd: Path | None = None) -> CalibrationSet:
+    return parse_calibration(read_source(spec, cwd))

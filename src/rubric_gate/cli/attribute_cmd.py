@@ -1,0 +1,43 @@
+"""`rubric-gate attribute`: one rubric's per-check credit, blame and unique catches."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from rubric_gate.cli.common import FORMATS, print_json, repo_root, stdout_console
+from rubric_gate.cli.errors import handle_errors
+from rubric_gate.errors import EXIT_PASS
+from rubric_gate.pipeline import (
+    Evaluation,
+    attribute_rubric,
+    load_calibration_for,
+    load_rubric_spec,
+    load_verdicts_for,
+)
+from rubric_gate.report import render_attribution_markdown, render_attribution_text
+
+
+@click.command("attribute")
+@click.argument("rubric_spec", metavar="RUBRIC")
+@click.option("--calibration", help="Labeled calibration set (JSONL). Default: the rubric's `calibration`.")
+@click.option("--verdicts", help="Verdict store (JSONL). Default: the rubric's `verdicts`.")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
+@handle_errors
+def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str | None, fmt: str, root: Path | None) -> int:
+    """Print RUBRIC's per-check attribution and rates on its calibration set."""
+    root = root or repo_root()
+    doc = load_rubric_spec(rubric_spec)
+    items = load_calibration_for(doc, calibration, root)
+    store = load_verdicts_for([doc], verdicts, root)
+    summary = attribute_rubric(doc, Evaluation(items, store))
+    if fmt == "json":
+        print_json(summary.to_dict())
+    elif fmt == "markdown":
+        sys.stdout.write(render_attribution_markdown(summary))
+    else:
+        render_attribution_text(summary, stdout_console())
+    return EXIT_PASS

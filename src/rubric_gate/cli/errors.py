@@ -1,0 +1,35 @@
+"""One place that maps exceptions to exit codes and one-line messages."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from rubric_gate.errors import EXIT_BAD_INPUT, RubricGateError
+
+EXIT_INTERRUPTED = 130
+
+
+def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
+    """Run a command; print known errors as `rubric-gate: error: where: what` and exit with their code."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> int:
+        try:
+            return command(*args, **kwargs)
+        except RubricGateError as exc:
+            print(f"rubric-gate: error: {exc.message}", file=sys.stderr)
+            return exc.exit_code
+        except KeyboardInterrupt:
+            print("rubric-gate: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            return 0
+        except OSError as exc:
+            where = getattr(exc, "filename", None) or "<io>"
+            print(f"rubric-gate: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+
+    return wrapper

@@ -1,0 +1,62 @@
+"""Exceptions the CLI maps to exit codes and one-line messages.
+
+Library code raises these; only `rubric_gate.cli.errors` turns them into output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_PASS = 0
+EXIT_GATE_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class RubricGateError(Exception):
+    """Base class: `message` is one line, ready to print."""
+
+    exit_code: int = EXIT_BAD_INPUT
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class InputError(RubricGateError):
+    """A user-written file is malformed: says which file, which line and what is wrong."""
+
+    def __init__(self, path: str | Path | None, what: str, line: int | None = None) -> None:
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.what = what
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        where = self.path or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.what}"
+
+
+class MissingVerdictsError(RubricGateError):
+    """Some (check, item) pairs have no verdict and no live judge was configured."""
+
+    def __init__(self, missing: dict[str, int], total_items: int, rubric_path: str | None = None) -> None:
+        self.missing = missing  # check id -> number of items without a verdict
+        self.total_items = total_items
+        self.rubric_path = rubric_path
+        parts = ", ".join(f"{cid} ({n}/{total_items} items)" for cid, n in missing.items())
+        where = f"{rubric_path}: " if rubric_path else ""
+        super().__init__(
+            f"{where}no recorded verdict for checks {parts}; "
+            "record verdicts or pass --judge PROVIDER:MODEL to judge them"
+        )
+
+
+class JudgeError(RubricGateError):
+    """A live judge could not produce a valid verdict (never guessed into one)."""
+
+
+class JudgeAuthError(JudgeError):
+    """The provider rejected the credentials: stop at once."""

@@ -1,0 +1,106 @@
+"""The gate's rules, each a pure function of the rubric state before and after one change.
+
+S (attribution): never delete a check holding a unique catch, never add one with blame,
+  never reword a check so a catch is lost or a correct item newly fails.
+P (provenance): a frozen check is never deleted, reworded or unfrozen.
+R (rates, opt-in): no change may lower either calibration rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rubric_gate.attribution import attribute, rubric_fails
+from rubric_gate.gate.diff import Change
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """Everything a rule may look at: the failure matrices before and after the change."""
+
+    change: Change
+    item_ids: tuple[str, ...]
+    flawed: np.ndarray
+    before: np.ndarray  # items x checks of the current state
+    after: np.ndarray  # items x checks with the change applied
+    before_ids: tuple[str, ...]
+    after_ids: tuple[str, ...]
+    max_failures: int
+
+    def items(self, mask: np.ndarray, limit: int = 5) -> str:
+        ids = [self.item_ids[i] for i in np.flatnonzero(mask)]
+        shown = ", ".join(ids[:limit])
+        return shown + (f", +{len(ids) - limit} more" if len(ids) > limit else "")
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str  # "S", "P" or "R"
+    reason: str
+
+
+def provenance_rule(ctx: RuleContext) -> Violation | None:
+    change = ctx.change
+    if change.base is None or not change.base.is_frozen:
+        return None
+    origin = f"origin: {change.base.origin.value}"
+    if change.kind == "deleted":
+        return Violation("P", f"frozen check ({origin}) cannot be deleted")
+    if change.reworded:
+        return Violation("P", f"frozen check ({origin}) cannot be reworded")
+    if change.head is not None and not change.head.is_frozen:
+        return Violation("P", f"frozen check ({origin}) cannot be unfrozen")
+    return None
+
+
+def attribution_rule(ctx: RuleContext) -> Violation | None:
+    change = ctx.change
+    if change.kind == "deleted":
+        column = ctx.before_ids.index(change.check_id)
+        unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
+        if unique:
+            counts = np.count_nonzero(ctx.before, axis=1)
+            pivotal = ctx.flawed & ctx.before[:, column] & (counts == ctx.max_failures + 1)
+            return Violation("S", f"holds {unique} unique catch{'es' if unique != 1 else ''} ({ctx.items(pivotal)})")
+        return None
+    if change.kind == "added":
+        column = ctx.after_ids.index(change.check_id)
+        blame = attribute(ctx.after, ctx.flawed, ctx.max_failures).blame[column]
+        if blame > 0:
+            failed_correct = ~ctx.flawed & ctx.after[:, column]
+            return Violation(
+                "S",
+                f"answers no on {int(failed_correct.sum())} correct item{'s' if failed_correct.sum() != 1 else ''} "
+                f"({ctx.items(failed_correct)}): blame {blame:.2f}",
+            )
+        return None
+    if not change.reworded:
+        return None
+    old = ctx.before[:, ctx.before_ids.index(change.check_id)]
+    new = ctx.after[:, ctx.after_ids.index(change.check_id)]
+    caught_before = rubric_fails(ctx.before, ctx.max_failures)
+    caught_after = rubric_fails(ctx.after, ctx.max_failures)
+    lost = ctx.flawed & old & caught_before & ~caught_after
+    newly_failed = ~ctx.flawed & new & ~old
+    reasons = []
+    if lost.any():
+        reasons.append(f"rewording loses catches of {ctx.items(lost)}")
+    if newly_failed.any():
+        reasons.append(f"new text fails correct items the old text passed ({ctx.items(newly_failed)})")
+    return Violation("S", "; ".join(reasons)) if reasons else None
+
+
+def rates_rule(ctx: RuleContext) -> Violation | None:
+    fails_before = rubric_fails(ctx.before, ctx.max_failures)
+    fails_after = rubric_fails(ctx.after, ctx.max_failures)
+    correct = ~ctx.flawed
+    passed_before, passed_after = int((correct & ~fails_before).sum()), int((correct & ~fails_after).sum())
+    caught_before, caught_after = int((ctx.flawed & fails_before).sum()), int((ctx.flawed & fails_after).sum())
+    reasons = []
+    if passed_after < passed_before:
+        reasons.append(f"correct passed drops {passed_before} -> {passed_after} of {int(correct.sum())}")
+    if caught_after < caught_before:
+        reasons.append(f"flawed caught drops {caught_before} -> {caught_after} of {int(ctx.flawed.sum())}")
+    return Violation("R", "; ".join(reasons)) if reasons else None

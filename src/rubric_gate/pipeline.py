@@ -1,0 +1,186 @@
+"""Score rubrics on a calibration set and gate a base -> head edit: the library behind the CLI.
+
+Pure logic lives in `attribution` and `gate`; this module joins it to loaded inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rubric_gate.attribution import attribute, compute_rates, joint_catches
+from rubric_gate.calibration import CalibrationSet, load_calibration
+from rubric_gate.errors import InputError, MissingVerdictsError
+from rubric_gate.gate import GateOptions, run_gate
+from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
+from rubric_gate.rubric import Rubric, RubricDocument, load_rubric, rubric_to_yaml
+from rubric_gate.verdicts import VerdictColumn, VerdictStore, verdict_column
+
+
+@dataclass
+class Evaluation:
+    """Verdict lookups for one calibration set, cached per check text."""
+
+    calibration: CalibrationSet
+    store: VerdictStore
+    judge: str | None = None  # with a live judge, only its own verdicts (same prompt) count
+    prompt: str | None = None
+    _columns: dict[str, VerdictColumn] = field(default_factory=dict)
+
+    @property
+    def items(self):
+        return self.calibration.items
+
+    @property
+    def item_ids(self) -> tuple[str, ...]:
+        return tuple(item.id for item in self.items)
+
+    def column(self, text: str) -> VerdictColumn:
+        cached = self._columns.get(text)
+        if cached is None:
+            cached = verdict_column(text, self.items, self.store, judge=self.judge, prompt=self.prompt)
+            self._columns[text] = cached
+        return cached
+
+    def failed_column(self, text: str) -> np.ndarray:
+        column = self.column(text)
+        if not column.complete:
+            raise MissingVerdictsError({"<check>": int(column.missing.sum())}, len(self.items))
+        return column.failed
+
+    def require_verdicts(self, *docs: RubricDocument) -> None:
+        """Raise naming every check (of any version given) that lacks verdicts."""
+        missing: dict[str, int] = {}
+        seen: set[str] = set()
+        for doc in docs:
+            for check in doc.rubric.checks:
+                key = f"{check.id}\0{check.normalized_text}"
+                if key in seen:
+                    continue
+                seen.add(key)
+                count = int(self.column(check.text).missing.sum())
+                if count:
+                    label = check.id if check.id not in missing else f"{check.id} (as edited in {doc.display})"
+                    missing[label] = count
+        if missing:
+            raise MissingVerdictsError(missing, len(self.items), docs[-1].display if len(docs) == 1 else None)
+
+    def failed_matrix(self, rubric: Rubric) -> np.ndarray:
+        return np.column_stack([self.failed_column(c.text) for c in rubric.checks])
+
+    def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
+        failed = self.failed_matrix(rubric)
+        flawed = self.calibration.flawed
+        k = rubric.max_failures
+        result = attribute(failed, flawed, k)
+        rows = [
+            CheckRow(
+                id=check.id,
+                text=check.text,
+                origin=check.origin.value,
+                frozen=check.is_frozen,
+                credit=float(result.credit[j]),
+                blame=float(result.blame[j]),
+                unique_catches=int(result.unique_catches[j]),
+                fails_correct=int((failed[:, j] & ~flawed).sum()),
+                fails_flawed=int((failed[:, j] & flawed).sum()),
+            )
+            for j, check in enumerate(rubric.checks)
+        ]
+        ids = rubric.check_ids
+        pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
+        rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
+        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs)
+
+
+def attribute_rubric(doc: RubricDocument, evaluation: Evaluation) -> RubricSummary:
+    evaluation.require_verdicts(doc)
+    return evaluation.summarize(doc.rubric, doc.display)
+
+
+def run_check(
+    base: RubricDocument,
+    head: RubricDocument,
+    evaluation: Evaluation,
+    options: GateOptions = GateOptions(),
+) -> CheckReport:
+    evaluation.require_verdicts(base, head)
+    notes: list[str] = []
+    if base.rubric.id != head.rubric.id:
+        notes.append(f"rubric id changed from '{base.rubric.id}' to '{head.rubric.id}'")
+    if base.rubric.aggregation != head.rubric.aggregation:
+        notes.append(
+            "aggregation changed: check edits were gated under the base aggregation; "
+            "the head columns use the new one. Review the rate change below."
+        )
+    if " ".join(base.rubric.task.split()) != " ".join(head.rubric.task.split()):
+        notes.append("task text changed: recorded verdicts were judged against the old task wording")
+    result = run_gate(
+        base.rubric,
+        head.rubric,
+        evaluation.item_ids,
+        evaluation.calibration.flawed,
+        evaluation.failed_column,
+        options,
+    )
+    changes = [
+        ChangeRow(
+            check=d.change.check_id,
+            change=d.change.kind,
+            edited=d.change.edited,
+            accepted=d.accepted,
+            reason=d.reason,
+            rules=tuple(v.rule for v in d.violations),
+        )
+        for d in result.decisions
+    ]
+    return CheckReport(
+        base=evaluation.summarize(base.rubric, base.display),
+        head=evaluation.summarize(head.rubric, head.display),
+        gated=evaluation.summarize(result.gated, "gated"),
+        changes=changes,
+        gated_yaml=rubric_to_yaml(result.gated),
+        items=len(evaluation.items),
+        notes=notes,
+    )
+
+
+# -- loading inputs the way the CLI and the action resolve them ---------------------------------
+
+
+def resolve_path(root: Path, relative: str) -> Path:
+    path = Path(relative)
+    return path if path.is_absolute() else root / path
+
+
+def load_calibration_for(head: RubricDocument, override: str | None, root: Path) -> CalibrationSet:
+    """The calibration split (items marked `evaluation` are held out) of the rubric's labeled set."""
+    spec = override if override is not None else str(resolve_path(root, head.rubric.calibration))
+    calibration = load_calibration(spec)
+    chosen = calibration.split("calibration")
+    if not chosen.items:
+        raise InputError(calibration.display, "no items in the calibration split")
+    return chosen
+
+
+def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Path) -> VerdictStore:
+    """`--verdicts` if given, else the union of every rubric version's `verdicts` file."""
+    if override is not None:
+        return VerdictStore.load(override)
+    store: VerdictStore | None = None
+    seen: set[Path] = set()
+    for doc in docs:
+        path = resolve_path(root, doc.rubric.verdicts)
+        if path in seen:
+            continue
+        seen.add(path)
+        loaded = VerdictStore.load(path, missing_ok=True)
+        store = loaded if store is None else store.merged(loaded)
+    assert store is not None
+    return store
+
+
+def load_rubric_spec(spec: str) -> RubricDocument:
+    return load_rubric(spec)

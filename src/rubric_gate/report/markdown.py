@@ -1,0 +1,98 @@
+"""Markdown report: the per-check table the PR comment and job summary show."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from rubric_gate.attribution import Rate
+from rubric_gate.report.model import CheckReport, RubricSummary
+
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def neutralize(text: Any, *, table: bool = True) -> str:
+    """Make user text inert in GitHub Markdown: no mentions, no HTML, no table breaks."""
+    value = str(text)
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # "@name" would notify; a zero-width space after "@" keeps it readable but inert.
+    value = re.sub(r"@(?=[A-Za-z0-9_-])", "@" + _ZERO_WIDTH_SPACE, value)
+    value = value.replace("`", "'")
+    if table:
+        value = value.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return value
+
+
+def percent(rate: Rate) -> str:
+    if rate.value is None:
+        return "n/a"
+    return f"{100 * rate.value:.1f}% ({rate.count}/{rate.total})"
+
+
+def number(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _environment() -> Environment:
+    # Autoescape is off: Markdown is not HTML. All user text passes through `neutralize`.
+    env = Environment(
+        loader=PackageLoader("rubric_gate.report", "templates"),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["n"] = neutralize
+    env.filters["pct"] = percent
+    env.filters["num"] = number
+    return env
+
+
+def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
+    """One row per check of base or head, head order first, then deleted checks."""
+    by_check = {c.check: c for c in report.changes}
+    rows = []
+    for summary, ids in ((report.head, [r.id for r in report.head.checks]),
+                         (report.base, [r.id for r in report.base.checks if report.head.row(r.id) is None])):
+        for check_id in ids:
+            row = summary.row(check_id)
+            assert row is not None
+            change = by_check.get(check_id)
+            rows.append({
+                "row": row,
+                "change": change.change if change else "",
+                "edited": ", ".join(change.edited) if change and change.edited else "",
+                "decision": ("accepted" if change.accepted else "**rejected**") if change else "",
+            })
+    return rows
+
+
+def _rate_rows(before: RubricSummary, after: RubricSummary, gated: RubricSummary) -> list[dict[str, Any]]:
+    names = [("correct_passed", "Correct outputs passed"), ("flawed_caught", "Flawed outputs caught"),
+             ("unplanned_caught", "Unplanned flaws caught")]
+    rows = []
+    for key, label in names:
+        b, h, g = (getattr(s.rates, key) for s in (before, after, gated))
+        if b.total == 0 and h.total == 0:
+            continue
+        rows.append({"label": label, "base": b, "head": h, "gated": g})
+    return rows
+
+
+def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
+    template = _environment().get_template("report.md.j2")
+    return template.render(
+        report=report,
+        h="#" * heading_level,
+        rows=_table_rows(report),
+        rates=_rate_rows(report.base, report.head, report.gated),
+        rejected=[c for c in report.changes if not c.accepted],
+    )
+
+
+def render_attribution_markdown(summary: RubricSummary, *, heading_level: int = 2) -> str:
+    template = _environment().get_template("attribution.md.j2")
+    return template.render(s=summary, h="#" * heading_level)

@@ -1,0 +1,117 @@
+"""What a check run found, as plain data: rendered to JSON, Markdown or a terminal table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_gate.attribution import Rates
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    id: str
+    text: str
+    origin: str
+    frozen: bool
+    credit: float
+    blame: float
+    unique_catches: int
+    fails_correct: int  # correct items this check answers no on
+    fails_flawed: int  # flawed items this check answers no on
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "origin": self.origin,
+            "frozen": self.frozen,
+            "credit": round(self.credit, 4),
+            "blame": round(self.blame, 4),
+            "unique_catches": self.unique_catches,
+            "fails_correct": self.fails_correct,
+            "fails_flawed": self.fails_flawed,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class RubricSummary:
+    """One rubric version scored on the calibration set."""
+
+    rubric_id: str
+    version: str
+    display: str
+    max_failures: int
+    checks: list[CheckRow]
+    rates: Rates
+    joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rubric": self.rubric_id,
+            "version": self.version,
+            "file": self.display,
+            "aggregation": "all-pass" if self.max_failures == 0 else {"max_failures": self.max_failures},
+            "checks": [row.to_dict() for row in self.checks],
+            "rates": self.rates.to_dict(),
+            "joint_catches": [{"checks": [a, b], "catches": n} for a, b, n in self.joint_catches],
+        }
+
+    def row(self, check_id: str) -> CheckRow | None:
+        return next((r for r in self.checks if r.id == check_id), None)
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    check: str
+    change: str  # added | deleted | modified
+    edited: tuple[str, ...]
+    accepted: bool
+    reason: str
+    rules: tuple[str, ...]  # rules that rejected it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "change": self.change,
+            "edited": list(self.edited),
+            "decision": "accepted" if self.accepted else "rejected",
+            "reason": self.reason,
+            "rules": list(self.rules),
+        }
+
+
+@dataclass
+class CheckReport:
+    base: RubricSummary
+    head: RubricSummary
+    gated: RubricSummary
+    changes: list[ChangeRow]
+    gated_yaml: str
+    items: int
+    notes: list[str] = field(default_factory=list)
+    judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
+    override: str | None = None  # set when a human override turned a fail into a pass
+
+    @property
+    def gate_passed(self) -> bool:
+        return all(c.accepted for c in self.changes)
+
+    @property
+    def decision(self) -> str:
+        return "pass" if self.gate_passed or self.override else "fail"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision,
+            "gate": "pass" if self.gate_passed else "fail",
+            "override": self.override,
+            "items": self.items,
+            "changes": [c.to_dict() for c in self.changes],
+            "base": self.base.to_dict(),
+            "head": self.head.to_dict(),
+            "gated": self.gated.to_dict(),
+            "gated_rubric": self.gated_yaml,
+            "notes": self.notes,
+            "judging": self.judging,
+        }

@@ -1,0 +1,67 @@
+"""Terminal rendering of reports with rich tables."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from rubric_gate.report.markdown import percent
+from rubric_gate.report.model import CheckReport, RubricSummary
+
+
+def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name, justify in (("check", "left"), ("origin", "left"), ("frozen", "left"), ("credit", "right"),
+                          ("blame", "right"), ("unique", "right"), ("fails ok", "right"), ("fails bad", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    if decisions is not None:
+        table.add_column("change")
+        table.add_column("decision")
+    for row in summary.checks:
+        cells = [row.id, row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
+                 str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
+        if decisions is not None:
+            change, decision = decisions.get(row.id, ("", ""))
+            cells += [change, decision]
+        table.add_row(*cells)
+    return table
+
+
+def _rates_lines(summary: RubricSummary) -> Text:
+    rates = summary.rates
+    lines = [f"correct passed {percent(rates.correct_passed)}", f"flawed caught {percent(rates.flawed_caught)}"]
+    if rates.unplanned_caught.total:
+        lines.append(f"unplanned caught {percent(rates.unplanned_caught)}")
+    if rates.predicted_correct_passed is not None:
+        lines.append(f"predicted correct passed {100 * rates.predicted_correct_passed:.1f}%")
+    return Text("  ".join(lines))
+
+
+def render_attribution_text(summary: RubricSummary, console: Console) -> None:
+    console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
+    console.print(_rates_lines(summary))
+    for a, b, n in summary.joint_catches:
+        console.print(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)")
+
+
+def render_check_text(report: CheckReport, console: Console) -> None:
+    decisions = {c.check: (c.change, "accepted" if c.accepted else "REJECTED") for c in report.changes}
+    verdict = Text(f"rubric-gate: {report.decision.upper()}", style="bold green" if report.decision == "pass" else "bold red")
+    console.print(verdict)
+    if report.override:
+        console.print(f"warning: the gate failed, but {report.override}", style="yellow")
+    if not report.changes:
+        console.print("no check was added, deleted or edited")
+    for change in report.changes:
+        mark = "accepted" if change.accepted else "REJECTED"
+        console.print(f"  {mark:8} {change.change:8} {change.check}: {change.reason}")
+    for note in report.notes:
+        console.print(f"note: {note}", style="yellow")
+    head_ids = {r.id for r in report.head.checks}
+    deleted = [r for r in report.base.checks if r.id not in head_ids]
+    head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
+                              [*report.head.checks, *deleted], report.head.rates, report.head.joint_catches)
+    console.print(Group(_attribution_table(head_view, "per check (head; base for deleted checks)", decisions)))
+    for name, summary in (("base ", report.base), ("head ", report.head), ("gated", report.gated)):
+        console.print(Text(f"{name}  ") + _rates_lines(summary))

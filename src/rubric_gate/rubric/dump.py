@@ -1,0 +1,47 @@
+"""Write a rubric back to YAML in the same shape people write it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from rubric_gate.rubric.model import Check, Rubric
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def _check_dict(check: Check) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": check.id, "text": check.text, "origin": check.origin.value}
+    if check.is_frozen != (check.origin.value == "label"):
+        data["frozen"] = check.is_frozen
+    if check.source is not None:
+        data["source"] = check.source
+    return data
+
+
+def rubric_to_yaml(rubric: Rubric) -> str:
+    data: dict[str, Any] = {
+        "id": rubric.id,
+        "version": rubric.version,
+        "task": rubric.task,
+        "calibration": rubric.calibration,
+        "verdicts": rubric.verdicts,
+    }
+    if rubric.judge is not None:
+        data["judge"] = rubric.judge
+    data["aggregation"] = (
+        rubric.aggregation if isinstance(rubric.aggregation, str) else rubric.aggregation.model_dump()
+    )
+    data["checks"] = [_check_dict(c) for c in rubric.checks]
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)

@@ -1,0 +1,100 @@
+"""Load a rubric YAML file into a validated `Rubric`, with errors naming file and line."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from rubric_gate.errors import InputError
+from rubric_gate.rubric.model import KNOWN_KEYS, Rubric
+from rubric_gate.sources import LocatedYaml, SourceText, load_located_yaml, read_source
+
+
+@dataclass
+class RubricDocument:
+    """A rubric plus where it came from: for messages, annotations and relative paths."""
+
+    rubric: Rubric
+    source: SourceText
+    check_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def display(self) -> str:
+        return self.source.display
+
+    @property
+    def repo_path(self) -> str | None:
+        """Path inside the repository, when known (annotations need it)."""
+        if self.source.repo_path is not None:
+            return self.source.repo_path
+        return str(self.source.path) if self.source.path is not None else None
+
+
+def _known_keys_for(loc: tuple) -> list[str]:
+    if loc and loc[0] == "checks":
+        return KNOWN_KEYS["check"]
+    if loc and loc[0] == "aggregation":
+        return KNOWN_KEYS["aggregation"]
+    return KNOWN_KEYS["rubric"]
+
+
+def _describe(error: dict) -> tuple[tuple, str]:
+    loc = tuple(part for part in error["loc"] if not (isinstance(part, str) and part.startswith(("literal[", "MaxFailures", "function-"))))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        hint = difflib.get_close_matches(key, _known_keys_for(loc[:-1]), n=1)
+        suggestion = f" (did you mean '{hint[0]}'?)" if hint else f" (known keys: {', '.join(_known_keys_for(loc[:-1]))})"
+        return loc, f"unknown key '{key}'{suggestion}"
+    field_name = ".".join(str(p) for p in loc) or "rubric"
+    if kind == "missing":
+        return loc, f"missing required key '{loc[-1]}'"
+    message = error["msg"]
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    return loc, f"{field_name}: {message}"
+
+
+def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[str, int]]:
+    data = located.data
+    if not isinstance(data, dict):
+        raise InputError(display, "a rubric must be a mapping with keys id, version, task, checks, ...", 1)
+    try:
+        rubric = Rubric.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        # Union branches for `aggregation` report twice; show the most specific one.
+        errors.sort(key=lambda e: (-len(e["loc"]), e["type"] != "extra_forbidden"))
+        errors.sort(key=lambda e: located.line_of(tuple(e["loc"])) or 0)
+        loc, what = _describe(errors[0])
+        if loc and loc[0] == "aggregation" and errors[0]["type"] not in ("extra_forbidden",):
+            what = "aggregation must be 'all-pass' or {max_failures: K} with K >= 0"
+        raise InputError(display, what, located.line_of(loc)) from None
+    check_lines: dict[str, int] = {}
+    for index, check in enumerate(rubric.checks):
+        line = located.line_of(("checks", index))
+        if check.id in check_lines:
+            raise InputError(
+                display, f"duplicate check id '{check.id}' (first at line {check_lines[check.id]})", line
+            )
+        check_lines[check.id] = line or 0
+    return rubric, check_lines
+
+
+def load_rubric(spec: str | Path, cwd: Path | None = None) -> RubricDocument:
+    """Load a rubric from a path or `REF:PATH`."""
+    source = read_source(spec, cwd)
+    located = load_located_yaml(source.text, source.display)
+    rubric, check_lines = rubric_from_yaml(located, source.display)
+    return RubricDocument(rubric, source, check_lines)
+
+
+def parse_rubric_text(text: str, display: str) -> RubricDocument:
+    """Load a rubric from text already in memory (e.g. fetched from the GitHub API)."""
+    source = SourceText(display, text, None)
+    located = load_located_yaml(text, display)
+    rubric, check_lines = rubric_from_yaml(located, display)
+    return RubricDocument(rubric, source, check_lines)

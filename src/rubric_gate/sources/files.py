@@ -1,0 +1,64 @@
+"""Read a user file from disk or, for `REF:PATH`, from git without touching the work tree."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from rubric_gate.errors import InputError
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A file's text and the name to show in messages (`path` or `REF:PATH`)."""
+
+    display: str
+    text: str
+    path: Path | None  # on-disk path, None when read from git
+    ref: str | None = None
+    repo_path: str | None = None  # path inside the repository when read from git
+
+
+def _looks_like_git_spec(spec: str) -> bool:
+    ref, sep, path = spec.partition(":")
+    return bool(sep and ref and path) and not Path(spec).exists() and "/" not in ref[:1]
+
+
+def read_git_file(ref: str, path: str, cwd: Path | None = None) -> str:
+    try:
+        proc = subprocess.run(
+            ["git", "show", f"{ref}:{path}"],
+            cwd=cwd,
+            capture_output=True,
+            check=False,
+        )
+    except FileNotFoundError as exc:  # git not installed
+        raise InputError(f"{ref}:{path}", "git is not installed, cannot read REF:PATH") from exc
+    if proc.returncode != 0:
+        detail = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise InputError(f"{ref}:{path}", f"cannot read from git ({detail[-1] if detail else 'unknown error'})")
+    return _decode(proc.stdout, f"{ref}:{path}")
+
+
+def _decode(data: bytes, display: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(display, f"not UTF-8 text (byte {exc.start})") from exc
+
+
+def read_source(spec: str | Path, cwd: Path | None = None) -> SourceText:
+    """Read `spec`, a file path or `REF:PATH` (read with `git show`)."""
+    spec_text = str(spec)
+    if isinstance(spec, str) and _looks_like_git_spec(spec_text):
+        ref, _, path = spec_text.partition(":")
+        return SourceText(spec_text, read_git_file(ref, path, cwd), None, ref=ref, repo_path=path)
+    path = Path(spec_text)
+    if cwd is not None and not path.is_absolute():
+        path = cwd / path
+    if not path.exists():
+        raise InputError(spec_text, "file not found")
+    if path.is_dir():
+        raise InputError(spec_text, "is a directory, expected a file")
+    return SourceText(spec_text, _decode(path.read_bytes(), spec_text), path)

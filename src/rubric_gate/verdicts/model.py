@@ -1,0 +1,42 @@
+"""One judge answer to one (check, item) pair, as stored in a verdict JSONL file."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_tokens: int = Field(0, ge=0)
+    output_tokens: int = Field(0, ge=0)
+
+
+class Verdict(BaseModel):
+    """A recorded verdict.
+
+    `item`, `check_text` and `answer` are all a hand-recorded verdict needs. Live judges also
+    write the store key: `judge`, `prompt` (template version) and `item_hash` (content hash),
+    so a verdict is reused exactly while judge, prompt, check text and item content are unchanged.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item: str = Field(min_length=1)
+    check_text: str = Field(min_length=1)
+    answer: Literal["yes", "no"]
+    judge: str | None = None
+    prompt: str | None = None
+    item_hash: str | None = None
+    check: str | None = None
+    quote: str | None = None
+    usage: Usage | None = None
+    at: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.answer == "no"
+
+    def to_json_line(self) -> str:
+        return self.model_dump_json(exclude_none=True) + "\n"

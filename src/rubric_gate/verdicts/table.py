@@ -1,0 +1,43 @@
+"""The verdict table: which checks answered no on which items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.verdicts.store import VerdictStore
+
+
+@dataclass(frozen=True)
+class VerdictColumn:
+    """One check text's answers over the items: `failed[i]` is True where it answered no."""
+
+    check_text: str
+    failed: np.ndarray
+    missing: np.ndarray  # True where no verdict exists
+
+    @property
+    def complete(self) -> bool:
+        return not bool(self.missing.any())
+
+
+def verdict_column(
+    check_text: str,
+    items: Sequence[CalibrationItem],
+    store: VerdictStore,
+    *,
+    judge: str | None = None,
+    prompt: str | None = None,
+) -> VerdictColumn:
+    failed = np.zeros(len(items), dtype=bool)
+    missing = np.zeros(len(items), dtype=bool)
+    for index, item in enumerate(items):
+        verdict = store.find(check_text, item, judge=judge, prompt=prompt)
+        if verdict is None:
+            missing[index] = True
+        else:
+            failed[index] = verdict.failed
+    return VerdictColumn(check_text, failed, missing)
