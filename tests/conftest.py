@@ -1,0 +1,19 @@
+"""Shared test setup: the opt-in `live` marker for tests that call real provider APIs."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--live", action="store_true", default=False,
+                     help="run tests marked `live` (they call real provider APIs and need API keys)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--live"):
+        return
+    skip_live = pytest.mark.skip(reason="live API test: pass --live (and set API keys) to run")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip_live)
