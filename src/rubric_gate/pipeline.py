@@ -104,7 +104,7 @@ def run_check(
     base: RubricDocument,
     head: RubricDocument,
     evaluation: Evaluation,
-    options: GateOptions = GateOptions(),
+    options: GateOptions | None = None,
 ) -> CheckReport:
     evaluation.require_verdicts(base, head)
     notes: list[str] = []
@@ -123,7 +123,7 @@ def run_check(
         evaluation.item_ids,
         evaluation.calibration.flawed,
         evaluation.failed_column,
-        options,
+        options or GateOptions(),
     )
     changes = [
         ChangeRow(
@@ -157,8 +157,7 @@ def resolve_path(root: Path, relative: str) -> Path:
 
 def load_calibration_for(head: RubricDocument, override: str | None, root: Path) -> CalibrationSet:
     """The calibration split (items marked `evaluation` are held out) of the rubric's labeled set."""
-    spec = override if override is not None else str(resolve_path(root, head.rubric.calibration))
-    calibration = load_calibration(spec)
+    calibration = load_calibration(override) if override is not None else load_calibration(head.rubric.calibration, root)
     chosen = calibration.split("calibration")
     if not chosen.items:
         raise InputError(calibration.display, "no items in the calibration split")
@@ -176,7 +175,7 @@ def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Pa
         if path in seen:
             continue
         seen.add(path)
-        loaded = VerdictStore.load(path, missing_ok=True)
+        loaded = VerdictStore.load(doc.rubric.verdicts, root, missing_ok=True)
         store = loaded if store is None else store.merged(loaded)
     assert store is not None
     return store

@@ -57,6 +57,8 @@ def load_located_yaml(text: str, display: str) -> LocatedYaml:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.context_mark is not None and mark is not None and exc.context_mark.line != mark.line:
+            problem += f" ({exc.context} at line {exc.context_mark.line + 1})"
         raise InputError(display, f"YAML syntax error: {problem}", line) from exc
     except yaml.YAMLError as exc:
         raise InputError(display, f"YAML syntax error: {exc}") from exc
