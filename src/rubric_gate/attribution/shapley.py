@@ -35,7 +35,7 @@ def _validate(failed: np.ndarray, flawed: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def failure_counts(failed: np.ndarray) -> np.ndarray:
     """|F| per item: how many checks answered no."""
-    return np.count_nonzero(failed, axis=1)
+    return np.asarray(failed, dtype=bool).view(np.uint8).sum(axis=1, dtype=np.int64)
 
 
 def attribute(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> Attribution:
@@ -48,16 +48,14 @@ def attribute(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> 
         raise ValueError("max_failures must be >= 0")
     failed, flawed = _validate(failed, flawed)
     counts = failure_counts(failed)
-    decisive = counts > max_failures
-    share = np.zeros(len(counts), dtype=np.float64)
-    np.divide(1.0, counts, out=share, where=decisive)
-    # One matrix-vector product per label: rows weighted by their share.
-    failed_f = failed.view(np.uint8)
-    credit = (share * flawed) @ failed_f
-    blame = (share * ~flawed) @ failed_f
-    pivotal = (flawed & (counts == max_failures + 1)).view(np.uint8)
-    unique = (pivotal @ failed_f).astype(np.int64) if failed.shape[0] else np.zeros(failed.shape[1], np.int64)
-    return Attribution(credit=np.asarray(credit, float), blame=np.asarray(blame, float), unique_catches=unique, max_failures=max_failures)
+    # Only items the rubric fails carry a share; the rest are skipped before the product.
+    rows = np.flatnonzero(counts > max_failures)
+    sub = failed[rows].view(np.uint8)
+    share = 1.0 / counts[rows]
+    sub_flawed = flawed[rows]
+    weights = np.stack([share * sub_flawed, share * ~sub_flawed, sub_flawed & (counts[rows] == max_failures + 1)])
+    credit, blame, unique = weights @ sub if len(rows) else np.zeros((3, failed.shape[1]))
+    return Attribution(credit=credit, blame=blame, unique_catches=np.rint(unique).astype(np.int64), max_failures=max_failures)
 
 
 def shapley_by_enumeration(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -40,7 +40,7 @@ def _rates_lines(summary: RubricSummary) -> Text:
 
 def render_attribution_text(summary: RubricSummary, console: Console) -> None:
     console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
-    console.print(_rates_lines(summary))
+    console.print(_rates_lines(summary), soft_wrap=True)
     for a, b, n in summary.joint_catches:
         console.print(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)")
 
@@ -55,7 +55,7 @@ def render_check_text(report: CheckReport, console: Console) -> None:
         console.print("no check was added, deleted or edited")
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
-        console.print(f"  {mark:8} {change.change:8} {change.check}: {change.reason}")
+        console.print(f"  {mark:8} {change.change:8} {change.check}: {change.reason}", soft_wrap=True, highlight=False)
     for note in report.notes:
         console.print(f"note: {note}", style="yellow")
     head_ids = {r.id for r in report.head.checks}
@@ -64,4 +64,4 @@ def render_check_text(report: CheckReport, console: Console) -> None:
                               [*report.head.checks, *deleted], report.head.rates, report.head.joint_catches)
     console.print(Group(_attribution_table(head_view, "per check (head; base for deleted checks)", decisions)))
     for name, summary in (("base ", report.base), ("head ", report.head), ("gated", report.gated)):
-        console.print(Text(f"{name}  ") + _rates_lines(summary))
+        console.print(Text(f"{name}  ") + _rates_lines(summary), soft_wrap=True)
