@@ -109,10 +109,8 @@ class VerdictStore:
                 self._index(verdict)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        needs_newline = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
+        _drop_torn_tail(self.path)
         with self.path.open("a", encoding="utf-8") as handle:
-            if needs_newline:  # a torn last line from a crash: start a fresh line after it
-                handle.write("\n")
             for verdict in verdicts:
                 handle.write(verdict.to_json_line())
                 handle.flush()
@@ -120,7 +118,25 @@ class VerdictStore:
                 self._index(verdict)
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line left unfinished by a crash, so appended lines start on a line of their own.
+
+    A torn line holds no complete verdict (reads already skip it); every whole line stays.
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("r+b") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        position = end
+        while position > 0:
+            start = max(0, position - 65536)
+            handle.seek(start)
+            chunk = handle.read(position - start)
+            if position == end and chunk.endswith(b"\n"):
+                return
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                handle.truncate(start + newline + 1)
+                return
+            position = start
+        handle.truncate(0)

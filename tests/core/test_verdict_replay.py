@@ -1,0 +1,51 @@
+"""Replay lookups: verdicts match by normalised check text and by item content."""
+
+from __future__ import annotations
+
+from rubric_gate.calibration import CalibrationItem
+from rubric_gate.verdicts import Verdict, VerdictStore
+
+ITEM = CalibrationItem(id="r1", input="env", output="report", label="pass")
+
+
+def test_whitespace_is_normalised_and_later_lines_win() -> None:
+    store = VerdictStore([
+        Verdict(item="r1", check_text="Names  the\nresource.", answer="no"),
+        Verdict(item="r1", check_text="Names the resource.", answer="yes"),
+    ])
+    found = store.find("  Names the resource. ", ITEM)
+    assert found is not None and found.answer == "yes"
+    assert store.find("Names the resource!", ITEM) is None
+
+
+def test_a_verdict_for_old_item_content_is_stale() -> None:
+    edited = ITEM.model_copy(update={"output": "a different report"})
+    store = VerdictStore([Verdict(item="r1", check_text="c", answer="no", item_hash=ITEM.content_hash)])
+    assert store.find("c", ITEM) is not None
+    assert store.find("c", edited) is None
+
+
+def test_item_hash_finds_a_renamed_item() -> None:
+    renamed = ITEM.model_copy(update={"id": "r1-renamed"})
+    store = VerdictStore([Verdict(item="r1", check_text="c", answer="yes", item_hash=ITEM.content_hash)])
+    assert store.find("c", renamed) is not None
+
+
+def test_keyed_lookup_needs_judge_and_prompt_to_match() -> None:
+    verdict = Verdict(item="r1", check_text="c", answer="yes", judge="openai:m", prompt="v1", item_hash=ITEM.content_hash)
+    store = VerdictStore([verdict])
+    assert store.find("c", ITEM, judge="openai:m", prompt="v1") == verdict
+    assert store.find("c", ITEM, judge="openai:m", prompt="v2") is None
+    assert store.find("c", ITEM, judge="anthropic:m", prompt="v1") is None
+
+
+def test_append_survives_a_torn_last_line(tmp_path) -> None:
+    path = tmp_path / "v.jsonl"
+    path.write_text('{"item": "r1", "check_text": "c", "answer": "yes"}\n{"item": "r1", "chec')
+    store = VerdictStore.load(path)
+    assert len(store) == 1
+    store.append([Verdict(item="r1", check_text="d", answer="no")])
+    reloaded = VerdictStore.load(path)
+    assert len(reloaded) == 2  # the torn fragment is cut, every whole line stays
+    assert path.read_text().count("\n") == 2
+    assert reloaded.find("d", ITEM) is not None
