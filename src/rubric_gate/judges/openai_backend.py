@@ -1,0 +1,66 @@
+"""OpenAI Chat Completions backend: OpenAI itself or any compatible server via OPENAI_BASE_URL."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import openai
+
+from rubric_gate.errors import JudgeError
+from rubric_gate.judges.backend import JudgeRequest, Reply, classify, request_timeout
+
+# Local servers (vLLM, Ollama, llama.cpp) ignore the key, but the SDK insists on one.
+LOCAL_PLACEHOLDER_KEY = "not-needed-for-local-server"
+
+
+def sampling_options(max_tokens: int, *, local: bool) -> dict[str, Any]:
+    """Temperature 0 unless RUBRIC_GATE_TEMPERATURE=none (reasoning models reject it).
+
+    Local servers widely accept `max_tokens`; OpenAI's newer models want `max_completion_tokens`.
+    """
+    options: dict[str, Any] = {"max_tokens" if local else "max_completion_tokens": max_tokens}
+    temperature = os.environ.get("RUBRIC_GATE_TEMPERATURE", "0").strip().lower()
+    if temperature not in ("none", ""):
+        options["temperature"] = float(temperature)
+    return options
+
+
+class OpenAIBackend:
+    def __init__(self, model: str) -> None:
+        api_key = os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            if not os.environ.get("OPENAI_BASE_URL"):
+                raise JudgeError(
+                    "openai judge: set the OPENAI_API_KEY environment variable "
+                    "(or OPENAI_BASE_URL for a local OpenAI-compatible server)"
+                )
+            api_key = LOCAL_PLACEHOLDER_KEY
+        self.model = model
+        self.local = bool(os.environ.get("OPENAI_BASE_URL"))
+        # Our runner owns retries (backoff, retry-after, adaptive concurrency): the SDK's are off.
+        self.client = openai.AsyncOpenAI(api_key=api_key, max_retries=0, timeout=request_timeout())
+
+    async def complete(self, request: JudgeRequest) -> Reply:
+        try:
+            completion = await self.client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": "user", "content": request.prompt}],
+                **sampling_options(request.max_tokens, local=self.local),
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+                },
+            )
+        except openai.APIError as exc:
+            raise classify(exc, "openai") from None
+        text = completion.choices[0].message.content if completion.choices else None
+        usage = completion.usage
+        return Reply(
+            text or "",
+            usage.prompt_tokens if usage else 0,
+            usage.completion_tokens if usage else 0,
+        )
+
+    async def aclose(self) -> None:
+        await self.client.close()

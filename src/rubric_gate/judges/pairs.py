@@ -1,0 +1,52 @@
+"""The (check, item) pairs a judge must answer: distinct by check text and item content."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rubric_gate.calibration import CalibrationItem, CalibrationSet
+from rubric_gate.judges.prompt import Mode, prompt_version
+from rubric_gate.rubric import Rubric, normalize_text
+from rubric_gate.verdicts import VerdictStore
+
+
+@dataclass(frozen=True)
+class Pair:
+    check_id: str
+    check_text: str
+    item: CalibrationItem
+    task: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return normalize_text(self.check_text), self.item.content_hash
+
+
+def all_pairs(rubrics: Sequence[Rubric], calibration: CalibrationSet) -> list[Pair]:
+    """Every distinct pair; when rubrics share a check text, the last rubric's task is used
+    (callers pass base then head, and the head's wording is the one under review)."""
+    pairs: dict[tuple[str, str], Pair] = {}
+    for rubric in reversed(rubrics):
+        for check in rubric.checks:
+            for item in calibration.items:
+                pair = Pair(check.id, check.text, item, rubric.task)
+                pairs.setdefault(pair.key, pair)
+    return list(reversed(pairs.values()))
+
+
+def missing_pairs(
+    rubrics: Sequence[Rubric],
+    calibration: CalibrationSet,
+    store: VerdictStore,
+    judge: str,
+    *,
+    mode: Mode = "per-check",
+) -> list[Pair]:
+    """Pairs with no verdict from this judge under the current prompt version."""
+    prompt = prompt_version(mode)
+    return [
+        pair
+        for pair in all_pairs(rubrics, calibration)
+        if store.find(pair.check_text, pair.item, judge=judge, prompt=prompt) is None
+    ]

@@ -1,0 +1,92 @@
+"""Strict parsing of judge replies: a reply that is not exactly the expected object is rejected."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string", "enum": ["yes", "no"]},
+        "quote": {"type": "string"},
+    },
+    "required": ["answer", "quote"],
+    "additionalProperties": False,
+}
+
+CHECKLIST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "answer": {"type": "string", "enum": ["yes", "no"]},
+                    "quote": {"type": "string"},
+                },
+                "required": ["id", "answer", "quote"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["answers"],
+    "additionalProperties": False,
+}
+
+
+class MalformedReply(ValueError):
+    """The reply does not match the schema; the caller may ask again, never guess."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    answer: str  # "yes" | "no"
+    quote: str
+
+
+def _load_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text.strip())
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise MalformedReply(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise MalformedReply("reply is not a JSON object")
+    return value
+
+
+def _answer(obj: Any, extra: frozenset[str] = frozenset()) -> Answer:
+    if not isinstance(obj, dict):
+        raise MalformedReply("answer entry is not an object")
+    keys = set(obj)
+    if keys != {"answer", "quote"} | extra:
+        raise MalformedReply(f"unexpected keys {sorted(keys)}")
+    if obj["answer"] not in ("yes", "no"):
+        raise MalformedReply(f"answer must be 'yes' or 'no', got {obj['answer']!r}")
+    if not isinstance(obj["quote"], str):
+        raise MalformedReply("quote is not a string")
+    return Answer(obj["answer"], obj["quote"])
+
+
+def parse_answer(text: str) -> Answer:
+    return _answer(_load_object(text))
+
+
+def parse_checklist(text: str, ids: list[str]) -> dict[str, Answer]:
+    """Answers by check id; every id asked must be answered exactly once and nothing else."""
+    obj = _load_object(text)
+    if set(obj) != {"answers"} or not isinstance(obj["answers"], list):
+        raise MalformedReply("expected an object with one key 'answers' holding a list")
+    answers: dict[str, Answer] = {}
+    for entry in obj["answers"]:
+        answer = _answer(entry, frozenset({"id"}))
+        check_id = entry["id"]
+        if check_id not in ids or check_id in answers:
+            raise MalformedReply(f"unknown or repeated check id {check_id!r}")
+        answers[check_id] = answer
+    if len(answers) != len(ids):
+        raise MalformedReply(f"missing answers for {sorted(set(ids) - set(answers))}")
+    return answers

@@ -1,0 +1,67 @@
+"""Render judge prompts from the Jinja2 templates shipped in `prompts/`.
+
+Templates run in a sandbox and all rubric/item text is passed as data (never compiled as
+template code). Data is fenced: anything inside it that looks like one of our delimiter
+tags is neutralised so an output cannot close its own block and speak as the prompt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+Mode = Literal["per-check", "checklist"]
+TEMPLATES: dict[str, str] = {"per-check": "per_check.j2", "checklist": "checklist.j2"}
+_TAG = re.compile(r"<(/?)(task|input|output|checks|check)\b", re.IGNORECASE)
+
+
+def as_text(value: Any) -> str:
+    """Item inputs/outputs may be any JSON value: show strings as-is, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def fence(value: Any) -> str:
+    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", as_text(value))
+
+
+@cache
+def template_source(mode: Mode) -> str:
+    return resources.files("rubric_gate.judges").joinpath("prompts", TEMPLATES[mode]).read_text("utf-8")
+
+
+def prompt_version(mode: Mode = "per-check") -> str:
+    """Changes whenever the template text changes, so stored verdicts key on it."""
+    digest = hashlib.sha256(template_source(mode).encode("utf-8")).hexdigest()[:12]
+    prefix = "v1-" if mode == "per-check" else "v1-checklist-"
+    return prefix + digest
+
+
+@cache
+def _environment() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(autoescape=False, undefined=StrictUndefined, keep_trailing_newline=True)
+    env.filters["fence"] = fence
+    return env
+
+
+def render_per_check(task: str, item_input: Any, item_output: Any, check: str) -> str:
+    template = _environment().from_string(template_source("per-check"))
+    return template.render(task=task, input=item_input, output=item_output, check=check)
+
+
+def render_checklist(task: str, item_input: Any, item_output: Any, checks: list[tuple[str, str]]) -> str:
+    """`checks` is [(prompt-local id, check text)]."""
+    template = _environment().from_string(template_source("checklist"))
+    return template.render(task=task, input=item_input, output=item_output, checks=checks)
+
+
+PROMPT_VERSION = prompt_version("per-check")
+CHECKLIST_PROMPT_VERSION = prompt_version("checklist")

@@ -1,0 +1,191 @@
+"""The async judging engine: bounded adaptive concurrency, retries, strict parsing, and each
+verdict appended to the store (flushed, fsynced) the moment it arrives."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from rubric_gate.errors import JudgeAuthError, JudgeError
+from rubric_gate.judges.backend import (
+    AuthFailure,
+    Backend,
+    FatalError,
+    JudgeRequest,
+    TransientError,
+)
+from rubric_gate.judges.limits import AdaptiveLimiter, RetryPolicy
+from rubric_gate.judges.pairs import Pair
+from rubric_gate.judges.parse import (
+    ANSWER_SCHEMA,
+    CHECKLIST_SCHEMA,
+    Answer,
+    MalformedReply,
+    parse_answer,
+    parse_checklist,
+)
+from rubric_gate.judges.progress import ProgressReporter
+from rubric_gate.judges.prompt import Mode, render_checklist, render_per_check
+from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.verdicts import Usage, Verdict, VerdictStore
+
+PER_CHECK_MAX_TOKENS = 400
+CHECKLIST_BASE_TOKENS = 200
+CHECKLIST_TOKENS_PER_CHECK = 250
+
+
+@dataclass(frozen=True)
+class Job:
+    """One provider call: a single pair (per-check) or one item's pending checks (checklist)."""
+
+    pairs: tuple[Pair, ...]
+    request: JudgeRequest
+    labels: tuple[str, ...] = ()  # checklist: prompt-local check ids, parallel to `pairs`
+
+
+def build_jobs(pairs: Sequence[Pair], mode: Mode) -> list[Job]:
+    if mode == "per-check":
+        return [
+            Job((p,), JudgeRequest(
+                render_per_check(p.task, p.item.input, p.item.output, p.check_text),
+                ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS,
+            ))
+            for p in pairs
+        ]
+    groups: dict[tuple[str, str], list[Pair]] = {}
+    for pair in pairs:
+        groups.setdefault((pair.item.content_hash, pair.task), []).append(pair)
+    jobs = []
+    for group in groups.values():
+        labels = tuple(f"c{i + 1}" for i in range(len(group)))
+        first = group[0]
+        prompt = render_checklist(
+            first.task, first.item.input, first.item.output, [(lab, p.check_text) for lab, p in zip(labels, group, strict=True)]
+        )
+        max_tokens = CHECKLIST_BASE_TOKENS + CHECKLIST_TOKENS_PER_CHECK * len(group)
+        jobs.append(Job(tuple(group), JudgeRequest(prompt, CHECKLIST_SCHEMA, "checklist_answers", max_tokens), labels))
+    return jobs
+
+
+def _parse(job: Job, text: str) -> list[Answer]:
+    if not job.labels:
+        return [parse_answer(text)]
+    answers = parse_checklist(text, list(job.labels))
+    return [answers[label] for label in job.labels]
+
+
+def _split(total: int, parts: int) -> list[int]:
+    """Split a call's token count over its verdicts so the per-verdict usage sums right."""
+    share, rest = divmod(total, parts)
+    return [share + (1 if i < rest else 0) for i in range(parts)]
+
+
+class _Engine:
+    def __init__(
+        self, backend: Backend, store: VerdictStore, judge: str, prompt: str,
+        stats: JudgeRunStats, policy: RetryPolicy, limiter: AdaptiveLimiter, progress: ProgressReporter,
+    ) -> None:
+        self.backend, self.store, self.judge, self.prompt = backend, store, judge, prompt
+        self.stats, self.policy, self.limiter, self.progress = stats, policy, limiter, progress
+
+    def _fail(self, job: Job, reason: str) -> None:
+        self.stats.failed += len(job.pairs)
+        self.stats.failures.extend(f"{p.check_id} @ {p.item.id}: {reason}" for p in job.pairs)
+
+    async def run_job(self, job: Job) -> None:
+        transport_attempt = reasks = 0
+        while True:
+            try:
+                async with self.limiter:
+                    reply = await self.backend.complete(job.request)
+            except TransientError as exc:
+                if exc.rate_limited:
+                    self.limiter.on_rate_limited()
+                if transport_attempt >= self.policy.max_retries:
+                    self._fail(job, f"gave up after {transport_attempt} retries ({exc})")
+                    return
+                self.stats.retries += 1
+                self.progress.retry()
+                await asyncio.sleep(self.policy.delay(transport_attempt, exc.retry_after))
+                transport_attempt += 1
+                continue
+            except AuthFailure as exc:
+                raise JudgeAuthError(str(exc)) from None
+            except FatalError as exc:
+                raise JudgeError(str(exc)) from None
+            self.limiter.on_success()
+            self.stats.calls += 1  # a billed call, whether or not its reply parses
+            self.stats.input_tokens += reply.input_tokens
+            self.stats.output_tokens += reply.output_tokens
+            try:
+                answers = _parse(job, reply.text)
+            except MalformedReply as exc:
+                if reasks >= self.policy.max_reasks:
+                    self._fail(job, f"no valid answer after {reasks + 1} replies ({exc})")
+                    return
+                reasks += 1
+                self.stats.retries += 1
+                self.progress.retry()
+                continue
+            self._record(job, answers, reply.input_tokens, reply.output_tokens)
+            return
+
+    def _record(self, job: Job, answers: list[Answer], input_tokens: int, output_tokens: int) -> None:
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        n = len(job.pairs)
+        verdicts = [
+            Verdict(
+                item=pair.item.id,
+                check_text=pair.check_text,
+                answer=answer.answer,  # type: ignore[arg-type]
+                judge=self.judge,
+                prompt=self.prompt,
+                item_hash=pair.item.content_hash,
+                check=pair.check_id,
+                quote=answer.quote or None,
+                usage=Usage(input_tokens=tin, output_tokens=tout),
+                at=at,
+            )
+            for pair, answer, tin, tout in zip(
+                job.pairs, answers, _split(input_tokens, n), _split(output_tokens, n), strict=True
+            )
+        ]
+        self.store.append(verdicts)
+        self.progress.advance(n)
+
+
+async def run_jobs(
+    jobs: Sequence[Job],
+    backend: Backend,
+    store: VerdictStore,
+    judge: str,
+    prompt: str,
+    stats: JudgeRunStats,
+    *,
+    concurrency: int = 8,
+    policy: RetryPolicy | None = None,
+    progress: bool | None = None,
+) -> JudgeRunStats:
+    """Run every job; raise at once on auth or fatal provider errors (cancelling the rest)."""
+    policy = policy or RetryPolicy.from_env()
+    limiter = AdaptiveLimiter(concurrency, policy.cooldown)
+    total = sum(len(job.pairs) for job in jobs)
+    reporter = ProgressReporter(total, f"judging with {judge}", enabled=progress)
+    engine = _Engine(backend, store, judge, prompt, stats, policy, limiter, reporter)
+    started = time.monotonic()
+    try:
+        async with asyncio.TaskGroup() as group:
+            for job in jobs:
+                group.create_task(engine.run_job(job))
+    except BaseExceptionGroup as grouped:
+        errors = list(grouped.exceptions)
+        raise next((e for e in errors if isinstance(e, JudgeAuthError)), errors[0]) from None
+    finally:
+        stats.seconds = time.monotonic() - started
+        stats.concurrency, stats.lowest_concurrency = limiter.ceiling, limiter.lowest
+        reporter.close()
+        await backend.aclose()
+    return stats

@@ -1,0 +1,180 @@
+"""A local stand-in for the Anthropic Messages and OpenAI Chat Completions APIs.
+
+It answers deterministically from the request: a check's last word is its keyword, and the
+answer is "yes" exactly when the keyword occurs in the item's output. Faults are injected by
+a per-request script (consumed in arrival order) or by rules keyed on a check-text marker.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CHECK = re.compile(r"<check>\n(.*?)\n</check>", re.DOTALL)
+CHECKLIST = re.compile(r'<check id="(c\d+)">\n(.*?)\n</check>', re.DOTALL)
+OUTPUT = re.compile(r"<output>\n(.*?)\n</output>", re.DOTALL)
+
+# Behaviours: ok, 429, 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape)
+
+
+def keyword(check: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", check.split()[-1].lower())
+
+
+def decide(check: str, output: str) -> dict[str, str]:
+    word = keyword(check)
+    found = word in output.lower()
+    return {"answer": "yes" if found else "no", "quote": word if found else ""}
+
+
+@dataclass
+class FakeLLM:
+    delay: float = 0.0
+    hang_seconds: float = 3.0
+    retry_after: str | None = "0"
+    script: list[str] = field(default_factory=list)
+    rules: dict[str, str] = field(default_factory=dict)  # check-text marker -> behaviour
+    received: int = 0
+    answered: list[tuple[str, str, str]] = field(default_factory=list)  # (check, output, answer)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    auth_headers: list[str] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    server: ThreadingHTTPServer | None = None
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.server_address[1]
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeLLM:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.handle(self, body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+    # -- request handling -----------------------------------------------------------------
+    def _behaviour(self, prompt: str) -> str:
+        with self.lock:
+            self.received += 1
+            scripted = self.script.pop(0) if self.script else None
+        if scripted:
+            return scripted
+        for marker, behaviour in self.rules.items():
+            if marker in prompt:
+                return behaviour
+        return "ok"
+
+    def handle(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        anthropic = handler.path.endswith("/messages")
+        prompt = body["messages"][0]["content"]
+        with self.lock:
+            self.bodies.append(body)
+            self.auth_headers.append(handler.headers.get("authorization") or handler.headers.get("x-api-key") or "")
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            behaviour = self._behaviour(prompt)
+            if self.delay:
+                time.sleep(self.delay)
+            if behaviour == "hang":
+                time.sleep(self.hang_seconds)
+                return
+            if behaviour in ("429", "500", "401", "400"):
+                self._error(handler, int(behaviour), anthropic)
+                return
+            text = self._answer_text(prompt, behaviour)
+            self._reply(handler, text, anthropic, body.get("model", "m"))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+    def _answer_text(self, prompt: str, behaviour: str) -> str:
+        if behaviour == "nonjson":
+            return "Sure! The answer is yes."
+        if behaviour == "badjson":
+            return json.dumps({"answer": "maybe", "quote": ""})
+        output = OUTPUT.search(prompt).group(1)  # type: ignore[union-attr]
+        listed = CHECKLIST.findall(prompt)
+        if listed:
+            answers = []
+            for check_id, check in listed:
+                decided = decide(check, output)
+                answers.append({"id": check_id, **decided})
+                with self.lock:
+                    self.answered.append((check, output, decided["answer"]))
+            return json.dumps({"answers": answers})
+        check = CHECK.search(prompt).group(1)  # type: ignore[union-attr]
+        decided = decide(check, output)
+        with self.lock:
+            self.answered.append((check, output, decided["answer"]))
+        return json.dumps(decided)
+
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any],
+              headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _error(self, handler: BaseHTTPRequestHandler, status: int, anthropic: bool) -> None:
+        kinds = {429: "rate_limit_error", 500: "api_error", 401: "authentication_error", 400: "invalid_request_error"}
+        headers = {"retry-after": self.retry_after} if status == 429 and self.retry_after is not None else {}
+        headers["x-should-retry"] = "false"
+        if anthropic:
+            payload: dict[str, Any] = {"type": "error", "error": {"type": kinds[status], "message": f"fake {status}"}}
+        else:
+            payload = {"error": {"message": f"fake {status}", "type": kinds[status], "code": None}}
+        self._send(handler, status, payload, headers)
+
+    def _reply(self, handler: BaseHTTPRequestHandler, text: str, anthropic: bool, model: str) -> None:
+        if anthropic:
+            payload: dict[str, Any] = {
+                "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 10},
+            }
+        else:
+            payload = {
+                "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+            }
+        self._send(handler, 200, payload)
+

@@ -1,0 +1,118 @@
+"""The `judge` and `check --judge` commands as subprocesses, including kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rubric_gate.verdicts import VerdictStore
+from tests.judges.conftest import expected, make_items, make_rubric, write_project
+from tests.judges.fake_llm import FakeLLM
+
+JUDGE = "anthropic:claude-haiku-4-5"
+
+
+def cli(root: Path, *args: str, **popen: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rubric_gate", *args], cwd=root, capture_output=True,
+                          text=True, check=False, env=os.environ.copy(), timeout=120)
+
+
+def judge_args(*extra: str) -> list[str]:
+    return ["judge", "--rubric", "rubric.yaml", "--verdicts", "verdicts.jsonl", "--root", ".", *extra]
+
+
+def test_judge_command_then_rerun_makes_no_call(fake: FakeLLM, tmp_path: Path) -> None:
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    first = cli(tmp_path, *judge_args("--json"))
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["calls"] == 40
+    second = cli(tmp_path, *judge_args())
+    assert second.returncode == 0 and "0 calls, 40 verdicts reused" in second.stdout
+    assert fake.received == 40
+    assert "SECRET" not in first.stdout + first.stderr + second.stdout + second.stderr
+
+
+def test_dry_run_and_max_calls(fake: FakeLLM, tmp_path: Path) -> None:
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    dry = cli(tmp_path, *judge_args("--dry-run"))
+    assert dry.returncode == 0 and "would make 40 calls" in dry.stdout and "~$" in dry.stdout
+    refused = cli(tmp_path, *judge_args("--max-calls", "10"))
+    assert refused.returncode == 2
+    assert "40 calls needed, above --max-calls 10" in refused.stderr
+    assert fake.received == 0 and not (tmp_path / "verdicts.jsonl").exists()
+
+
+def test_auth_failure_exits_2_with_one_line(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.rules = {"mentions": "401"}
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    proc = cli(tmp_path, *judge_args())
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "authentication failed" in proc.stderr
+    assert "SECRET" not in proc.stderr
+
+
+def test_malformed_replies_exit_2_and_save_nothing_guessed(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.rules = {"mentions kiwi": "nonjson"}
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    proc = cli(tmp_path, *judge_args())
+    assert proc.returncode == 2 and "8 pairs have no valid answer, none guessed" in proc.stderr
+    saved = VerdictStore.load(tmp_path / "verdicts.jsonl")
+    assert len(saved) == 32 and all("kiwi" not in v.check_text for v in saved)
+
+
+def test_check_with_judge_end_to_end(fake: FakeLLM, tmp_path: Path) -> None:
+    base = make_rubric(["apple", "pear", "plum"])
+    write_project(tmp_path, base, make_items())
+    (tmp_path / "base.yaml").write_text((tmp_path / "rubric.yaml").read_text())
+    head = make_rubric(["apple", "pear", "fig"])  # k2 reworded: plum -> fig
+    write_project(tmp_path, head, make_items())
+    args = ["check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".", "--format", "json"]
+    replay = cli(tmp_path, *args)
+    assert replay.returncode == 2 and "--judge" in replay.stderr
+    proc = cli(tmp_path, *args, "--judge", JUDGE)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["judging"]["calls"] == 32 and "32 calls" in report["judging"]["summary"]
+    assert fake.received == 32
+    again = json.loads(cli(tmp_path, *args, "--judge", JUDGE).stdout)
+    assert again["judging"]["calls"] == 0 and again["decision"] == report["decision"]
+    assert fake.received == 32
+    markdown = cli(tmp_path, *args[:-2], "--format", "markdown", "--judge", JUDGE).stdout
+    assert "0 calls, 32 verdicts reused" in markdown
+    # --replay ignores the judge: live verdicts carry judge fields and still replay.
+    assert cli(tmp_path, *args, "--replay").returncode in (0, 1)
+
+
+def test_kill_9_mid_run_resumes_repeating_only_in_flight(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.delay = 0.15
+    concurrency = 4
+    items = make_items(12)
+    write_project(tmp_path, make_rubric(), items, judge=JUDGE)
+    verdicts = tmp_path / "verdicts.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "rubric_gate", *judge_args("--concurrency", str(concurrency))],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if verdicts.exists() and verdicts.read_text().count("\n") >= 15:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    first_run_calls = fake.received
+    saved_before = len(VerdictStore.load(verdicts))
+    assert 15 <= saved_before < 60
+    resume = cli(tmp_path, *judge_args("--concurrency", str(concurrency)))
+    assert resume.returncode == 0, resume.stderr
+    store = VerdictStore.load(verdicts)
+    keys = {(v.check_text, v.item) for v in store}
+    assert len(keys) == 60
+    repeated = fake.received - 60
+    assert repeated <= concurrency, (first_run_calls, saved_before, fake.received)
+    assert first_run_calls - saved_before <= concurrency
+    by_id = {i.id: i.output for i in items.items}
+    assert all(v.answer == expected(v.check_text, by_id[v.item]) for v in store)
