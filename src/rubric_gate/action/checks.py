@@ -1,0 +1,70 @@
+"""The `rubric-gate` check run with annotations; a commit status where check runs are refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from github import GithubException
+from github.Repository import Repository
+
+from rubric_gate.action.client import describe, is_forbidden
+from rubric_gate.action.evaluate import RubricOutcome
+
+CHECK_NAME = "rubric-gate"
+ANNOTATIONS_PER_REQUEST = 50  # the Checks API limit
+SUMMARY_LIMIT = 65535  # check run output.summary and output.text limit
+STATUS_DESCRIPTION_LIMIT = 140
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    kind: str  # check_run | status | none
+    detail: str | None = None
+    url: str | None = None
+
+
+def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
+    """One failure annotation per rejected change, on the check's line in the head YAML."""
+    out: list[dict[str, Any]] = []
+    for outcome in outcomes:
+        if outcome.report is None or outcome.head is None:
+            continue
+        lines = outcome.head.check_lines
+        fallback = min(lines.values(), default=1) or 1
+        for change in outcome.report.changes:
+            if change.accepted:
+                continue
+            line = lines.get(change.check) or fallback
+            out.append({
+                "path": outcome.file.path,
+                "start_line": line,
+                "end_line": line,
+                "annotation_level": "failure",
+                "title": f"rubric-gate rejected the {change.change} check '{change.check}'"[:255],
+                "message": change.reason[:60000],
+            })
+    return out
+
+
+def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, summary: str,
+                  annotations: list[dict[str, Any]], target_url: str | None) -> CheckResult:
+    batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
+    output: dict[str, Any] = {"title": title, "summary": summary[:SUMMARY_LIMIT], "annotations": batches[0]}
+    try:
+        run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output)
+        for batch in batches[1:]:  # later batches are appended by updating the run
+            run.edit(output={"title": title, "summary": output["summary"], "annotations": batch})
+        return CheckResult("check_run", url=run.html_url)
+    except GithubException as exc:
+        if not is_forbidden(exc):
+            return CheckResult("none", f"check run failed: {describe(exc)}")
+        refused = describe(exc)
+    state = "success" if conclusion in ("success", "neutral") else "failure"
+    try:
+        repo.get_commit(head_sha).create_status(
+            state, target_url=target_url or "", description=title[:STATUS_DESCRIPTION_LIMIT], context=CHECK_NAME
+        )
+        return CheckResult("status", f"check runs refused ({refused}); posted a commit status instead")
+    except GithubException as exc:
+        return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")

@@ -1,0 +1,40 @@
+"""The PyGithub client, pointed at GITHUB_API_URL so GitHub Enterprise Server works."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from github import Auth, Github, GithubException
+from github.GithubRetry import GithubRetry
+from github.Repository import Repository
+
+# Tests point the client at a local server and do not want PyGithub's write throttling.
+_WRITE_INTERVAL_VAR = "RUBRIC_GATE_SECONDS_BETWEEN_WRITES"
+
+
+def connect(token: str, api_url: str, repository: str) -> Repository:
+    # PyGithub logs every refused request; the action reports refusals itself, in plain words.
+    logging.getLogger("github").setLevel(logging.ERROR)
+    interval = os.environ.get(_WRITE_INTERVAL_VAR)
+    client = Github(
+        auth=Auth.Token(token) if token else None,
+        base_url=api_url.rstrip("/"),
+        timeout=30,
+        retry=GithubRetry(total=3),
+        seconds_between_requests=None,
+        seconds_between_writes=float(interval) if interval else 1.0,
+    )
+    return client.get_repo(repository, lazy=True)
+
+
+def is_forbidden(exc: Exception) -> bool:
+    """A write refused for lack of permission (a read-only token on a fork PR)."""
+    return isinstance(exc, GithubException) and exc.status in (401, 403, 404)
+
+
+def describe(exc: Exception) -> str:
+    if isinstance(exc, GithubException):
+        message = exc.data.get("message") if isinstance(exc.data, dict) else None
+        return f"HTTP {exc.status}" + (f": {message}" if message else "")
+    return f"{type(exc).__name__}: {exc}"

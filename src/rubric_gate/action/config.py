@@ -1,0 +1,126 @@
+"""Action inputs, read from the environment GitHub gives a container action.
+
+GitHub passes input `foo_bar` as `INPUT_FOO_BAR`. An input whose variable is absent (or
+empty) takes the same default as in action.yml; `tests/action` checks the two agree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rubric_gate.errors import InputError
+
+# Same values as the `default:` of each input in action.yml (github_token's default there
+# is `${{ github.token }}`; here we fall back to the GITHUB_TOKEN variable).
+DEFAULTS: dict[str, str] = {
+    "github_token": "",
+    "rubrics": "rubrics/**/*.y*ml",
+    "judge": "",
+    "override_label": "rubric-gate:override",
+    "trust_pr_verdicts": "true",
+    "fail_on": "rejected",
+    "rates_rule": "false",
+    "comment": "true",
+    "max_judge_calls": "",
+    "concurrency": "8",
+    "output_dir": ".rubric-gate",
+}
+
+FAIL_ON = ("rejected", "error", "never")
+
+
+@dataclass(frozen=True)
+class ActionConfig:
+    token: str
+    rubric_globs: tuple[str, ...]
+    judge: str | None
+    override_label: str
+    trust_pr_verdicts: bool
+    fail_on: str
+    rates_rule: bool
+    comment: bool
+    max_judge_calls: int | None
+    concurrency: int
+    output_dir: Path  # absolute, inside the workspace so later steps can read it
+    event_name: str
+    event_path: Path
+    repository: str
+    api_url: str
+    workspace: Path
+    output_file: Path | None
+    summary_file: Path | None
+
+
+def read_input(env: Mapping[str, str], name: str) -> str:
+    value = env.get(f"INPUT_{name.upper()}", "").strip()
+    return value if value else DEFAULTS[name]
+
+
+def _bool(env: Mapping[str, str], name: str) -> bool:
+    value = read_input(env, name).lower()
+    if value in ("true", "yes", "1", "on"):
+        return True
+    if value in ("false", "no", "0", "off"):
+        return False
+    raise InputError(f"input {name}", f"expected true or false, got {value!r}")
+
+
+def _int(env: Mapping[str, str], name: str, minimum: int) -> int | None:
+    value = read_input(env, name)
+    if not value:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise InputError(f"input {name}", f"expected an integer, got {value!r}") from None
+    if number < minimum:
+        raise InputError(f"input {name}", f"must be at least {minimum}, got {number}")
+    return number
+
+
+def _required(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    if not value:
+        raise InputError(name, "not set: `rubric-gate action` runs inside GitHub Actions")
+    return value
+
+
+def _optional_path(env: Mapping[str, str], name: str) -> Path | None:
+    value = env.get(name, "").strip()
+    return Path(value) if value else None
+
+
+def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
+    env = os.environ if env is None else env
+    fail_on = read_input(env, "fail_on").lower()
+    if fail_on not in FAIL_ON:
+        raise InputError("input fail_on", f"expected one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    globs = tuple(g.strip() for line in read_input(env, "rubrics").splitlines() for g in line.split(",") if g.strip())
+    workspace = Path(env.get("GITHUB_WORKSPACE", "").strip() or os.getcwd())
+    output_dir = Path(read_input(env, "output_dir"))
+    judge = read_input(env, "judge") or None
+    if judge is not None and ":" not in judge:
+        raise InputError("input judge", "must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-5")
+    return ActionConfig(
+        token=read_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
+        rubric_globs=globs,
+        judge=judge,
+        override_label=read_input(env, "override_label"),
+        trust_pr_verdicts=_bool(env, "trust_pr_verdicts"),
+        fail_on=fail_on,
+        rates_rule=_bool(env, "rates_rule"),
+        comment=_bool(env, "comment"),
+        max_judge_calls=_int(env, "max_judge_calls", 0),
+        concurrency=_int(env, "concurrency", 1) or 8,
+        output_dir=output_dir if output_dir.is_absolute() else workspace / output_dir,
+        event_name=_required(env, "GITHUB_EVENT_NAME"),
+        event_path=Path(_required(env, "GITHUB_EVENT_PATH")),
+        repository=_required(env, "GITHUB_REPOSITORY"),
+        api_url=env.get("GITHUB_API_URL", "").strip() or "https://api.github.com",
+        workspace=workspace,
+        output_file=_optional_path(env, "GITHUB_OUTPUT"),
+        summary_file=_optional_path(env, "GITHUB_STEP_SUMMARY"),
+    )

@@ -1,0 +1,39 @@
+"""Step outputs (GITHUB_OUTPUT), the job summary (GITHUB_STEP_SUMMARY) and workflow commands."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+SUMMARY_LIMIT = 1024 * 1024  # GitHub's job summary limit per step, in bytes
+
+
+def write_outputs(path: Path | None, values: dict[str, str]) -> None:
+    if path is None:
+        return
+    with path.open("a", encoding="utf-8") as handle:
+        for name, value in values.items():
+            if "\n" in value:
+                delimiter = f"ghadelimiter_{secrets.token_hex(8)}"
+                handle.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+            else:
+                handle.write(f"{name}={value}\n")
+
+
+def append_summary(path: Path | None, markdown: str) -> None:
+    if path is None:
+        return
+    data = markdown.encode("utf-8")
+    if len(data) > SUMMARY_LIMIT - 200:
+        markdown = data[: SUMMARY_LIMIT - 200].decode("utf-8", errors="ignore") + "\n\n(Truncated: see the JSON report.)\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(markdown + "\n")
+
+
+def _escape(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def command(kind: str, message: str) -> None:
+    """A workflow command (`notice`, `warning`, `error`, `add-mask`), printed to stdout."""
+    print(f"::{kind}::{_escape(message)}", flush=True)

@@ -1,0 +1,76 @@
+"""The full Markdown for the PR comment and job summary, around each rubric's report section."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rubric_gate import __version__
+from rubric_gate.action.evaluate import RubricOutcome
+from rubric_gate.report import neutralize, render_markdown
+
+MARKER = "<!-- rubric-gate -->"
+COMMENT_LIMIT = 65536  # GitHub's limit on an issue comment body, in characters
+
+
+@dataclass
+class RunSummary:
+    decision: str
+    outcomes: list[RubricOutcome]
+    head_sha: str
+    base_sha: str
+    notices: list[str] = field(default_factory=list)  # run-wide, e.g. "no comment posted"
+    override: str | None = None
+    run_url: str | None = None
+
+
+def _section(outcome: RubricOutcome) -> str:
+    path = neutralize(outcome.file.path)
+    if outcome.error is not None:
+        error = outcome.error.replace("```", "'''")
+        return f"### ❌ `{path}`: could not be gated\n\n```\n{error}\n```\n"
+    if outcome.report is not None:
+        body = render_markdown(outcome.report, heading_level=3)
+        extra = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
+        first, _, rest = body.partition("\n")
+        return f"{first}\n\nFile: `{path}`\n{extra}{rest}"
+    notes = "\n".join(f"{neutralize(n, table=False)}" for n in outcome.notices)
+    return f"### `{path}`\n\n{notes}\n"
+
+
+def render_body(summary: RunSummary) -> str:
+    ok = summary.decision == "pass"
+    changed = len(summary.outcomes)
+    failed = sum(not o.passed for o in summary.outcomes)
+    parts = [MARKER, f"## {'✅' if ok else '❌'} rubric-gate: {summary.decision.upper()}", ""]
+    if changed == 0:
+        parts.append("This PR changes no rubric file; nothing to gate.")
+    else:
+        parts.append(f"{changed} rubric file{'s' if changed != 1 else ''} changed, "
+                     f"{changed - failed} passed, {failed} failed.")
+    if summary.override:
+        parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
+    for notice in summary.notices:
+        parts += ["", "> [!NOTE]", f"> {neutralize(notice, table=False)}"]
+    for outcome in summary.outcomes:
+        parts += ["", _section(outcome).rstrip("\n")]
+    footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} → head {summary.head_sha[:7]}"
+    if summary.run_url:
+        footer += f" · [workflow run]({summary.run_url})"
+    parts += ["", footer + "</sub>", ""]
+    return "\n".join(parts)
+
+
+def fit(body: str, limit: int = COMMENT_LIMIT, where: str = "the job summary and the JSON report") -> str:
+    """Cut `body` to `limit` characters with an explicit note, keeping fences and details closed."""
+    if len(body) <= limit:
+        return body
+    note = (f"\n\n> [!WARNING]\n> Truncated: this report is {len(body):,} characters, over GitHub's "
+            f"{limit:,}-character limit. The full report is in {where}.\n")
+    budget = limit - len(note) - 40  # room for closing a fence and a details block
+    cut = body[:budget]
+    cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else cut
+    if cut.count("```") % 2:
+        cut += "```\n"
+    if cut.count("<details>") > cut.count("</details>"):
+        cut += "\n</details>\n"
+    return cut + note

@@ -1,0 +1,207 @@
+"""`rubric-gate action`: gate a pull request's rubric edits and report where reviewers look."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+from github import GithubException
+from github.Repository import Repository
+
+from rubric_gate.action.changed import (
+    ChangedFile,
+    changed_via_git,
+    changed_via_rest,
+    rubric_changes,
+)
+from rubric_gate.action.checks import annotations_for, publish_check
+from rubric_gate.action.client import connect, describe
+from rubric_gate.action.comment import upsert_comment
+from rubric_gate.action.config import ActionConfig, load_config
+from rubric_gate.action.evaluate import GateSettings, RubricOutcome, evaluate
+from rubric_gate.action.event import PR_EVENTS, PullRequest, load_event, pull_request_from
+from rubric_gate.action.judging import JudgeBackend, load_backend, secret_values
+from rubric_gate.action.outputs import append_summary, command, write_outputs
+from rubric_gate.action.override import check_override
+from rubric_gate.action.render import RunSummary, fit, render_body
+from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit
+from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
+
+FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
+
+
+def run_action(env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
+    config = load_config(env)
+    for secret in [config.token, *secret_values(dict(env))]:
+        if secret:
+            command("add-mask", secret)
+    if config.event_name not in PR_EVENTS:
+        message = f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event"
+        command("notice", message)
+        append_summary(config.summary_file, f"rubric-gate: {message}.")
+        write_outputs(config.output_file, {"decision": "pass", "report": ""})
+        return EXIT_PASS
+    pr = pull_request_from(load_event(config.event_path), str(config.event_path))
+    if not config.token:
+        raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
+    repo = connect(config.token, config.api_url, config.repository)
+    started = time.monotonic()
+
+    reader, files = _detect(config, repo, pr)
+    changes = rubric_changes(files, config.rubric_globs)
+    outcomes = _gate_all(config, changes, reader, pr) if changes else []
+    summary = RunSummary("pass", outcomes, pr.head_sha, pr.base_sha, run_url=_run_url(env))
+    if reader.kind == "rest" and changes:
+        command("notice", "the checkout has no PR history (shallow clone): read files through the GitHub API")
+
+    failing = [o for o in outcomes if not o.passed]
+    if failing:
+        override = check_override(repo, pr.number, pr.labels, config.override_label)
+        if override is not None and override.granted:
+            summary.override = override.text
+            for outcome in failing:
+                if outcome.report is not None:
+                    outcome.report.override = override.text
+        elif override is not None:
+            summary.notices.append(f"Override refused: {override.text}.")
+    errors = [o for o in outcomes if o.error is not None]
+    failed = [o for o in outcomes if not o.passed] if not summary.override else errors
+    summary.decision = "fail" if failed else "pass"
+    exit_code = _exit_code(config, summary.decision, bool(errors))
+
+    report_path = _write_report(config, pr, summary, reader.kind)
+    _publish(config, repo, pr, summary, exit_code, report_path)
+    elapsed = time.monotonic() - started
+    print(f"rubric-gate: {summary.decision} ({len(outcomes)} rubric file(s), {elapsed:.1f}s)", flush=True)
+    return exit_code
+
+
+def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile]]:
+    if has_commit(config.workspace, pr.base_sha) and has_commit(config.workspace, pr.head_sha):
+        try:
+            return GitReader(config.workspace), changed_via_git(config.workspace, pr.base_sha, pr.head_sha)
+        except InputError:
+            pass  # e.g. no merge base in a partial history: ask the API instead
+    try:
+        return RestReader(repo), changed_via_rest(repo, pr.number)
+    except GithubException as exc:
+        raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
+
+
+def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader,
+              pr: PullRequest) -> list[RubricOutcome]:
+    backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
+    outcomes = []
+    for change in changes:
+        # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
+        spec = config.judge or _rubric_judge(reader, pr, change)
+        judge, why_not = (None, None)
+        if spec is not None:
+            if spec not in backends:
+                backends[spec] = load_backend(spec)
+                if backends[spec][1]:
+                    command("warning", str(backends[spec][1]))
+            judge, why_not = backends[spec]
+        settings = GateSettings(
+            base_sha=pr.base_sha, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
+            rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not,
+            output_dir=config.output_dir, concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
+        )
+        outcome = evaluate(change, reader, settings)
+        outcomes.append(outcome)
+        for notice in outcome.notices:
+            command("notice", f"{change.path}: {notice}")
+        if outcome.error:
+            command("error", f"{change.path}: {outcome.error}")
+    return outcomes
+
+
+def _rubric_judge(reader: FileReader, pr: PullRequest, change: ChangedFile) -> str | None:
+    for sha, path in ((pr.base_sha, change.base_path), (pr.head_sha, change.path)):
+        try:
+            text = reader.read(sha, path)
+            data = yaml.safe_load(text) if text else None
+        except (yaml.YAMLError, InputError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("judge"), str):
+            return data["judge"]
+    return None
+
+
+def _exit_code(config: ActionConfig, decision: str, errors: bool) -> int:
+    if config.fail_on == "never":
+        return EXIT_PASS
+    if errors:
+        return EXIT_BAD_INPUT
+    if decision == "fail" and config.fail_on == "rejected":
+        return EXIT_GATE_FAILED
+    return EXIT_PASS
+
+
+def _run_url(env: Mapping[str, str]) -> str | None:
+    server, repo, run_id = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
+    return f"{server}/{repo}/actions/runs/{run_id}" if server and repo and run_id else None
+
+
+def _write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, source: str) -> Path:
+    config.output_dir.mkdir(parents=True, exist_ok=True)
+    path = config.output_dir / "report.json"
+    data = {
+        "decision": summary.decision,
+        "override": summary.override,
+        "pull_request": pr.number,
+        "base_sha": pr.base_sha,
+        "head_sha": pr.head_sha,
+        "files_from": source,
+        "rubrics": [o.to_dict() for o in summary.outcomes],
+    }
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: RunSummary,
+             exit_code: int, report_path: Path) -> None:
+    where = "the job summary and the JSON report"
+    posted_notices: list[str] = []
+    body = fit(render_body(summary), where=where)
+    if config.comment:
+        result = upsert_comment(repo, pr.number, body, create=bool(summary.outcomes))
+        if result.action in ("forbidden", "failed"):
+            why = ("this PR comes from a fork, whose token is read-only" if pr.is_fork
+                   else "the token may not write pull request comments (needs `pull-requests: write`)")
+            posted_notices.append(f"No PR comment was posted: {why} ({result.detail}); {FORK_DOCS}.")
+    conclusion = "failure" if exit_code else ("success" if summary.decision == "pass" else "neutral")
+    title = f"rubric-gate: {summary.decision}" + (" (overridden)" if summary.override else "")
+    check = publish_check(repo, pr.head_sha, conclusion, title, fit(render_body(summary), 65535, where),
+                          annotations_for(summary.outcomes), summary.run_url)
+    if check.kind == "none":
+        posted_notices.append(f"No check run or commit status was posted: {check.detail}.")
+    elif check.detail:
+        command("notice", check.detail)
+    for notice in posted_notices:
+        command("warning", notice)
+    summary.notices.extend(posted_notices)
+    full = render_body(summary)
+    # For the workflow_run pattern: the comment a privileged workflow posts for a fork PR
+    # (without this run's "no comment was posted" notices, which would be wrong there).
+    (config.output_dir / "comment.md").write_text(body, encoding="utf-8")
+    (config.output_dir / "pr.json").write_text(json.dumps({"number": pr.number, "head_sha": pr.head_sha}) + "\n",
+                                               encoding="utf-8")
+    append_summary(config.summary_file, full.replace(f"{full.splitlines()[0]}\n", "", 1))
+    write_outputs(config.output_file, {
+        "decision": summary.decision,
+        "report": _relative(report_path, config.workspace),
+        "comment": _relative(config.output_dir / "comment.md", config.workspace),
+    })
+
+
+def _relative(path: Path, workspace: Path) -> str:
+    try:
+        return str(path.relative_to(workspace))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,63 @@
+"""Read a file as of a commit: with git when the workspace has the history, else the REST API."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Protocol
+
+from github import GithubException, UnknownObjectException
+from github.Repository import Repository
+
+from rubric_gate.errors import InputError
+from rubric_gate.sources.files import read_git_file
+
+
+class FileReader(Protocol):
+    kind: str
+
+    def read(self, sha: str, path: str) -> str | None:
+        """The file's text at `sha`, or None when it does not exist there."""
+
+
+def has_commit(workspace: Path, sha: str) -> bool:
+    proc = subprocess.run(
+        ["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=workspace, capture_output=True, check=False
+    )
+    return proc.returncode == 0
+
+
+class GitReader:
+    kind = "git"
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+
+    def read(self, sha: str, path: str) -> str | None:
+        exists = subprocess.run(
+            ["git", "cat-file", "-e", f"{sha}:{path}"], cwd=self.workspace, capture_output=True, check=False
+        )
+        if exists.returncode != 0:
+            return None
+        return read_git_file(sha, path, self.workspace)
+
+
+class RestReader:
+    kind = "rest"
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    def read(self, sha: str, path: str) -> str | None:
+        try:
+            content = self.repo.get_contents(path, ref=sha)
+        except UnknownObjectException:
+            return None
+        except GithubException as exc:
+            raise InputError(f"{sha[:12]}:{path}", f"cannot read through the GitHub API (HTTP {exc.status})") from None
+        if isinstance(content, list):
+            raise InputError(f"{sha[:12]}:{path}", "is a directory, expected a file")
+        try:
+            return content.decoded_content.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{sha[:12]}:{path}", f"not UTF-8 text (byte {exc.start})") from None

@@ -1,0 +1,50 @@
+"""Fixtures for the action's end-to-end tests: a real git repository and a fake GitHub."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Helper modules live next to the tests; make them importable as top-level modules.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fake_github import FakeGitHub, serve
+from harness import (
+    CALIBRATION,
+    REPO,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Git,
+    Scenario,
+    calibration_jsonl,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Iterator[Scenario]:
+    """A repository with a 4-check rubric on `main` and a `pr` branch to commit heads on."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    (tmp_path / "home").mkdir()
+    git = Git(origin)
+    git("init", "-q", "-b", "main")
+    base = git.commit({
+        RUBRIC: rubric_yaml(["A", "B", "C", "D"]),
+        CALIBRATION: calibration_jsonl(),
+        VERDICTS: verdicts_jsonl(TEXTS),
+        "README.md": "demo\n",
+    }, "base")
+    git("checkout", "-q", "-b", "pr")
+    fake = FakeGitHub(REPO, origin, base_sha=base)
+    server = serve(fake)
+    try:
+        yield Scenario(git, fake, tmp_path, base)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,174 @@
+"""Helpers for the action's end-to-end tests: a real git repository, a fake GitHub, a runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from fake_github import FakeGitHub
+
+REPO = "acme/rubrics"
+TOKEN = "write-token"
+RUBRIC = "rubrics/demo.yaml"
+CALIBRATION = "calibration/demo.jsonl"
+VERDICTS = "calibration/demo.verdicts.jsonl"
+
+TEXTS = {
+    "A": "Does the design encrypt data at rest?",
+    "A2": "Does the design mention encryption anywhere?",
+    "B": "Are IAM roles scoped to least privilege?",
+    "C": "Is public network exposure justified?",
+    "D": "Are audit logs retained for a year?",
+    "E": "Does it thank @octocat | and avoid <script>alert(1)</script> in the design?",
+}
+# The paper's example: which checks answer no on which item (R1-R3 flawed, R4-R5 correct).
+FAILS = {"R1": {"A"}, "R2": {"A", "B"}, "R3": {"B", "C", "D"}, "R4": {"D"}, "R5": {"E"}}
+LABELS = {"R1": "fail", "R2": "fail", "R3": "fail", "R4": "pass", "R5": "pass"}
+
+
+def rubric_yaml(checks: list[str], *, judge: str | None = None, extra: dict[str, str] | None = None) -> str:
+    texts = {**TEXTS, **(extra or {})}
+    data: dict = {"id": "demo", "version": 1, "task": "Review a cloud security design.",
+                  "calibration": CALIBRATION, "verdicts": VERDICTS}
+    if judge:
+        data["judge"] = judge
+    # "A=A2" keeps id A with the text of A2 (a rewording).
+    pairs = [c.split("=", 1) if "=" in c else (c, c) for c in checks]
+    data["checks"] = [{"id": cid, "text": texts[key]} for cid, key in pairs]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6)
+
+
+def calibration_jsonl(labels: dict[str, str] = LABELS) -> str:
+    return "".join(json.dumps({"id": i, "input": f"design {i}", "output": f"review {i}", "label": lab}) + "\n"
+                   for i, lab in labels.items())
+
+
+def verdicts_jsonl(texts: dict[str, str], fails: dict[str, set[str]] = FAILS,
+                   labels: dict[str, str] = LABELS) -> str:
+    lines = []
+    for cid, text in texts.items():
+        for item in labels:
+            answer = "no" if cid in fails.get(item, set()) else "yes"
+            lines.append(json.dumps({"item": item, "check_text": text, "answer": answer}) + "\n")
+    return "".join(lines)
+
+
+class Git:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __call__(self, *args: str) -> str:
+        proc = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                              cwd=self.path, capture_output=True, text=True, check=True)
+        return proc.stdout.strip()
+
+    def commit(self, files: dict[str, str | None], message: str = "change") -> str:
+        for name, text in files.items():
+            target = self.path / name
+            if text is None:
+                self("rm", "-q", name)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            self("add", name)
+        self("commit", "-q", "-m", message)
+        return self("rev-parse", "HEAD")
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+    workspace: Path
+
+    def report(self) -> dict:
+        return json.loads((self.workspace / self.outputs["report"]).read_text())
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and "=" not in line.split("<<")[0]:
+            name, delimiter = line.split("<<", 1)
+            value = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                value.append(inner)
+            out[name] = "\n".join(value)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            out[name] = value
+    return out
+
+
+@dataclass
+class Scenario:
+    git: Git
+    fake: FakeGitHub
+    tmp: Path
+    base_sha: str
+
+    def event(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = ()) -> Path:
+        self.fake.head_sha = head_sha
+        head_repo = "mallory/rubrics" if fork else REPO
+        payload = {
+            "action": "synchronize",
+            "number": self.fake.pr_number,
+            "pull_request": {
+                "number": self.fake.pr_number,
+                "html_url": f"https://github.test/{REPO}/pull/{self.fake.pr_number}",
+                "base": {"ref": "main", "sha": self.base_sha, "repo": {"full_name": REPO, "fork": False}},
+                "head": {"ref": "pr", "sha": head_sha, "repo": {"full_name": head_repo, "fork": fork}},
+                "labels": [{"name": name} for name in labels],
+            },
+            "repository": {"full_name": REPO},
+        }
+        path = self.tmp / f"event-{head_sha[:7]}.json"
+        path.write_text(json.dumps(payload), encoding="utf-8")
+        return path
+
+    def env(self, event: Path, workspace: Path, token: str = TOKEN, **inputs: str) -> dict[str, str]:
+        outputs = self.tmp / "outputs.txt"
+        summary = self.tmp / "summary.md"
+        for f in (outputs, summary):
+            f.write_text("")
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.tmp / "home"),
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_API_URL": self.fake.url,
+            "GITHUB_SERVER_URL": "https://github.test",
+            "GITHUB_RUN_ID": "42",
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_OUTPUT": str(outputs),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "INPUT_GITHUB_TOKEN": token,
+            "RUBRIC_GATE_SECONDS_BETWEEN_WRITES": "0",
+        }
+        env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+        return env
+
+    def run(self, head_sha: str, *, workspace: Path | None = None, fork: bool = False,
+            labels: tuple[str, ...] = (), token: str = TOKEN, command: list[str] | None = None,
+            env_extra: dict[str, str] | None = None, **inputs: str) -> Result:
+        workspace = workspace or self.git.path
+        env = self.env(self.event(head_sha, fork=fork, labels=labels), workspace, token, **inputs)
+        env.update(env_extra or {})
+        proc = subprocess.run(command or [sys.executable, "-m", "rubric_gate", "action"], cwd=workspace,
+                              env=env, capture_output=True, text=True, timeout=60, check=False)
+        return Result(proc.returncode, proc.stdout, proc.stderr,
+                      parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text()),
+                      Path(env["GITHUB_STEP_SUMMARY"]).read_text(), workspace)

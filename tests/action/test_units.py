@@ -1,0 +1,60 @@
+"""Small pure pieces of the action: globs, truncation, inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubric_gate.action.changed import matches_any
+from rubric_gate.action.config import DEFAULTS, load_config, read_input
+from rubric_gate.action.render import MARKER, fit
+from rubric_gate.errors import InputError
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("rubrics/a.yaml", True),
+    ("rubrics/team/b.yml", True),
+    ("rubrics/a.json", False),
+    ("other/rubrics/a.yaml", False),
+    ("rubricsx/a.yaml", False),
+])
+def test_default_glob(path: str, expected: bool) -> None:
+    assert matches_any(path, (DEFAULTS["rubrics"],)) is expected
+
+
+def test_fit_keeps_short_bodies_and_cuts_long_ones_with_a_note() -> None:
+    assert fit("short", 100) == "short"
+    body = MARKER + "\n<details>\n\n```yaml\n" + "line\n" * 50_000 + "```\n</details>\n"
+    cut = fit(body)
+    assert len(cut) <= 65536
+    assert cut.startswith(MARKER) and "Truncated" in cut
+    assert cut.count("```") % 2 == 0 and cut.count("<details>") == cut.count("</details>")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": "/e.json",
+            "GITHUB_REPOSITORY": "o/r", "GITHUB_WORKSPACE": "/ws", **extra}
+
+
+def test_absent_and_empty_inputs_take_the_defaults() -> None:
+    config = load_config(_env(INPUT_FAIL_ON=""))
+    assert config.fail_on == "rejected" and config.override_label == "rubric-gate:override"
+    assert config.trust_pr_verdicts and config.comment and config.judge is None
+    assert config.output_dir == Path("/ws/.rubric-gate")
+    assert config.api_url == "https://api.github.com"
+    assert read_input({"INPUT_OVERRIDE_LABEL": "ship-it"}, "override_label") == "ship-it"
+
+
+def test_several_globs_and_enterprise_api() -> None:
+    config = load_config(_env(INPUT_RUBRICS="a/*.yaml, b/**/*.yml\nc.yaml",
+                              GITHUB_API_URL="https://ghe.example.com/api/v3"))
+    assert config.rubric_globs == ("a/*.yaml", "b/**/*.yml", "c.yaml")
+    assert config.api_url == "https://ghe.example.com/api/v3"
+
+
+@pytest.mark.parametrize(("name", "value"), [("trust_pr_verdicts", "maybe"), ("judge", "claude"),
+                                             ("concurrency", "0"), ("fail_on", "always")])
+def test_bad_inputs_are_input_errors(name: str, value: str) -> None:
+    with pytest.raises(InputError):
+        load_config(_env(**{f"INPUT_{name.upper()}": value}))
