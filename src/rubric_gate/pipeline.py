@@ -155,12 +155,15 @@ def resolve_path(root: Path, relative: str) -> Path:
     return path if path.is_absolute() else root / path
 
 
-def load_calibration_for(head: RubricDocument, override: str | None, root: Path) -> CalibrationSet:
-    """The calibration split (items marked `evaluation` are held out) of the rubric's labeled set."""
+def load_calibration_for(
+    head: RubricDocument, override: str | None, root: Path, split: str = "calibration"
+) -> CalibrationSet:
+    """One split of the rubric's labeled set: the gate decides on `calibration` (items without
+    a split count as calibration items); `evaluation` items are held out; `all` takes both."""
     calibration = load_calibration(override) if override is not None else load_calibration(head.rubric.calibration, root)
-    chosen = calibration.split("calibration")
+    chosen = calibration if split == "all" else calibration.split(split)
     if not chosen.items:
-        raise InputError(calibration.display, "no items in the calibration split")
+        raise InputError(calibration.display, f"no items in the {split} split")
     return chosen
 
 

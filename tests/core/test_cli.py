@@ -57,3 +57,24 @@ def test_check_never_writes_input_files(project: Project) -> None:
     project.run("check", "--base", "HEAD:rubrics/demo.yaml", "--head", "rubrics/demo.yaml", "--format", "json")
     after = {p: p.read_bytes() for p in project.root.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert before == after
+
+
+def test_attribute_scores_one_split_at_a_time(project: Project) -> None:
+    path = project.root / "calibration/demo.jsonl"
+    lines = path.read_text().splitlines()
+    lines[4] = lines[4].replace('"label": "pass"}', '"label": "pass", "split": "evaluation"}')
+    path.write_text("\n".join(lines) + "\n")
+    default = json.loads(project.run("attribute", "rubrics/demo.yaml", "--format", "json").stdout)
+    held_out = json.loads(project.run("attribute", "rubrics/demo.yaml", "--split", "evaluation", "--format", "json").stdout)
+    everything = json.loads(project.run("attribute", "rubrics/demo.yaml", "--split", "all", "--format", "json").stdout)
+    assert default["rates"]["correct_passed"]["total"] == 1  # R5 is held out of the gate's items
+    assert held_out["rates"]["correct_passed"] == {"count": 1, "total": 1, "rate": 1.0}
+    assert held_out["rates"]["flawed_caught"]["total"] == 0
+    assert everything["rates"]["correct_passed"]["total"] == 2
+
+
+def test_attribute_markdown_table(project: Project) -> None:
+    proc = project.run("attribute", "rubrics/demo.yaml", "--format", "markdown")
+    assert proc.returncode == 0
+    assert "| `A` | label | yes | 1.50 | 0.00 | 1 | 0 | 2 |" in proc.stdout
+    assert "Correct outputs passed: 50.0% (1/2)" in proc.stdout

@@ -24,14 +24,17 @@ from rubric_gate.report import render_attribution_markdown, render_attribution_t
 @click.argument("rubric_spec", metavar="RUBRIC")
 @click.option("--calibration", help="Labeled calibration set (JSONL). Default: the rubric's `calibration`.")
 @click.option("--verdicts", help="Verdict store (JSONL). Default: the rubric's `verdicts`.")
+@click.option("--split", type=click.Choice(["calibration", "evaluation", "all"]), default="calibration",
+              show_default=True, help="Which items of the labeled set to score.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @handle_errors
-def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str | None, fmt: str, root: Path | None) -> int:
+def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str | None, split: str, fmt: str,
+                      root: Path | None) -> int:
     """Print RUBRIC's per-check attribution and rates on its calibration set."""
     root = root or repo_root()
     doc = load_rubric_spec(rubric_spec)
-    items = load_calibration_for(doc, calibration, root)
+    items = load_calibration_for(doc, calibration, root, split)
     store = load_verdicts_for([doc], verdicts, root)
     summary = attribute_rubric(doc, Evaluation(items, store))
     if fmt == "json":

@@ -33,7 +33,7 @@ def _check_dict(check: Check) -> dict[str, Any]:
 def rubric_to_yaml(rubric: Rubric) -> str:
     data: dict[str, Any] = {
         "id": rubric.id,
-        "version": rubric.version,
+        "version": int(rubric.version) if rubric.version.isdigit() else rubric.version,
         "task": rubric.task,
         "calibration": rubric.calibration,
         "verdicts": rubric.verdicts,
