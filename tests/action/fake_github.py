@@ -2,6 +2,11 @@
 
 Repository content (PR files, contents at a ref) is read with git from a real repository,
 so the REST fallback sees exactly what a full checkout would.
+
+Where GitHub validates or limits, the fake does too, with GitHub's status codes and error
+shapes (each cited next to the check): list endpoints paginate with a `Link` header, contents
+over 1 MB come back without content, check-run output and annotations and status
+descriptions have size limits, and the collaborator permission maps roles as GitHub does.
 """
 
 from __future__ import annotations
@@ -17,7 +22,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-COMMENT_LIMIT = 65536
+COMMENT_LIMIT = 65536  # characters: "body is too long (maximum is 65536 characters)"
+CHECK_OUTPUT_BYTES = 65535  # "summary exceeds a maximum bytesize of 65535" (github/docs#35252)
+ANNOTATION_MESSAGE_BYTES = 64 * 1024  # annotations[].message: "The maximum size is 64 KB"
+ANNOTATION_TITLE_CHARS = 255
+STATUS_DESCRIPTION_CHARS = 140  # "description is too long (maximum is 140 characters)"
+CONTENTS_INLINE_BYTES = 1024 * 1024  # contents API: over 1 MB, JSON has encoding "none" and no content
+CONCLUSIONS = {"action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out"}
+ANNOTATION_LEVELS = {"notice", "warning", "failure"}
+STATUS_STATES = {"error", "failure", "pending", "success"}
+# GET .../collaborators/{user}/permission: `permission` is the legacy base role (maintain ->
+# write, triage -> read); `role_name` is the role itself.
+LEGACY_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
+
+
+def _invalid(resource: str, field: str, message: str) -> tuple[int, dict[str, Any]]:
+    return 422, {"message": "Validation Failed",
+                 "errors": [{"resource": resource, "code": "custom", "field": field, "message": message}]}
 
 
 @dataclass
@@ -30,7 +51,7 @@ class FakeGitHub:
     read_only_tokens: set[str] = field(default_factory=lambda: {"read-only-token"})
     checks_forbidden: bool = False
     label_events: list[dict[str, Any]] = field(default_factory=list)
-    permissions: dict[str, str] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)  # login -> role (admin, maintain, write, triage, read)
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
     statuses: list[dict[str, Any]] = field(default_factory=list)
@@ -39,6 +60,7 @@ class FakeGitHub:
     judge_calls: int = 0
     _next_id: int = 100
     url: str = ""
+    _headers: dict[str, str] = field(default_factory=dict)  # extra response headers (Link)
 
     # -- state helpers -------------------------------------------------------------------------
     def new_id(self) -> int:
@@ -72,10 +94,10 @@ class FakeGitHub:
             return 200, {"number": n, "url": f"{api}/pulls/{n}",
                          "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
         if method == "GET" and rest == f"/issues/{n}/comments":
-            return 200, sorted(self.comments.values(), key=lambda c: c["id"])
+            return self._page(path, sorted(self.comments.values(), key=lambda c: c["id"]))
         if method == "POST" and rest == f"/issues/{n}/comments":
             if len(body["body"]) > COMMENT_LIMIT:
-                return 422, {"message": "Validation Failed", "errors": [{"message": "body is too long"}]}
+                return _invalid("IssueComment", "body", "body is too long (maximum is 65536 characters)")
             cid = self.new_id()
             self.comments[cid] = {"id": cid, "body": body["body"], "url": f"{api}/issues/comments/{cid}",
                                   "html_url": f"https://github.test/{self.repo}/pull/{n}#issuecomment-{cid}",
@@ -87,14 +109,17 @@ class FakeGitHub:
             if comment is None:
                 return 404, {"message": "Not Found"}
             if len(body["body"]) > COMMENT_LIMIT:
-                return 422, {"message": "Validation Failed"}
+                return _invalid("IssueComment", "body", "body is too long (maximum is 65536 characters)")
             comment["body"] = body["body"]
             return 200, comment
         if method == "POST" and rest == "/check-runs":
             if self.checks_forbidden:
                 return 403, {"message": "Resource not accessible by integration"}
-            if len(body.get("output", {}).get("annotations", [])) > 50:
-                return 422, {"message": "Only 50 annotations are allowed per request"}
+            if not body.get("name") or not body.get("head_sha"):
+                return _invalid("CheckRun", "head_sha" if body.get("name") else "name", "is missing")
+            problem = self._check_run_problem(body)
+            if problem:
+                return problem
             rid = self.new_id()
             output = dict(body.get("output", {}))
             run = {**body, "id": rid, "url": f"{api}/check-runs/{rid}",
@@ -104,10 +129,13 @@ class FakeGitHub:
             return 201, run
         match = re.fullmatch(r"/check-runs/(\d+)", rest)
         if match and method == "PATCH":
-            run = self.check_runs[int(match.group(1))]
+            run = self.check_runs.get(int(match.group(1)))
+            if run is None:
+                return 404, {"message": "Not Found"}
+            problem = self._check_run_problem(body)
+            if problem:
+                return problem
             output = body.get("output", {})
-            if len(output.get("annotations", [])) > 50:
-                return 422, {"message": "Only 50 annotations are allowed per request"}
             run["output"]["annotations"] += output.get("annotations", [])
             run["output"].update({k: v for k, v in output.items() if k != "annotations"})
             run.update({k: v for k, v in body.items() if k != "output"})
@@ -117,19 +145,29 @@ class FakeGitHub:
             return 200, {"sha": match.group(1), "url": f"{api}/commits/{match.group(1)}"}
         match = re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "POST":
+            if body.get("state") not in STATUS_STATES:
+                return _invalid("Status", "state", f"state is not included in the list: {body.get('state')!r}")
+            if len(body.get("description") or "") > STATUS_DESCRIPTION_CHARS:
+                return _invalid("Status", "description", "description is too long (maximum is 140 characters)")
             status = {**body, "sha": match.group(1), "id": self.new_id()}
             self.statuses.append(status)
             return 201, status
         if method == "GET" and rest == f"/pulls/{n}/files":
-            return 200, self._pr_files()
+            return self._page(path, self._pr_files()[:3000])  # "Responses include a maximum of 3000 files"
         match = re.fullmatch(r"/contents/(.+)", rest)
         if match and method == "GET":
             return self._contents(unquote(match.group(1)))
+        match = re.fullmatch(r"/git/blobs/([0-9a-f]{40})", rest)
+        if match and method == "GET":
+            return self._blob(match.group(1))
         if method == "GET" and rest == f"/issues/{n}/events":
-            return 200, self.label_events
+            return self._page(path, self.label_events)
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
-            return 200, {"permission": self.permissions.get(match.group(1), "read"), "user": {"login": match.group(1)}}
+            login = unquote(match.group(1))
+            role = self.permissions.get(login, "read")
+            return 200, {"permission": LEGACY_PERMISSION.get(role, role), "role_name": role,
+                         "user": {"login": login, "type": "User"}}
         return 404, {"message": f"Not Found: {method} {rest}"}
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -164,11 +202,70 @@ class FakeGitHub:
         proc = self._git("show", f"{ref}:{path}")
         if proc.returncode != 0:
             return 404, {"message": "Not Found"}
-        return 200, {"type": "file", "encoding": "base64", "path": path, "name": path.rsplit("/", 1)[-1],
-                     "content": base64.b64encode(proc.stdout).decode(), "size": len(proc.stdout),
-                     "sha": "0" * 40, "url": f"{self.url}/repos/{self.repo}/contents/{path}"}
+        blob_sha = self._git("rev-parse", f"{ref}:{path}").stdout.decode().strip()
+        data = {"type": "file", "path": path, "name": path.rsplit("/", 1)[-1], "size": len(proc.stdout),
+                "sha": blob_sha, "url": f"{self.url}/repos/{self.repo}/contents/{path}"}
+        if len(proc.stdout) > CONTENTS_INLINE_BYTES:
+            # "Between 1-100 MB: ... the content field will be an empty string and the encoding
+            # field will be "none"." (Get repository content, size limits)
+            return 200, {**data, "encoding": "none", "content": ""}
+        return 200, {**data, "encoding": "base64", "content": _base64_lines(proc.stdout)}
+
+    def _blob(self, sha: str) -> tuple[int, Any]:
+        proc = self._git("cat-file", "blob", sha)
+        if proc.returncode != 0:
+            return 404, {"message": "Not Found"}
+        return 200, {"sha": sha, "size": len(proc.stdout), "encoding": "base64", "content": _base64_lines(proc.stdout),
+                     "url": f"{self.url}/repos/{self.repo}/git/blobs/{sha}", "node_id": "B"}
+
+    def _page(self, path: str, items: list[Any]) -> tuple[int, list[Any]]:
+        """A page of a list endpoint: `per_page` (default 30, at most 100) and `page`, with a Link header."""
+        per_page = min(int(self._query.get("per_page", 30)), 100)
+        page = int(self._query.get("page", 1))
+        last = max(1, -(-len(items) // per_page))
+        links = []
+        if page < last:
+            links.append(f'<{self.url}{path}?per_page={per_page}&page={page + 1}>; rel="next"')
+            links.append(f'<{self.url}{path}?per_page={per_page}&page={last}>; rel="last"')
+        if links:
+            self._headers["Link"] = ", ".join(links)
+        return 200, items[(page - 1) * per_page: page * per_page]
+
+    @staticmethod
+    def _check_run_problem(body: dict[str, Any]) -> tuple[int, Any] | None:
+        conclusion = body.get("conclusion")
+        if conclusion is not None and conclusion not in CONCLUSIONS:
+            return _invalid("CheckRun", "conclusion", f"conclusion is not included in the list: {conclusion!r}")
+        if body.get("status") == "completed" and conclusion is None:
+            return _invalid("CheckRun", "conclusion", "conclusion is required when status is completed")
+        output = body.get("output")
+        if output is None:
+            return None
+        if not output.get("title") or output.get("summary") is None:
+            return _invalid("CheckRun", "output", "title and summary are required")
+        for key in ("summary", "text"):
+            if len((output.get(key) or "").encode("utf-8")) > CHECK_OUTPUT_BYTES:
+                return _invalid("CheckRun", key, f"{key} exceeds a maximum bytesize of {CHECK_OUTPUT_BYTES}")
+        annotations = output.get("annotations") or []
+        if len(annotations) > 50:
+            return 422, {"message": "Invalid request.\n\nOnly 50 annotations are allowed per request."}
+        for a in annotations:
+            missing = [k for k in ("path", "start_line", "end_line", "annotation_level", "message") if k not in a]
+            if missing:
+                return 422, {"message": f"Invalid request.\n\n\"{missing[0]}\" wasn't supplied."}
+            if a["annotation_level"] not in ANNOTATION_LEVELS or a["start_line"] < 1 or a["end_line"] < a["start_line"]:
+                return _invalid("CheckRun", "annotations", "invalid annotation")
+            if len(a["message"].encode("utf-8")) > ANNOTATION_MESSAGE_BYTES or len(a.get("title") or "") > ANNOTATION_TITLE_CHARS:
+                return _invalid("CheckRun", "annotations", "annotation message or title is too long")
+        return None
 
     _query: dict[str, str] = field(default_factory=dict)
+
+
+def _base64_lines(data: bytes) -> str:
+    """Base64 as GitHub sends it for contents and blobs: wrapped at 60 characters per line."""
+    text = base64.b64encode(data).decode()
+    return "".join(text[i:i + 60] + "\n" for i in range(0, len(text), 60))
 
 
 def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
@@ -184,10 +281,14 @@ def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
             token = auth.split(" ", 1)[1] if " " in auth else None
             with lock:
                 fake._query = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p)
+                fake._headers = {}
                 status, data = fake.handle(self.command, parsed.path, token, body)
+                extra = dict(fake._headers)
             payload = json.dumps(data).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
+            for name, value in extra.items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)

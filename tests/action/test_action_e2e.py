@@ -259,3 +259,75 @@ def test_live_judge_rejudges_pr_verdicts_and_reports_disagreement(scenario: Scen
     new_verdicts = result.workspace / rubric["new_verdicts"]
     assert new_verdicts.is_file() and len(new_verdicts.read_text().splitlines()) == 25
     assert scenario.git("status", "--porcelain", "--", VERDICTS) == ""  # the PR's file is untouched
+
+
+def test_check_summary_fits_githubs_byte_limit_for_non_ascii_reports(scenario: Scenario) -> None:
+    """output.summary is limited to 65535 *bytes*: a long report in non-ASCII text must still post."""
+    extra = {"LONG": "Sind alle Bedingungen erfüllt? " + "Prüfschritt für Überläufe; " * 4000}
+    fails = {**{k: set(v) for k, v in FAILS.items()}, "R5": {"E"}}
+    scenario.git.commit({VERDICTS: verdicts_jsonl({**TEXTS, **extra}, fails)}, "record verdicts")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "E", "LONG"], extra=extra)}, "long check")
+    result = scenario.run(head)
+    assert result.code == 1, result.stderr
+    assert "No check run or commit status was posted" not in result.summary
+    (run,) = scenario.fake.check_runs.values()
+    summary = run["output"]["summary"]
+    assert len(summary.encode("utf-8")) <= 65535 < len(summary.encode("utf-8")) + 10_000
+    assert "Truncated" in summary and summary.count("```") % 2 == 0
+    (comment,) = scenario.fake.comments.values()
+    assert len(comment["body"]) <= 65536
+
+
+def test_files_over_one_megabyte_are_read_through_the_blob_api(scenario: Scenario) -> None:
+    """Over 1 MB the contents API returns no content (encoding "none"): the blob API serves it."""
+    big = {**LABELS}
+    lines = calibration_jsonl(big).splitlines(keepends=True)
+    lines[0] = lines[0].replace('"input": "design R1"', '"input": "' + "design R1 " * 120_000 + '"')
+    base = scenario.git.commit({CALIBRATION: "".join(lines)}, "long calibration input")
+    scenario.base_sha = scenario.fake.base_sha = base
+    assert (scenario.git.path / CALIBRATION).stat().st_size > 1024 * 1024
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=A2", "B", "C"])}, "reword A, delete D")
+    workspace = scenario.tmp / "workspace"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True, capture_output=True)
+    result = scenario.run(head, workspace=workspace)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.code == 1, result.stderr
+    assert result.report()["files_from"] == "rest"
+    changes = {c["check"]: c["decision"] for c in result.report()["rubrics"][0]["report"]["changes"]}
+    assert changes == {"A": "rejected", "D": "accepted"}
+    assert any("/git/blobs/" in p for _, p in scenario.fake.requests)
+
+
+def test_marked_comment_on_a_later_page_is_edited_not_duplicated(scenario: Scenario) -> None:
+    """Comment lists are paginated (at most 100 a page): the sticky comment may be on page 2."""
+    for i in range(130):
+        cid = scenario.fake.new_id()
+        scenario.fake.comments[cid] = {"id": cid, "body": f"chatter {i}", "user": {"login": "someone"},
+                                       "url": f"{scenario.fake.url}/repos/x/issues/comments/{cid}",
+                                       "html_url": f"https://github.test/c/{cid}"}
+    cid = scenario.fake.new_id()
+    scenario.fake.comments[cid] = {"id": cid, "body": MARKER + "\nold report", "user": {"login": "github-actions[bot]"},
+                                   "url": f"{scenario.fake.url}/repos/acme/rubrics/issues/comments/{cid}",
+                                   "html_url": f"https://github.test/c/{cid}"}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    result = scenario.run(head)
+    assert result.code == 1, result.stderr
+    (comment,) = scenario.fake.marked_comments()
+    assert comment["id"] == cid and "rubric-gate: FAIL" in comment["body"]
+    assert not any(m == "POST" and p.endswith("/comments") for m, p in scenario.fake.requests)
+
+
+def test_override_by_a_maintainer_counts_and_by_a_triager_does_not(scenario: Scenario) -> None:
+    """The permission endpoint reports maintain as `write` and triage as `read` (role_name has the role)."""
+    label = "rubric-gate:override"
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    scenario.fake.label_events = [{"event": "labeled", "actor": {"login": "tri"}, "label": {"name": label}}]
+    scenario.fake.permissions = {"tri": "triage", "maint": "maintain"}
+    assert scenario.run(head, labels=(label,)).code == 1
+    assert "Override refused" in scenario.fake.marked_comments()[0]["body"]
+    scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "maint"}, "label": {"name": label}})
+    result = scenario.run(head, labels=(label,))
+    assert result.code == 0, result.stderr
+    assert result.report()["override"]

@@ -144,3 +144,34 @@ def test_bad_input_value_exits_2(scenario: Scenario) -> None:
     result = scenario.run(scenario.base_sha, fail_on="sometimes")
     assert result.code == 2
     assert "fail_on" in result.stderr
+
+
+def _yaml_blocks_in_docs() -> list[str]:
+    text = (ROOT / "docs" / "action.md").read_text()
+    return re.findall(r"^```yaml\n(.*?)^```", text, re.M | re.S)
+
+
+def _upload_steps(node: object) -> list[dict]:
+    found = []
+    if isinstance(node, dict):
+        if str(node.get("uses", "")).startswith("actions/upload-artifact@"):
+            found.append(node)
+        for value in node.values():
+            found += _upload_steps(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _upload_steps(value)
+    return found
+
+
+def test_artifact_uploads_of_the_dot_directory_include_hidden_files() -> None:
+    """upload-artifact v4.4+ skips hidden files and directories unless include-hidden-files is set,
+    so uploading .rubric-gate/ without it uploads nothing (and the fork comment workflow has no artifact)."""
+    documents = [yaml.safe_load(p.read_text()) for p in (ROOT / ".github" / "workflows").glob("*.yml")]
+    documents += [yaml.safe_load(block) for block in _yaml_blocks_in_docs()]
+    steps = [step for doc in documents for step in _upload_steps(doc)]
+    assert len(steps) >= 3  # this repository's workflow and both examples in the docs
+    for step in steps:
+        paths = str(step["with"]["path"])
+        if any(part.startswith(".") for line in paths.split() for part in line.split("/") if part not in (".", "..")):
+            assert step["with"].get("include-hidden-files") is True, step

@@ -58,3 +58,11 @@ def test_several_globs_and_enterprise_api() -> None:
 def test_bad_inputs_are_input_errors(name: str, value: str) -> None:
     with pytest.raises(InputError):
         load_config(_env(**{f"INPUT_{name.upper()}": value}))
+
+
+def test_fit_in_bytes_keeps_multibyte_text_under_a_byte_limit() -> None:
+    body = MARKER + "\n" + "Prüfung für Überläufe ✅\n" * 5000
+    assert len(body) < 200_000 and len(body.encode()) > 65535
+    cut = fit(body, 65535, unit="bytes")
+    assert len(cut.encode("utf-8")) <= 65535 and "Truncated" in cut and "bytes" in cut
+    assert fit("ü" * 10, 20, unit="bytes") == "ü" * 10

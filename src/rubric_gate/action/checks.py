@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from github import GithubException
+from github.GithubObject import NotSet
 from github.Repository import Repository
 
 from rubric_gate.action.client import describe, is_forbidden
@@ -13,8 +14,10 @@ from rubric_gate.action.evaluate import RubricOutcome
 
 CHECK_NAME = "rubric-gate"
 ANNOTATIONS_PER_REQUEST = 50  # the Checks API limit
-SUMMARY_LIMIT = 65535  # check run output.summary and output.text limit
-STATUS_DESCRIPTION_LIMIT = 140
+SUMMARY_LIMIT = 65535  # check run output.summary and output.text limit, in UTF-8 bytes
+ANNOTATION_MESSAGE_BYTES = 60_000  # annotations[].message: "The maximum size is 64 KB"
+ANNOTATION_TITLE_LIMIT = 255  # annotations[].title, characters
+STATUS_DESCRIPTION_LIMIT = 140  # "description is too long (maximum is 140 characters)"
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,10 @@ class CheckResult:
     kind: str  # check_run | status | none
     detail: str | None = None
     url: str | None = None
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    return text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
@@ -41,8 +48,8 @@ def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
                 "start_line": line,
                 "end_line": line,
                 "annotation_level": "failure",
-                "title": f"rubric-gate rejected the {change.change} check '{change.check}'"[:255],
-                "message": change.reason[:60000],
+                "title": f"rubric-gate rejected the {change.change} check '{change.check}'"[:ANNOTATION_TITLE_LIMIT],
+                "message": _cut_bytes(change.reason, ANNOTATION_MESSAGE_BYTES),
             })
     return out
 
@@ -50,7 +57,7 @@ def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
 def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, summary: str,
                   annotations: list[dict[str, Any]], target_url: str | None) -> CheckResult:
     batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
-    output: dict[str, Any] = {"title": title, "summary": summary[:SUMMARY_LIMIT], "annotations": batches[0]}
+    output: dict[str, Any] = {"title": title, "summary": _cut_bytes(summary, SUMMARY_LIMIT), "annotations": batches[0]}
     try:
         run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output)
         for batch in batches[1:]:  # later batches are appended by updating the run
@@ -63,7 +70,7 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
     state = "success" if conclusion in ("success", "neutral") else "failure"
     try:
         repo.get_commit(head_sha).create_status(
-            state, target_url=target_url or "", description=title[:STATUS_DESCRIPTION_LIMIT], context=CHECK_NAME
+            state, target_url=target_url or NotSet, description=title[:STATUS_DESCRIPTION_LIMIT], context=CHECK_NAME
         )
         return CheckResult("status", f"check runs refused ({refused}); posted a commit status instead")
     except GithubException as exc:

@@ -21,6 +21,7 @@ def connect(token: str, api_url: str, repository: str) -> Repository:
         auth=Auth.Token(token) if token else None,
         base_url=api_url.rstrip("/"),
         timeout=30,
+        per_page=100,  # the REST maximum: fewer requests to list a busy PR's comments and events
         retry=GithubRetry(total=3),
         seconds_between_requests=None,
         seconds_between_writes=float(interval) if interval else 1.0,

@@ -60,14 +60,25 @@ def render_body(summary: RunSummary) -> str:
     return "\n".join(parts)
 
 
-def fit(body: str, limit: int = COMMENT_LIMIT, where: str = "the job summary and the JSON report") -> str:
-    """Cut `body` to `limit` characters with an explicit note, keeping fences and details closed."""
-    if len(body) <= limit:
+def fit(body: str, limit: int = COMMENT_LIMIT, where: str = "the job summary and the JSON report",
+        *, unit: str = "characters") -> str:
+    """Cut `body` to `limit` characters (or UTF-8 bytes) with an explicit note, keeping fences and details closed.
+
+    Issue comments are limited in characters; a check run's output.summary in bytes
+    ("summary exceeds a maximum bytesize of 65535").
+    """
+    def size(text: str) -> int:
+        return len(text.encode("utf-8")) if unit == "bytes" else len(text)
+
+    if size(body) <= limit:
         return body
-    note = (f"\n\n> [!WARNING]\n> Truncated: this report is {len(body):,} characters, over GitHub's "
-            f"{limit:,}-character limit. The full report is in {where}.\n")
-    budget = limit - len(note) - 40  # room for closing a fence and a details block
-    cut = body[:budget]
+    note = (f"\n\n> [!WARNING]\n> Truncated: this report is {size(body):,} {unit}, over GitHub's "
+            f"{limit:,}-{unit.rstrip('s')} limit. The full report is in {where}.\n")
+    budget = limit - size(note) - 40  # room for closing a fence and a details block (ASCII)
+    if unit == "bytes":
+        cut = body.encode("utf-8")[:budget].decode("utf-8", errors="ignore")
+    else:
+        cut = body[:budget]
     cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else cut
     if cut.count("```") % 2:
         cut += "```\n"

@@ -18,7 +18,7 @@ from rubric_gate.action.changed import (
     changed_via_rest,
     rubric_changes,
 )
-from rubric_gate.action.checks import annotations_for, publish_check
+from rubric_gate.action.checks import SUMMARY_LIMIT, annotations_for, publish_check
 from rubric_gate.action.client import connect, describe
 from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
@@ -177,7 +177,8 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
             posted_notices.append(f"No PR comment was posted: {why} ({result.detail}); {FORK_DOCS}.")
     conclusion = "failure" if exit_code else ("success" if summary.decision == "pass" else "neutral")
     title = f"rubric-gate: {summary.decision}" + (" (overridden)" if summary.override else "")
-    check = publish_check(repo, pr.head_sha, conclusion, title, fit(render_body(summary), 65535, where),
+    check = publish_check(repo, pr.head_sha, conclusion, title,
+                          fit(render_body(summary), SUMMARY_LIMIT, where, unit="bytes"),
                           annotations_for(summary.outcomes), summary.run_url)
     if check.kind == "none":
         posted_notices.append(f"No check run or commit status was posted: {check.detail}.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import subprocess
 from pathlib import Path
 from typing import Protocol
@@ -58,6 +59,15 @@ class RestReader:
         if isinstance(content, list):
             raise InputError(f"{sha[:12]}:{path}", "is a directory, expected a file")
         try:
-            return content.decoded_content.decode("utf-8-sig")
+            if content.encoding == "base64":
+                data = content.decoded_content
+            else:
+                # Over 1 MB the contents API returns no content (encoding "none"); the Git blobs
+                # API serves the same bytes up to 100 MB.
+                data = base64.b64decode(self.repo.get_git_blob(content.sha).content)
+        except GithubException as exc:
+            raise InputError(f"{sha[:12]}:{path}", f"cannot read through the GitHub API (HTTP {exc.status})") from None
+        try:
+            return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InputError(f"{sha[:12]}:{path}", f"not UTF-8 text (byte {exc.start})") from None
