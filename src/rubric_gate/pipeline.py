@@ -112,8 +112,8 @@ def run_check(
         notes.append(f"rubric id changed from '{base.rubric.id}' to '{head.rubric.id}'")
     if base.rubric.aggregation != head.rubric.aggregation:
         notes.append(
-            "aggregation changed: check edits were gated under the base aggregation; "
-            "the head columns use the new one. Review the rate change below."
+            "aggregation changed: check edits were gated under the base aggregation, then the new "
+            "aggregation as a change of its own"
         )
     if " ".join(base.rubric.task.split()) != " ".join(head.rubric.task.split()):
         notes.append("task text changed: recorded verdicts were judged against the old task wording")
@@ -133,6 +133,7 @@ def run_check(
             accepted=d.accepted,
             reason=d.reason,
             rules=tuple(v.rule for v in d.violations),
+            detail=d.change.detail,
         )
         for d in result.decisions
     ]

@@ -165,3 +165,25 @@ def test_max_failures_gate_uses_pivotal_catches() -> None:
     result = gate(rubric(check("B"), check("C"), check("D"), k=1), base)
     assert decisions(result) == {"A": ("deleted", False)}
     assert "(R2)" in result.decisions[0].reason
+
+
+def test_loosening_aggregation_that_lets_a_flaw_through_is_rejected() -> None:
+    result = gate(rubric(*BASE.checks, k=1))
+    assert decisions(result) == {"(aggregation)": ("aggregation", False)}
+    assert "all-pass -> max_failures 1 stops catching R1" in result.decisions[0].reason
+    assert result.gated.aggregation == "all-pass"
+
+
+def test_tightening_aggregation_that_fails_a_correct_item_is_rejected() -> None:
+    base = rubric(*BASE.checks, k=1)
+    result = gate(rubric(*BASE.checks), base)
+    assert "newly fails correct items R4" in result.decisions[0].reason
+
+
+def test_aggregation_change_is_judged_on_the_checks_the_gate_kept() -> None:
+    # Dropping D (accepted) first means the tightened rule no longer fails R4.
+    base = rubric(check("A"), check("B"), check("C"), check("D"), k=1)
+    head = rubric(check("A"), check("B"), check("C"))
+    result = gate(head, base)
+    assert decisions(result) == {"D": ("deleted", True), "(aggregation)": ("aggregation", True)}
+    assert result.gated.max_failures == 0

@@ -7,7 +7,8 @@ from typing import Literal
 
 from rubric_gate.rubric.model import Check, Rubric
 
-ChangeKind = Literal["added", "deleted", "modified"]
+ChangeKind = Literal["added", "deleted", "modified", "aggregation"]
+AGGREGATION = "(aggregation)"  # the check id reported for a change of aggregation
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class Change:
     base: Check | None
     head: Check | None
     edited: tuple[str, ...] = ()  # for "modified": which of text, origin, frozen, source changed
+    detail: str = ""  # for "aggregation": old -> new
 
     @property
     def reworded(self) -> bool:
@@ -24,7 +26,8 @@ class Change:
 
 
 def diff_rubrics(base: Rubric, head: Rubric) -> list[Change]:
-    """Changes in the order the gate applies them: additions, modifications, deletions.
+    """Changes in the order the gate applies them: additions, modifications, deletions, then
+    a change of aggregation.
 
     Additions go first so a PR that replaces a check by a new one is judged with the new one
     present; within a kind, head order (base order for deletions) keeps it deterministic.
@@ -50,4 +53,14 @@ def diff_rubrics(base: Rubric, head: Rubric) -> list[Change]:
         if edited:
             modified.append(Change(check.id, "modified", old, check, edited))
     deleted = [Change(c.id, "deleted", c, None) for c in base.checks if c.id not in head_checks]
-    return [*added, *modified, *deleted]
+    changes = [*added, *modified, *deleted]
+    if base.aggregation != head.aggregation:
+        # Last: the new rule is judged on the checks the gate kept.
+        changes.append(Change(AGGREGATION, "aggregation", None, None,
+                              detail=f"{describe_aggregation(base)} -> {describe_aggregation(head)}"))
+    return changes
+
+
+def describe_aggregation(rubric: Rubric) -> str:
+    k = rubric.max_failures
+    return "all-pass" if rubric.aggregation == "all-pass" else f"max_failures {k}"

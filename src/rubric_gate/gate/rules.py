@@ -28,6 +28,11 @@ class RuleContext:
     before_ids: tuple[str, ...]
     after_ids: tuple[str, ...]
     max_failures: int
+    max_failures_after: int | None = None  # differs from max_failures only for an aggregation change
+
+    @property
+    def k_after(self) -> int:
+        return self.max_failures if self.max_failures_after is None else self.max_failures_after
 
     def items(self, mask: np.ndarray, limit: int = 5) -> str:
         ids = [self.item_ids[i] for i in np.flatnonzero(mask)]
@@ -55,8 +60,24 @@ def provenance_rule(ctx: RuleContext) -> Violation | None:
     return None
 
 
+def aggregation_rule(ctx: RuleContext) -> Violation | None:
+    """A new aggregation may neither let a caught flawed item pass nor fail a passing correct one."""
+    fails_before = rubric_fails(ctx.before, ctx.max_failures)
+    fails_after = rubric_fails(ctx.after, ctx.k_after)
+    lost = ctx.flawed & fails_before & ~fails_after
+    newly_failed = ~ctx.flawed & ~fails_before & fails_after
+    reasons = []
+    if lost.any():
+        reasons.append(f"{ctx.change.detail} stops catching {ctx.items(lost)}")
+    if newly_failed.any():
+        reasons.append(f"{ctx.change.detail} newly fails correct items {ctx.items(newly_failed)}")
+    return Violation("S", "; ".join(reasons)) if reasons else None
+
+
 def attribution_rule(ctx: RuleContext) -> Violation | None:
     change = ctx.change
+    if change.kind == "aggregation":
+        return aggregation_rule(ctx)
     if change.kind == "deleted":
         column = ctx.before_ids.index(change.check_id)
         unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
@@ -94,7 +115,7 @@ def attribution_rule(ctx: RuleContext) -> Violation | None:
 
 def rates_rule(ctx: RuleContext) -> Violation | None:
     fails_before = rubric_fails(ctx.before, ctx.max_failures)
-    fails_after = rubric_fails(ctx.after, ctx.max_failures)
+    fails_after = rubric_fails(ctx.after, ctx.k_after)
     correct = ~ctx.flawed
     passed_before, passed_after = int((correct & ~fails_before).sum()), int((correct & ~fails_after).sum())
     caught_before, caught_after = int((ctx.flawed & fails_before).sum()), int((ctx.flawed & fails_after).sum())

@@ -68,6 +68,8 @@ def _apply(state: list[Check], change: Change) -> list[Check]:
         return [*state, change.head]  # type: ignore[list-item]
     if change.kind == "deleted":
         return [c for c in state if c.id != change.check_id]
+    if change.kind == "aggregation":
+        return state
     return [change.head if c.id == change.check_id else c for c in state]  # type: ignore[misc]
 
 
@@ -82,12 +84,13 @@ def run_gate(
     """Decide each change of `head` against `base` on the calibration items.
 
     Attribution is recomputed after every accepted change, so two redundant checks can each be
-    deletable alone but not both. Aggregation is the base's: a change of aggregation is not a
-    check edit and is reported by the caller.
+    deletable alone but not both. Check edits are judged under the base's aggregation; a new
+    aggregation is judged last, on the checks the gate kept.
     """
     flawed = np.asarray(flawed, dtype=bool)
     k = base.max_failures
     state = list(base.checks)
+    aggregation = base.aggregation
     decisions: list[Decision] = []
     for change in diff_rubrics(base, head):
         after = _apply(state, change)
@@ -100,16 +103,19 @@ def run_gate(
             before_ids=tuple(c.id for c in state),
             after_ids=tuple(c.id for c in after),
             max_failures=k,
+            max_failures_after=head.max_failures if change.kind == "aggregation" else None,
         )
         rules = [provenance_rule, attribution_rule] + ([rates_rule] if options.rates_rule else [])
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
         decisions.append(Decision(change, violations))
         if not violations:
             state = after
-    return GateResult(decisions, _gated_rubric(base, head, state), state)
+            if change.kind == "aggregation":
+                aggregation = head.aggregation
+    return GateResult(decisions, _gated_rubric(base, head, state, aggregation), state)
 
 
-def _gated_rubric(base: Rubric, head: Rubric, state: list[Check]) -> Rubric:
+def _gated_rubric(base: Rubric, head: Rubric, state: list[Check], aggregation: object) -> Rubric:
     """Head's layout with only accepted changes: kept deletions go back after their base neighbour."""
     kept = {c.id: c for c in state}
     ordered = [kept[c.id] for c in head.checks if c.id in kept]
@@ -120,4 +126,4 @@ def _gated_rubric(base: Rubric, head: Rubric, state: list[Check]) -> Rubric:
             position = next((i + 1 for i, c in enumerate(ordered) if preceding and c.id == preceding[-1]), 0)
             ordered.insert(position, kept[check.id])
             placed.add(check.id)
-    return head.model_copy(update={"checks": ordered})
+    return head.model_copy(update={"checks": ordered, "aggregation": aggregation})

@@ -64,17 +64,19 @@ class RubricSummary:
 @dataclass(frozen=True)
 class ChangeRow:
     check: str
-    change: str  # added | deleted | modified
+    change: str  # added | deleted | modified | aggregation
     edited: tuple[str, ...]
     accepted: bool
     reason: str
     rules: tuple[str, ...]  # rules that rejected it
+    detail: str = ""  # for an aggregation change: old -> new
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "check": self.check,
             "change": self.change,
             "edited": list(self.edited),
+            "detail": self.detail,
             "decision": "accepted" if self.accepted else "rejected",
             "reason": self.reason,
             "rules": list(self.rules),
