@@ -103,7 +103,7 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
     output_dir = Path(read_input(env, "output_dir"))
     judge = read_input(env, "judge") or None
     if judge is not None and ":" not in judge:
-        raise InputError("input judge", "must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-5")
+        raise InputError("input judge", "must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6")
     return ActionConfig(
         token=read_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
         rubric_globs=globs,

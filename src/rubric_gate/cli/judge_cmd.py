@@ -21,7 +21,7 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--calibration", help="Labeled calibration set (JSONL). Default: the last rubric's `calibration`.")
 @click.option("--verdicts", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Verdict file (JSONL) to read and append to.")
-@click.option("--judge", "judge", help="PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-5. Default: the rubric's `judge`.")
+@click.option("--judge", "judge", help="PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6. Default: the rubric's `judge`.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to start if more calls are needed.")
 @click.option("--dry-run", is_flag=True, help="Print how many calls would be made and their estimated cost.")

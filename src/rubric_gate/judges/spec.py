@@ -21,7 +21,7 @@ class JudgeSpec:
 def parse_judge_spec(text: str) -> JudgeSpec:
     provider, sep, model = text.strip().partition(":")
     if not sep or not model.strip():
-        raise JudgeError(f"judge '{text}': expected PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-5")
+        raise JudgeError(f"judge '{text}': expected PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6")
     provider = provider.strip().lower()
     if provider not in PROVIDERS:
         raise JudgeError(f"judge '{text}': unknown provider '{provider}' (known: {', '.join(PROVIDERS)})")

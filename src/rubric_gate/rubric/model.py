@@ -84,7 +84,7 @@ class Rubric(BaseModel):
     @classmethod
     def _judge_form(cls, value: str | None) -> str | None:
         if value is not None and ":" not in value:
-            raise ValueError("judge must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-5")
+            raise ValueError("judge must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6")
         return value
 
     @property
