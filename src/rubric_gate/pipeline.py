@@ -68,6 +68,8 @@ class Evaluation:
             raise MissingVerdictsError(missing, len(self.items), docs[-1].display if len(docs) == 1 else None)
 
     def failed_matrix(self, rubric: Rubric) -> np.ndarray:
+        if not rubric.checks:
+            return np.zeros((len(self.items), 0), dtype=bool)
         return np.column_stack([self.failed_column(c.text) for c in rubric.checks])
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rubric_gate.cli.common import FORMATS, print_json, repo_root, stdout_console
+from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS
 from rubric_gate.pipeline import (
@@ -37,10 +37,11 @@ def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str |
     items = load_calibration_for(doc, calibration, root, split)
     store = load_verdicts_for([doc], verdicts, root)
     summary = attribute_rubric(doc, Evaluation(items, store))
-    if fmt == "json":
-        print_json(summary.to_dict())
-    elif fmt == "markdown":
-        sys.stdout.write(render_attribution_markdown(summary))
-    else:
-        render_attribution_text(summary, stdout_console())
+    with report_output():
+        if fmt == "json":
+            print_json(summary.to_dict())
+        elif fmt == "markdown":
+            sys.stdout.write(render_attribution_markdown(summary))
+        else:
+            render_attribution_text(summary, stdout_console())
     return EXIT_PASS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rubric_gate.cli.common import FORMATS, print_json, repo_root, stdout_console
+from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS
 from rubric_gate.gate import GateOptions
@@ -63,10 +63,11 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
     report = run_check(base, head, evaluation, GateOptions(rates_rule=rates_rule))
     report.judging = judging
-    if fmt == "json":
-        print_json(report.to_dict())
-    elif fmt == "markdown":
-        sys.stdout.write(render_markdown(report))
-    else:
-        render_check_text(report, stdout_console())
+    with report_output():
+        if fmt == "json":
+            print_json(report.to_dict())
+        elif fmt == "markdown":
+            sys.stdout.write(render_markdown(report))
+        else:
+            render_check_text(report, stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED

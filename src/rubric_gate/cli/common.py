@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -22,8 +26,36 @@ def repo_root(start: Path | None = None) -> Path:
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else start
 
 
+class _StdoutConsole(Console):
+    def on_broken_pipe(self) -> None:
+        # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "stdout closed")
+
+
 def stdout_console() -> Console:
-    return Console(file=sys.stdout, soft_wrap=False, width=max(120, Console().width))
+    return _StdoutConsole(file=sys.stdout, soft_wrap=False, width=max(120, Console().width))
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit does not hit the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+@contextmanager
+def report_output() -> Iterator[None]:
+    """Write a report to stdout; a reader that stops early (`| head`) cuts the report short but
+    never changes the exit code, which carries the gate's decision."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
 
 
 def print_json(data: object) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from rubric_gate.cli.common import silence_stdout
 from rubric_gate.errors import EXIT_BAD_INPUT, RubricGateError
 
 EXIT_INTERRUPTED = 130
@@ -20,12 +21,14 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
         try:
             return command(*args, **kwargs)
         except RubricGateError as exc:
-            print(f"rubric-gate: error: {exc.message}", file=sys.stderr)
+            message = " ".join(exc.message.splitlines())  # one line, whatever a library put in it
+            print(f"rubric-gate: error: {message}", file=sys.stderr)
             return exc.exit_code
         except KeyboardInterrupt:
             print("rubric-gate: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
         except BrokenPipeError:
+            silence_stdout()
             return 0
         except OSError as exc:
             where = getattr(exc, "filename", None) or "<io>"

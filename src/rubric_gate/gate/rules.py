@@ -79,6 +79,9 @@ def attribution_rule(ctx: RuleContext) -> Violation | None:
     if change.kind == "aggregation":
         return aggregation_rule(ctx)
     if change.kind == "deleted":
+        if not ctx.after_ids:
+            # Reached when every addition was rejected: the gated rubric must still be a rubric.
+            return Violation("S", "is the last check left: a rubric needs at least one")
         column = ctx.before_ids.index(change.check_id)
         unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
         if unique:

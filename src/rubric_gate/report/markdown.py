@@ -14,14 +14,17 @@ _ZERO_WIDTH_SPACE = "\u200b"
 
 
 def neutralize(text: Any, *, table: bool = True) -> str:
-    """Make user text inert in GitHub Markdown: no mentions, no HTML, no table breaks."""
+    """Make user text inert in GitHub Markdown: no mentions, no HTML, no line or table breaks."""
     value = str(text)
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # "@name" would notify; a zero-width space after "@" keeps it readable but inert.
     value = re.sub(r"@(?=[A-Za-z0-9_-])", "@" + _ZERO_WIDTH_SPACE, value)
     value = value.replace("`", "'")
+    # Every use is one line (a table cell, a list item, a quote): a newline would let user text
+    # start a heading or list of its own, e.g. a fake "PASS" inside a rubric id.
+    value = value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
     if table:
-        value = value.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+        value = value.replace("|", "\\|")
     return value
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -11,7 +12,7 @@ from rubric_gate.report.model import CheckReport, RubricSummary
 
 
 def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None) -> Table:
-    table = Table(title=title, title_justify="left")
+    table = Table(title=Text(title), title_justify="left")  # Text: user strings are not rich markup
     for name, justify in (("check", "left"), ("origin", "left"), ("frozen", "left"), ("credit", "right"),
                           ("blame", "right"), ("unique", "right"), ("fails ok", "right"), ("fails bad", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -19,7 +20,7 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
         table.add_column("change")
         table.add_column("decision")
     for row in summary.checks:
-        cells = [row.id, row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
+        cells = [Text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
         if decisions is not None:
             change, decision = decisions.get(row.id, ("", ""))
@@ -42,7 +43,7 @@ def render_attribution_text(summary: RubricSummary, console: Console) -> None:
     console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
     console.print(_rates_lines(summary), soft_wrap=True)
     for a, b, n in summary.joint_catches:
-        console.print(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)")
+        console.print(f"redundant pair: {escape(a)} + {escape(b)} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)")
 
 
 def render_check_text(report: CheckReport, console: Console) -> None:
@@ -50,14 +51,14 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     verdict = Text(f"rubric-gate: {report.decision.upper()}", style="bold green" if report.decision == "pass" else "bold red")
     console.print(verdict)
     if report.override:
-        console.print(f"warning: the gate failed, but {report.override}", style="yellow")
+        console.print(Text(f"warning: the gate failed, but {report.override}", style="yellow"))
     if not report.changes:
         console.print("no check was added, deleted or edited")
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
-        console.print(f"  {mark:8} {change.change:8} {change.check}: {change.reason}", soft_wrap=True, highlight=False)
+        console.print(Text(f"  {mark:8} {change.change:8} {change.check}: {change.reason}"), soft_wrap=True, highlight=False)
     for note in report.notes:
-        console.print(f"note: {note}", style="yellow")
+        console.print(Text(f"note: {note}", style="yellow"))
     head_ids = {r.id for r in report.head.checks}
     deleted = [r for r in report.base.checks if r.id not in head_ids]
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,

@@ -30,10 +30,15 @@ def _check_dict(check: Check) -> dict[str, Any]:
     return data
 
 
+def _version_value(version: str) -> int | str:
+    """A version written as a plain integer stays one; anything else ("1.10", "010") stays text."""
+    return int(version) if version.isdigit() and str(int(version)) == version else version
+
+
 def rubric_to_yaml(rubric: Rubric) -> str:
     data: dict[str, Any] = {
         "id": rubric.id,
-        "version": int(rubric.version) if rubric.version.isdigit() else rubric.version,
+        "version": _version_value(rubric.version),
         "task": rubric.task,
         "calibration": rubric.calibration,
         "verdicts": rubric.verdicts,

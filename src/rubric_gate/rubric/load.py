@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,8 +43,15 @@ def _known_keys_for(loc: tuple) -> list[str]:
     return KNOWN_KEYS["rubric"]
 
 
+# Pydantic names the branch of a union that failed ("str", "list[str]", ...): not a key the user wrote.
+_UNION_BRANCH = re.compile(r"^(str|int|float|bool|none|list\[.*\]|dict\[.*\])$")
+
+
 def _describe(error: dict) -> tuple[tuple, str]:
-    loc = tuple(part for part in error["loc"] if not (isinstance(part, str) and part.startswith(("literal[", "MaxFailures", "function-"))))
+    loc = tuple(
+        part for part in error["loc"]
+        if not (isinstance(part, str) and (part.startswith(("literal[", "MaxFailures", "function-")) or _UNION_BRANCH.match(part)))
+    )
     kind = error["type"]
     if kind == "extra_forbidden":
         key = str(loc[-1])
@@ -52,6 +61,10 @@ def _describe(error: dict) -> tuple[tuple, str]:
     field_name = ".".join(str(p) for p in loc) or "rubric"
     if kind == "missing":
         return loc, f"missing required key '{loc[-1]}'"
+    if loc and loc[-1] == "source" and loc[0] == "checks":
+        return loc, f"{field_name}: must be a string or a list of strings"
+    if loc == ("version",):
+        return loc, "version must be a string or a number"
     message = error["msg"]
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
@@ -62,6 +75,10 @@ def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[s
     data = located.data
     if not isinstance(data, dict):
         raise InputError(display, "a rubric must be a mapping with keys id, version, task, checks, ...", 1)
+    version = data.get("version")
+    if isinstance(version, int | float | datetime.date) and not isinstance(version, bool):
+        # Shown as written: YAML would turn 1.10 into 1.1, 010 into 8 and a date into a date.
+        data = {**data, "version": located.raw.get(("version",), str(version))}
     try:
         rubric = Rubric.model_validate(data)
     except ValidationError as exc:

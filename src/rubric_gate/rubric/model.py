@@ -25,7 +25,7 @@ class MaxFailures(BaseModel):
     """Aggregation "at most K checks may say no"."""
 
     model_config = ConfigDict(extra="forbid")
-    max_failures: Annotated[int, Field(ge=0)]
+    max_failures: Annotated[int, Field(ge=0, strict=True)]  # `true` or "1" is a mistake, not 1
 
 
 Aggregation = Literal["all-pass"] | MaxFailures
@@ -75,9 +75,11 @@ class Rubric(BaseModel):
     aggregation: Aggregation = "all-pass"
     checks: Annotated[list[Check], Field(min_length=1)]
 
-    @field_validator("version")
+    @field_validator("version", mode="before")
     @classmethod
     def _version_as_text(cls, value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValueError("version must be a string or a number")
         return str(value)
 
     @field_validator("judge")

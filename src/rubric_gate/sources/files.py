@@ -25,20 +25,26 @@ def _looks_like_git_spec(spec: str) -> bool:
     return bool(sep and ref and path) and not Path(spec).exists() and "/" not in ref[:1]
 
 
-def read_git_file(ref: str, path: str, cwd: Path | None = None) -> str:
+def _git(args: list[str], display: str, cwd: Path | None) -> subprocess.CompletedProcess[bytes]:
     try:
-        proc = subprocess.run(
-            ["git", "show", f"{ref}:{path}"],
-            cwd=cwd,
-            capture_output=True,
-            check=False,
-        )
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
     except FileNotFoundError as exc:  # git not installed
-        raise InputError(f"{ref}:{path}", "git is not installed, cannot read REF:PATH") from exc
+        raise InputError(display, "git is not installed, cannot read REF:PATH") from exc
+
+
+def read_git_file(ref: str, path: str, cwd: Path | None = None) -> str:
+    display = f"{ref}:{path}"
+    if ref.startswith("-"):  # git would take it for an option (`--output=FILE` writes a file)
+        raise InputError(display, f"not a git revision: '{ref}'")
+    # `cat-file blob` gives the stored bytes exactly (no textconv) and refuses trees.
+    proc = _git(["cat-file", "blob", display], display, cwd)
     if proc.returncode != 0:
+        kind = _git(["cat-file", "-t", display], display, cwd).stdout.decode(errors="replace").strip()
+        if kind == "tree":
+            raise InputError(display, "is a directory, expected a file")
         detail = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise InputError(f"{ref}:{path}", f"cannot read from git ({detail[-1] if detail else 'unknown error'})")
-    return _decode(proc.stdout, f"{ref}:{path}")
+        raise InputError(display, f"cannot read from git ({detail[-1] if detail else 'unknown error'})")
+    return _decode(proc.stdout, display)
 
 
 def _decode(data: bytes, display: str) -> str:
@@ -51,6 +57,8 @@ def _decode(data: bytes, display: str) -> str:
 def read_source(spec: str | Path, cwd: Path | None = None) -> SourceText:
     """Read `spec`, a file path or `REF:PATH` (read with `git show`)."""
     spec_text = str(spec)
+    if not spec_text.strip():
+        raise InputError("''", "empty path, expected a file")
     if isinstance(spec, str) and _looks_like_git_spec(spec_text):
         ref, _, path = spec_text.partition(":")
         return SourceText(spec_text, read_git_file(ref, path, cwd), None, ref=ref, repo_path=path)

@@ -11,11 +11,16 @@ from rubric_gate.errors import InputError
 
 Loc = tuple[str | int, ...]
 
+MERGE_TAG = "tag:yaml.org,2002:merge"
+# Aliases let a short file expand to a huge tree ("billion laughs"); no rubric comes near this.
+MAX_NODES = 200_000
+
 
 @dataclass
 class LocatedYaml:
     data: Any
     lines: dict[Loc, int] = field(default_factory=dict)  # path -> 1-based line
+    raw: dict[Loc, str] = field(default_factory=dict)  # path -> a scalar's text as written
 
     def line_of(self, loc: Loc) -> int | None:
         """Line of the deepest prefix of `loc` that exists in the document."""
@@ -26,27 +31,91 @@ class LocatedYaml:
         return None
 
 
-def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], display: str) -> Any:
-    lines.setdefault(loc, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        result: dict[Any, Any] = {}
+def _line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+class _Walker:
+    """Turn a composed node tree into plain data, recording lines; every failure is an InputError."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.lines: dict[Loc, int] = {}
+        self.raw: dict[Loc, str] = {}
+        self.active: set[int] = set()  # collection nodes on the current path: an alias back to one recurses
+        self.nodes = 0
+
+    def error(self, node: yaml.Node, what: str) -> InputError:
+        return InputError(self.display, what, _line(node))
+
+    def walk(self, node: yaml.Node, loc: Loc) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.error(node, f"document too large (over {MAX_NODES} values once aliases are expanded)")
+        self.lines.setdefault(loc, _line(node))
+        if isinstance(node, yaml.ScalarNode):
+            self.raw.setdefault(loc, node.value)
+            return self.scalar(node)
+        if id(node) in self.active:
+            raise self.error(node, "an alias refers to a collection that contains it (recursive alias)")
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.walk(child, (*loc, index)) for index, child in enumerate(node.value)]
+            return self.mapping(node, loc)
+        finally:
+            self.active.discard(id(node))
+
+    def pairs(self, node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node, bool]]:
+        """Key/value nodes with `<<` merge keys expanded, merged ones first (so own keys win)."""
+        merged: list[tuple[yaml.Node, yaml.Node, bool]] = []
+        own: list[tuple[yaml.Node, yaml.Node, bool]] = []
         for key_node, value_node in node.value:
+            if key_node.tag != MERGE_TAG:
+                own.append((key_node, value_node, True))
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in reversed(sources):  # earlier mappings in the list take precedence
+                if not isinstance(source, yaml.MappingNode):
+                    raise self.error(key_node, "a merge key '<<' needs a mapping or a list of mappings")
+                if id(source) in self.active:
+                    raise self.error(key_node, "an alias refers to a collection that contains it (recursive alias)")
+                self.active.add(id(source))
+                try:
+                    merged.extend((k, v, False) for k, v, _ in self.pairs(source))
+                finally:
+                    self.active.discard(id(source))
+        return merged + own
+
+    def mapping(self, node: yaml.MappingNode, loc: Loc) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        own_keys: set[str] = set()
+        for key_node, value_node, is_own in self.pairs(node):
             if not isinstance(key_node, yaml.ScalarNode):
-                raise InputError(display, "mapping keys must be plain strings", key_node.start_mark.line + 1)
-            key = _scalar(key_node)
-            if key in result:
-                raise InputError(display, f"duplicate key '{key}'", key_node.start_mark.line + 1)
-            lines[(*loc, key)] = key_node.start_mark.line + 1
-            result[key] = _walk(value_node, (*loc, key), lines, display)
+                raise self.error(key_node, "mapping keys must be plain strings")
+            key = self.scalar(key_node)
+            if not isinstance(key, str):
+                shown = yaml.safe_dump(key, default_flow_style=True).removesuffix("\n...\n").strip()
+                raise self.error(key_node, f"mapping keys must be strings, got {shown} (quote it if it is meant as text)")
+            if is_own:
+                if key in own_keys:
+                    raise self.error(key_node, f"duplicate key '{key}'")
+                own_keys.add(key)
+            self.lines[(*loc, key)] = _line(key_node)
+            result[key] = self.walk(value_node, (*loc, key))
         return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_walk(child, (*loc, index), lines, display) for index, child in enumerate(node.value)]
-    return _scalar(node)
 
-
-def _scalar(node: yaml.Node) -> Any:
-    # PyYAML's safe constructor resolves the type (int, bool, null, ...).
-    return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        # PyYAML's safe constructor resolves the type (int, bool, null, ...).
+        try:
+            return yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+        except yaml.MarkedYAMLError as exc:
+            problem = exc.problem or "invalid value"
+            if problem.startswith("could not determine a constructor for the tag"):
+                problem = f"unsupported YAML tag {node.tag!r}"
+            raise self.error(node, problem) from None
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+            raise self.error(node, f"invalid {node.tag.rsplit(':', 1)[-1]} value {node.value!r} ({exc})") from None
 
 
 def load_located_yaml(text: str, display: str) -> LocatedYaml:
@@ -60,9 +129,18 @@ def load_located_yaml(text: str, display: str) -> LocatedYaml:
         if exc.context and exc.context_mark is not None and mark is not None and exc.context_mark.line != mark.line:
             problem += f" ({exc.context} at line {exc.context_mark.line + 1})"
         raise InputError(display, f"YAML syntax error: {problem}", line) from exc
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, e.g. NUL
+        line = text[: exc.position].count("\n") + 1
+        raise InputError(display, f"YAML syntax error: character #x{exc.character:04x} is not allowed", line) from exc
     except yaml.YAMLError as exc:
-        raise InputError(display, f"YAML syntax error: {exc}") from exc
+        raise InputError(display, f"YAML syntax error: {' '.join(str(exc).split())}") from exc
+    except RecursionError:
+        raise InputError(display, "YAML nested too deeply") from None
     if node is None:
         raise InputError(display, "file is empty", 1)
-    lines: dict[Loc, int] = {}
-    return LocatedYaml(_walk(node, (), lines, display), lines)
+    walker = _Walker(display)
+    try:
+        data = walker.walk(node, ())
+    except RecursionError:
+        raise InputError(display, "YAML nested too deeply") from None
+    return LocatedYaml(data, walker.lines, walker.raw)
