@@ -52,6 +52,9 @@ class FakeGitHub:
     checks_forbidden: bool = False
     label_events: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)  # login -> role (admin, maintain, write, triage, read)
+    # Personal tokens -> their user's login. Any other token acts as the workflow's GITHUB_TOKEN:
+    # it writes as `github-actions[bot]`, and GET /user refuses it (an installation token has no user).
+    token_users: dict[str, str] = field(default_factory=dict)
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
     statuses: list[dict[str, Any]] = field(default_factory=list)
@@ -78,6 +81,10 @@ class FakeGitHub:
         self.requests.append((method, path))
         if method == "POST" and path == "/v1/chat/completions" and self.judge is not None:
             return 200, self._chat(body)
+        if method == "GET" and path == "/user":
+            if token in self.token_users:
+                return 200, {"login": self.token_users[token], "type": "User"}
+            return 403, {"message": "Resource not accessible by integration"}
         prefix = f"/repos/{self.repo}"
         if not path.startswith(prefix):
             return 404, {"message": "Not Found"}
@@ -101,7 +108,7 @@ class FakeGitHub:
             cid = self.new_id()
             self.comments[cid] = {"id": cid, "body": body["body"], "url": f"{api}/issues/comments/{cid}",
                                   "html_url": f"https://github.test/{self.repo}/pull/{n}#issuecomment-{cid}",
-                                  "user": {"login": "github-actions[bot]", "type": "Bot"}}
+                                  "user": self._author(token)}
             return 201, self.comments[cid]
         match = re.fullmatch(r"/issues/comments/(\d+)", rest)
         if match and method == "PATCH":
@@ -170,6 +177,11 @@ class FakeGitHub:
                          "user": {"login": login, "type": "User"}}
         return 404, {"message": f"Not Found: {method} {rest}"}
 
+    def _author(self, token: str | None) -> dict[str, str]:
+        if token in self.token_users:
+            return {"login": self.token_users[token], "type": "User"}
+        return {"login": "github-actions[bot]", "type": "Bot"}
+
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         self.judge_calls += 1
         answer = self.judge(body["messages"][-1]["content"])
@@ -183,16 +195,20 @@ class FakeGitHub:
 
     def _pr_files(self) -> list[dict[str, Any]]:
         merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
-        raw = self._git("diff", "--name-status", "--find-renames", merge_base, self.head_sha).stdout.decode()
+        # -z: names exactly as stored (the API sends them raw, not C-quoted like `git diff` output).
+        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base, self.head_sha).stdout.decode()
+        fields = raw.split("\0")
         files = []
-        for line in raw.splitlines():
-            parts = line.split("\t")
-            code = parts[0][0]
+        i = 0
+        while i < len(fields) and fields[i]:
+            code = fields[i][0]
             if code == "R":
-                files.append({"filename": parts[2], "previous_filename": parts[1], "status": "renamed"})
+                files.append({"filename": fields[i + 2], "previous_filename": fields[i + 1], "status": "renamed"})
+                i += 3
             else:
                 status = {"A": "added", "D": "removed"}.get(code, "modified")
-                files.append({"filename": parts[1], "status": status})
+                files.append({"filename": fields[i + 1], "status": status})
+                i += 2
         for f in files:
             f.update({"sha": "0" * 40, "additions": 1, "deletions": 1, "changes": 2})
         return files

@@ -218,3 +218,10 @@ def test_gated_rubric_passes_against_the_same_base(project: Project) -> None:
     again = project.run("check", "--base", "HEAD:" + RUBRIC, "--head", "gated.yaml", "--format", "json")
     assert again.returncode == 0, again.stdout + again.stderr
     assert all(c["decision"] == "accepted" for c in json.loads(again.stdout)["changes"])
+
+
+def test_issue_references_in_user_text_do_not_cross_link() -> None:
+    from rubric_gate.report import neutralize
+
+    assert "#1" not in neutralize("see #123 and acme/repo#7")
+    assert neutralize("C#") == "C#"  # no digit follows: left alone

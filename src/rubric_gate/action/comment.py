@@ -1,4 +1,9 @@
-"""The sticky PR comment: found by its hidden marker and edited in place, never duplicated."""
+"""The sticky PR comment: found by its hidden marker and edited in place, never duplicated.
+
+Only a comment the action itself wrote counts: anyone can post a comment that starts with the
+marker (the PR author, to have a forged "PASS" edited in place under their own name, or to
+have the report land in a comment they can edit afterwards).
+"""
 
 from __future__ import annotations
 
@@ -19,9 +24,34 @@ class CommentResult:
     detail: str | None = None
 
 
-def find_comment(repo: Repository, number: int) -> IssueComment | None:
+def token_login(repo: Repository) -> str | None:
+    """The login of the token's user; None for an installation token (GITHUB_TOKEN), which has none."""
+    try:
+        _, data = repo.requester.requestJsonAndCheck("GET", "/user")
+    except GithubException:
+        return None  # 403 "Resource not accessible by integration"
+    login = data.get("login") if isinstance(data, dict) else None
+    return login if isinstance(login, str) and login else None
+
+
+def is_own(comment: IssueComment, login: str | None) -> bool:
+    """Written by the token's user; for an installation token, by a GitHub App's bot account.
+
+    A bot's login ends in `[bot]` (GITHUB_TOKEN writes as `github-actions[bot]`), which no
+    user's login can, and only a repository admin can install an app.
+    """
+    user = comment.user
+    author = user.login if user is not None else None
+    if not author:
+        return False
+    if login is not None:
+        return author == login
+    return author.endswith("[bot]")
+
+
+def find_comment(repo: Repository, number: int, login: str | None) -> IssueComment | None:
     for comment in repo.get_issue(number).get_comments():
-        if (comment.body or "").startswith(MARKER):
+        if (comment.body or "").startswith(MARKER) and is_own(comment, login):
             return comment
     return None
 
@@ -29,7 +59,8 @@ def find_comment(repo: Repository, number: int) -> IssueComment | None:
 def upsert_comment(repo: Repository, number: int, body: str, *, create: bool = True) -> CommentResult:
     """Edit the marked comment, or create it when `create` (a PR touching no rubric only updates)."""
     try:
-        existing = find_comment(repo, number)
+        login = token_login(repo)
+        existing = find_comment(repo, number, login)
         if existing is not None:
             existing.edit(body)
             return CommentResult("updated", existing.html_url)
@@ -42,7 +73,7 @@ def upsert_comment(repo: Repository, number: int, body: str, *, create: bool = T
                 raise
             # The POST may have landed before the error (a retried or timed-out request):
             # look again rather than post a second comment.
-            again = find_comment(repo, number)
+            again = find_comment(repo, number, login)
             if again is None:
                 raise
             again.edit(body)

@@ -103,6 +103,28 @@ def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
     return [v for v in head if v.to_json_line() not in known]
 
 
+def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
+                      calibration: CalibrationSet) -> tuple[list[Verdict], list[str]]:
+    """The PR's verdicts for pairs the base has no verdict for, and the pairs where it contradicts the base.
+
+    A PR verdict may fill a gap (a new check text), never overrule the base: otherwise a PR
+    could "re-record" another check as catching what a deleted check caught.
+    """
+    items = {i.id: i for i in calibration.items}
+    by_hash = {i.content_hash: i for i in calibration.items}
+    fills: list[Verdict] = []
+    contradicting: list[str] = []
+    for verdict in added:
+        item = items.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
+        recorded = base.find(verdict.check_text, item) if item is not None else None
+        if recorded is None:
+            fills.append(verdict)
+        elif recorded.answer != verdict.answer:
+            name = verdict.check or verdict.check_text[:40]
+            contradicting.append(f"{name} on {verdict.item}: base {recorded.answer}, PR {verdict.answer}")
+    return fills, contradicting
+
+
 def _safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "rubric"
 
@@ -120,6 +142,13 @@ def _evaluate(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> No
     changed = outcome.file
     base_text = None if changed.status == "added" else reader.read(s.base_sha, changed.base_path)
     head_text = None if changed.status == "removed" else reader.read(s.head_sha, changed.path)
+    # Only the diff's own status says a file is new or deleted: a file the diff calls modified
+    # or renamed but that cannot be read must not pass as "new" (ungated) or "deleted".
+    if changed.status in ("modified", "renamed"):
+        if base_text is None:
+            raise InputError(_display(s.base_sha, changed.base_path), "rubric not found at the base commit")
+        if head_text is None:
+            raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
     if head_text is None:
         outcome.notices.append("This PR deletes the rubric: there is nothing left to gate. Review the deletion by hand.")
         return
@@ -153,7 +182,11 @@ def _evaluate(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> No
 
     base_store = _verdicts(reader, s.base_sha, base.rubric.verdicts)
     head_store = _verdicts(reader, s.head_sha, head.rubric.verdicts)
-    added = pr_added_verdicts(base_store, head_store)
+    added, contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    if contradicting:
+        shown = ", ".join(contradicting[:10]) + (f" and {len(contradicting) - 10} more" if len(contradicting) > 10 else "")
+        notes.append(f"This PR changes {len(contradicting)} verdict(s) the base branch recorded ({shown}); "
+                     "the gate ignored them and used the base's verdicts.")
 
     judging = None
     judge = s.judge

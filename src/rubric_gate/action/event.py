@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from rubric_gate.errors import InputError
 
 PR_EVENTS = ("pull_request", "pull_request_target")
+SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1, or SHA-256 repositories
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ def pull_request_from(event: dict[str, Any], display: str) -> PullRequest:
         raise InputError(display, "event has no pull_request object")
     try:
         head_repo = (pr["head"].get("repo") or {}).get("full_name")
-        return PullRequest(
+        pull = PullRequest(
             number=int(pr["number"]),
             base_sha=str(pr["base"]["sha"]),
             head_sha=str(pr["head"]["sha"]),
@@ -54,3 +56,7 @@ def pull_request_from(event: dict[str, Any], display: str) -> PullRequest:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(display, f"pull_request payload lacks a field ({exc})") from None
+    for name, sha in (("base", pull.base_sha), ("head", pull.head_sha)):
+        if not SHA.fullmatch(sha):  # the shas reach git's command line
+            raise InputError(display, f"pull_request.{name}.sha is not a commit sha: {sha[:80]!r}")
+    return pull

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +17,7 @@ from rubric_gate.action.changed import (
     ChangedFile,
     changed_via_git,
     changed_via_rest,
+    matches_any,
     rubric_changes,
 )
 from rubric_gate.action.checks import SUMMARY_LIMIT, annotations_for, publish_check
@@ -47,13 +49,14 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         write_outputs(config.output_file, {"decision": "pass", "report": ""})
         return EXIT_PASS
     pr = pull_request_from(load_event(config.event_path), str(config.event_path))
+    _clear_output_dir(config.output_dir, config.workspace)
     if not config.token:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)
     started = time.monotonic()
 
     reader, files = _detect(config, repo, pr)
-    changes = rubric_changes(files, config.rubric_globs)
+    changes = _pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, pr, config.rubric_globs)
     outcomes = _gate_all(config, changes, reader, pr) if changes else []
     summary = RunSummary("pass", outcomes, pr.head_sha, pr.base_sha, run_url=_run_url(env))
     if reader.kind == "rest" and changes:
@@ -81,6 +84,49 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     return exit_code
 
 
+OUTPUT_NAMES = ("report.json", "comment.md", "pr.json", "verdicts")
+
+
+def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
+    """Remove whatever the checkout put where this run writes (a PR can commit `.rubric-gate/`).
+
+    A committed symlink would have the report written through it to any file, or have the
+    artifact upload follow it (e.g. to `.git/config`, which holds the checkout's token); a
+    committed `verdicts/` file would pass for verdicts judged in this run. Symlinks anywhere
+    under the output directory and the action's own output names are removed.
+    """
+    try:
+        inside = output_dir.relative_to(workspace)
+    except ValueError:
+        inside = None
+    if inside is not None:
+        current = workspace
+        for part in inside.parts[:-1]:
+            current = current / part
+            if current.is_symlink():
+                raise InputError(f"input output_dir ({inside})", f"'{current.relative_to(workspace)}' is a symlink in the checkout")
+    if output_dir.is_symlink():
+        output_dir.unlink()
+    if not output_dir.is_dir():
+        return
+    removed = 0
+    if output_dir != workspace:
+        for path in sorted(output_dir.rglob("*"), reverse=True):
+            if path.is_symlink():
+                path.unlink()
+                removed += 1
+    for name in OUTPUT_NAMES:
+        path = output_dir / name
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+            removed += 1
+        elif path.is_dir():
+            shutil.rmtree(path)
+            removed += 1
+    if removed:
+        command("warning", f"removed {removed} file(s) the checkout had under {output_dir.name}/ (a PR may not provide the action's output)")
+
+
 def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile]]:
     if has_commit(config.workspace, pr.base_sha) and has_commit(config.workspace, pr.head_sha):
         try:
@@ -91,6 +137,48 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
         return RestReader(repo), changed_via_rest(repo, pr.number)
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
+
+
+MAX_REWRITE_CANDIDATES = 100
+
+
+def _rubric_id(reader: FileReader, sha: str, path: str) -> str | None:
+    try:
+        text = reader.read(sha, path)
+        data = yaml.safe_load(text) if text else None
+    except (yaml.YAMLError, InputError):
+        return None
+    rubric_id = data.get("id") if isinstance(data, dict) else None
+    return str(rubric_id) if rubric_id is not None else None
+
+
+def _pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: FileReader,
+                   pr: PullRequest, globs: tuple[str, ...]) -> list[ChangedFile]:
+    """Gate a deleted rubric against an added file with the same rubric id, as a rename.
+
+    Rename detection needs the file to stay mostly the same: a PR that moves a rubric (out of
+    the glob, too) and rewrites it would otherwise show as a deletion and a new, ungated file.
+    """
+    removed = {c.path: _rubric_id(reader, pr.base_sha, c.path) for c in changes if c.status == "removed"}
+    if not any(removed.values()):
+        return changes
+    added = [f for f in files if f.status == "added" and f.path.lower().endswith((".yaml", ".yml"))]
+    added.sort(key=lambda f: not matches_any(f.path, globs))  # likely places first
+    head_ids: dict[str, str] = {}
+    for f in added[:MAX_REWRITE_CANDIDATES]:
+        rubric_id = _rubric_id(reader, pr.head_sha, f.path)
+        if rubric_id is not None:
+            head_ids.setdefault(rubric_id, f.path)
+    out: list[ChangedFile] = []
+    paired: set[str] = set()
+    for change in changes:
+        head_path = head_ids.get(removed.get(change.path) or "") if change.status == "removed" else None
+        if head_path is not None and head_path not in paired:
+            paired.add(head_path)
+            out.append(ChangedFile(head_path, change.path, "renamed"))
+        else:
+            out.append(change)
+    return [c for c in out if not (c.status == "added" and c.path in paired)]
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader,

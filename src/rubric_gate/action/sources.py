@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import subprocess
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from github import GithubException, UnknownObjectException
@@ -21,6 +21,21 @@ class FileReader(Protocol):
         """The file's text at `sha`, or None when it does not exist there."""
 
 
+def check_repo_path(sha: str, path: str) -> str:
+    """`path` if it names a file inside the repository; else an InputError.
+
+    Paths come from the PR's own rubric. Read through the API, `..` segments would walk out of
+    `/repos/OWNER/REPO/contents/` to any endpoint the token can read (the HTTP client resolves
+    them), so they are refused here, for git reads too, with absolute paths and backslashes.
+    """
+    parts = PurePosixPath(path).parts
+    if (not path.strip() or path.startswith("/") or "\\" in path or "\0" in path
+            or any(part == ".." for part in parts)):
+        raise InputError(f"{sha[:7]}:{path}", "must be a path inside the repository, relative to its root "
+                         "(no leading '/', no '..', no '\\')")
+    return path
+
+
 def has_commit(workspace: Path, sha: str) -> bool:
     proc = subprocess.run(
         ["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=workspace, capture_output=True, check=False
@@ -35,6 +50,7 @@ class GitReader:
         self.workspace = workspace
 
     def read(self, sha: str, path: str) -> str | None:
+        check_repo_path(sha, path)
         exists = subprocess.run(
             ["git", "cat-file", "-e", f"{sha}:{path}"], cwd=self.workspace, capture_output=True, check=False
         )
@@ -50,6 +66,7 @@ class RestReader:
         self.repo = repo
 
     def read(self, sha: str, path: str) -> str | None:
+        check_repo_path(sha, path)
         try:
             content = self.repo.get_contents(path, ref=sha)
         except UnknownObjectException:

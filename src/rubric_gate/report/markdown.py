@@ -19,6 +19,8 @@ def neutralize(text: Any, *, table: bool = True) -> str:
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # "@name" would notify; a zero-width space after "@" keeps it readable but inert.
     value = re.sub(r"@(?=[A-Za-z0-9_-])", "@" + _ZERO_WIDTH_SPACE, value)
+    # "#123" and "owner/repo#123" would cross-link other issues' timelines.
+    value = re.sub(r"#(?=\d)", "#" + _ZERO_WIDTH_SPACE, value)
     value = value.replace("`", "'")
     # Every use is one line (a table cell, a list item, a quote): a newline would let user text
     # start a heading or list of its own, e.g. a fake "PASS" inside a rubric id.
