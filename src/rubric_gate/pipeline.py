@@ -15,7 +15,7 @@ from rubric_gate.calibration import CalibrationSet, load_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
-from rubric_gate.rubric import Rubric, RubricDocument, load_rubric, rubric_to_yaml
+from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
 from rubric_gate.verdicts import VerdictColumn, VerdictStore, verdict_column
 
 
@@ -185,7 +185,3 @@ def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Pa
         store = loaded if store is None else store.merged(loaded)
     assert store is not None
     return store
-
-
-def load_rubric_spec(spec: str) -> RubricDocument:
-    return load_rubric(spec)

@@ -14,10 +14,10 @@ from rubric_gate.pipeline import (
     Evaluation,
     attribute_rubric,
     load_calibration_for,
-    load_rubric_spec,
     load_verdicts_for,
 )
 from rubric_gate.report import render_attribution_markdown, render_attribution_text
+from rubric_gate.rubric import load_rubric
 
 
 @click.command("attribute")
@@ -33,7 +33,7 @@ def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str |
                       root: Path | None) -> int:
     """Print RUBRIC's per-check attribution and rates on its calibration set."""
     root = root or repo_root()
-    doc = load_rubric_spec(rubric_spec)
+    doc = load_rubric(rubric_spec)
     items = load_calibration_for(doc, calibration, root, split)
     store = load_verdicts_for([doc], verdicts, root)
     summary = attribute_rubric(doc, Evaluation(items, store))

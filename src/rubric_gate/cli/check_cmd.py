@@ -15,12 +15,12 @@ from rubric_gate.judges import PROMPT_VERSION, judge_missing
 from rubric_gate.pipeline import (
     Evaluation,
     load_calibration_for,
-    load_rubric_spec,
     load_verdicts_for,
     resolve_path,
     run_check,
 )
 from rubric_gate.report import render_check_text, render_markdown
+from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
 
 
@@ -42,8 +42,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
                   concurrency: int, max_calls: int | None) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     root = root or repo_root()
-    base = load_rubric_spec(base_spec)
-    head = load_rubric_spec(head_spec)
+    base = load_rubric(base_spec)
+    head = load_rubric(head_spec)
     items = load_calibration_for(head, calibration, root)
     judge = None if replay else judge or head.rubric.judge or base.rubric.judge
     judging = None

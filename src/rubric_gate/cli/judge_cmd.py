@@ -11,7 +11,8 @@ from rubric_gate.cli.common import print_json, repo_root
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, JudgeError
 from rubric_gate.judges import judge_missing
-from rubric_gate.pipeline import load_calibration_for, load_rubric_spec
+from rubric_gate.pipeline import load_calibration_for
+from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
 
 
@@ -36,7 +37,7 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
                   as_json: bool, root: Path | None) -> int:
     """Judge every pair missing from VERDICTS for the given rubrics. Exit 0 done, 2 on error."""
     root = root or repo_root()
-    docs = [load_rubric_spec(spec) for spec in rubric_specs]
+    docs = [load_rubric(spec) for spec in rubric_specs]
     judge = judge or next((d.rubric.judge for d in reversed(docs) if d.rubric.judge), None)
     if judge is None:
         raise JudgeError("no judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
