@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.attribution import attribute, rubric_fails
+from rubric_gate.attribution import attribute, failure_counts, rubric_fails
 from rubric_gate.gate.diff import Change
 
 
@@ -74,36 +74,33 @@ def aggregation_rule(ctx: RuleContext) -> Violation | None:
     return Violation("S", "; ".join(reasons)) if reasons else None
 
 
-def attribution_rule(ctx: RuleContext) -> Violation | None:
-    change = ctx.change
-    if change.kind == "aggregation":
-        return aggregation_rule(ctx)
-    if change.kind == "deleted":
-        if not ctx.after_ids:
-            # Reached when every addition was rejected: the gated rubric must still be a rubric.
-            return Violation("S", "is the last check left: a rubric needs at least one")
-        column = ctx.before_ids.index(change.check_id)
-        unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
-        if unique:
-            counts = np.count_nonzero(ctx.before, axis=1)
-            pivotal = ctx.flawed & ctx.before[:, column] & (counts == ctx.max_failures + 1)
-            return Violation("S", f"holds {unique} unique catch{'es' if unique != 1 else ''} ({ctx.items(pivotal)})")
+def deletion_rule(ctx: RuleContext) -> Violation | None:
+    if not ctx.after_ids:
+        # Reached when every addition was rejected: the gated rubric must still be a rubric.
+        return Violation("S", "is the last check left: a rubric needs at least one")
+    column = ctx.before_ids.index(ctx.change.check_id)
+    unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
+    if not unique:
         return None
-    if change.kind == "added":
-        column = ctx.after_ids.index(change.check_id)
-        blame = attribute(ctx.after, ctx.flawed, ctx.max_failures).blame[column]
-        if blame > 0:
-            failed_correct = ~ctx.flawed & ctx.after[:, column]
-            return Violation(
-                "S",
-                f"answers no on {int(failed_correct.sum())} correct item{'s' if failed_correct.sum() != 1 else ''} "
-                f"({ctx.items(failed_correct)}): blame {blame:.2f}",
-            )
+    pivotal = ctx.flawed & ctx.before[:, column] & (failure_counts(ctx.before) == ctx.max_failures + 1)
+    return Violation("S", f"holds {unique} unique catch{'es' if unique != 1 else ''} ({ctx.items(pivotal)})")
+
+
+def addition_rule(ctx: RuleContext) -> Violation | None:
+    column = ctx.after_ids.index(ctx.change.check_id)
+    blame = attribute(ctx.after, ctx.flawed, ctx.max_failures).blame[column]
+    if blame <= 0:
         return None
-    if not change.reworded:
-        return None
-    old = ctx.before[:, ctx.before_ids.index(change.check_id)]
-    new = ctx.after[:, ctx.after_ids.index(change.check_id)]
+    failed_correct = ~ctx.flawed & ctx.after[:, column]
+    n = int(failed_correct.sum())
+    return Violation(
+        "S", f"answers no on {n} correct item{'s' if n != 1 else ''} ({ctx.items(failed_correct)}): blame {blame:.2f}"
+    )
+
+
+def rewording_rule(ctx: RuleContext) -> Violation | None:
+    old = ctx.before[:, ctx.before_ids.index(ctx.change.check_id)]
+    new = ctx.after[:, ctx.after_ids.index(ctx.change.check_id)]
     caught_before = rubric_fails(ctx.before, ctx.max_failures)
     caught_after = rubric_fails(ctx.after, ctx.max_failures)
     lost = ctx.flawed & old & caught_before & ~caught_after
@@ -114,6 +111,18 @@ def attribution_rule(ctx: RuleContext) -> Violation | None:
     if newly_failed.any():
         reasons.append(f"new text fails correct items the old text passed ({ctx.items(newly_failed)})")
     return Violation("S", "; ".join(reasons)) if reasons else None
+
+
+def attribution_rule(ctx: RuleContext) -> Violation | None:
+    """Rule S, by kind of change."""
+    kind = ctx.change.kind
+    if kind == "aggregation":
+        return aggregation_rule(ctx)
+    if kind == "deleted":
+        return deletion_rule(ctx)
+    if kind == "added":
+        return addition_rule(ctx)
+    return rewording_rule(ctx) if ctx.change.reworded else None
 
 
 def rates_rule(ctx: RuleContext) -> Violation | None:
