@@ -142,3 +142,14 @@ def test_bad_shapes_are_rejected() -> None:
         attribute(np.zeros((3, 2), bool), np.zeros(2, bool))
     with pytest.raises(ValueError, match="max_failures"):
         attribute(np.zeros((3, 2), bool), np.zeros(3, bool), -1)
+
+
+def test_wilson_interval_matches_hand_computation():
+    from rubric_gate.reliability import wilson_interval
+
+    # 20/22: p = .909, z = 1.96 -> centre .8798, half .1265 (by hand from the Wilson formula)
+    low, high = wilson_interval(20, 22)
+    assert round(low, 3) == 0.722 and round(high, 3) == 0.975
+    assert wilson_interval(0, 10)[0] == 0.0
+    assert wilson_interval(10, 10)[1] == 1.0
+    assert wilson_interval(0, 0) is None

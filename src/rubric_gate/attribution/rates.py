@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rubric_gate.attribution.shapley import failure_counts
+from rubric_gate.reliability.intervals import wilson_interval
 
 
 @dataclass(frozen=True)
@@ -18,8 +19,18 @@ class Rate:
     def value(self) -> float | None:
         return self.count / self.total if self.total else None
 
+    @property
+    def ci95(self) -> tuple[float, float] | None:
+        return wilson_interval(self.count, self.total)
+
     def to_dict(self) -> dict:
-        return {"count": self.count, "total": self.total, "rate": self.value}
+        ci = self.ci95
+        return {
+            "count": self.count,
+            "total": self.total,
+            "rate": self.value,
+            "ci95": None if ci is None else [round(ci[0], 4), round(ci[1], 4)],
+        }
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,9 @@ def neutralize(text: Any, *, table: bool = True) -> str:
 def percent(rate: Rate) -> str:
     if rate.value is None:
         return "n/a"
-    return f"{100 * rate.value:.1f}% ({rate.count}/{rate.total})"
+    ci = rate.ci95
+    interval = f"; {100 * ci[0]:.0f}-{100 * ci[1]:.0f}%" if ci is not None else ""
+    return f"{100 * rate.value:.1f}% ({rate.count}/{rate.total}{interval})"
 
 
 def number(value: float) -> str:
