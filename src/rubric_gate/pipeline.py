@@ -136,6 +136,7 @@ def run_check(
             reason=d.reason,
             rules=tuple(v.rule for v in d.violations),
             detail=d.change.detail,
+            renamed_from=d.change.base.id if d.change.kind == "renamed" and d.change.base else None,
         )
         for d in result.decisions
     ]

@@ -187,3 +187,30 @@ def test_aggregation_change_is_judged_on_the_checks_the_gate_kept() -> None:
     result = gate(head, base)
     assert decisions(result) == {"D": ("deleted", True), "(aggregation)": ("aggregation", True)}
     assert result.gated.max_failures == 0
+
+
+def test_a_pure_rename_is_accepted_and_kept_by_the_gated_rubric() -> None:
+    # B holds blame-free credit; D has blame (fails correct R4); A is frozen (label-derived).
+    base = rubric(check("A", origin="label"), check("B"), check("C"), check("D"))
+    head = rubric(check("A2", "A", origin="label"), check("B"), check("C"), check("D-renamed", "D"))
+    result = gate(head, base)
+    assert result.passed
+    assert decisions(result) == {"A2": ("renamed", True), "D-renamed": ("renamed", True)}
+    assert {d.change.detail for d in result.decisions} == {"A -> A2", "D -> D-renamed"}
+    assert [c.id for c in result.gated.checks] == ["A2", "B", "C", "D-renamed"]
+
+
+def test_a_rename_that_also_edits_the_check_is_an_addition_and_a_deletion() -> None:
+    base = rubric(check("A", origin="label"), check("B"), check("C"), check("D"))
+    head = rubric(check("A2", "A"), check("B"), check("C"), check("D"))  # origin changed too
+    result = gate(head, base)
+    assert decisions(result)["A2"] == ("added", True)
+    assert decisions(result)["A"] == ("deleted", False)  # frozen
+    assert [c.id for c in result.gated.checks] == ["A", "A2", "B", "C", "D"]
+
+
+def test_two_identical_checks_renamed_pair_one_to_one() -> None:
+    base = rubric(check("A"), check("B"), check("C"), check("D"), check("D2", "D"))
+    head = rubric(check("A"), check("B"), check("C"), check("x", "D"), check("D2", "D"))
+    result = gate(head, base)
+    assert decisions(result) == {"x": ("renamed", True)}

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
-import os
 
 from github import Auth, Github, GithubException
 from github.GithubRetry import GithubRetry
 from github.Repository import Repository
+
+from rubric_gate.tuning import env_number
 
 # Tests point the client at a local server and do not want PyGithub's write throttling.
 _WRITE_INTERVAL_VAR = "RUBRIC_GATE_SECONDS_BETWEEN_WRITES"
@@ -16,7 +17,7 @@ _WRITE_INTERVAL_VAR = "RUBRIC_GATE_SECONDS_BETWEEN_WRITES"
 def connect(token: str, api_url: str, repository: str) -> Repository:
     # PyGithub logs every refused request; the action reports refusals itself, in plain words.
     logging.getLogger("github").setLevel(logging.ERROR)
-    interval = os.environ.get(_WRITE_INTERVAL_VAR)
+    interval = env_number(_WRITE_INTERVAL_VAR, 1.0)
     client = Github(
         auth=Auth.Token(token) if token else None,
         base_url=api_url.rstrip("/"),
@@ -24,7 +25,7 @@ def connect(token: str, api_url: str, repository: str) -> Repository:
         per_page=100,  # the REST maximum: fewer requests to list a busy PR's comments and events
         retry=GithubRetry(total=3),
         seconds_between_requests=None,
-        seconds_between_writes=float(interval) if interval else 1.0,
+        seconds_between_writes=interval,
     )
     return client.get_repo(repository, lazy=True)
 

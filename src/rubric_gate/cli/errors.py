@@ -9,6 +9,7 @@ from typing import Any
 
 from rubric_gate.cli.common import silence_stdout
 from rubric_gate.errors import EXIT_BAD_INPUT, RubricGateError
+from rubric_gate.report.terminal import strip_controls
 
 EXIT_INTERRUPTED = 130
 
@@ -21,7 +22,8 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
         try:
             return command(*args, **kwargs)
         except RubricGateError as exc:
-            message = " ".join(exc.message.splitlines())  # one line, whatever a library put in it
+            # One line, whatever a library put in it; no escape sequences from file names or ids.
+            message = strip_controls(" ".join(exc.message.splitlines()))
             print(f"rubric-gate: error: {message}", file=sys.stderr)
             return exc.exit_code
         except KeyboardInterrupt:

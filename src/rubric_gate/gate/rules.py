@@ -48,7 +48,7 @@ class Violation:
 
 def provenance_rule(ctx: RuleContext) -> Violation | None:
     change = ctx.change
-    if change.base is None or not change.base.is_frozen:
+    if change.base is None or not change.base.is_frozen or change.kind == "renamed":
         return None
     origin = f"origin: {change.base.origin.value}"
     if change.kind == "deleted":
@@ -116,6 +116,8 @@ def rewording_rule(ctx: RuleContext) -> Violation | None:
 def attribution_rule(ctx: RuleContext) -> Violation | None:
     """Rule S, by kind of change."""
     kind = ctx.change.kind
+    if kind == "renamed":
+        return None  # the same check under a new id: nothing to judge
     if kind == "aggregation":
         return aggregation_rule(ctx)
     if kind == "deleted":

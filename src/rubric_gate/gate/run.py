@@ -70,6 +70,9 @@ def _apply(state: list[Check], change: Change) -> list[Check]:
         return [c for c in state if c.id != change.check_id]
     if change.kind == "aggregation":
         return state
+    if change.kind == "renamed":
+        old_id = change.base.id  # type: ignore[union-attr]
+        return [change.head if c.id == old_id else c for c in state]  # type: ignore[misc]
     return [change.head if c.id == change.check_id else c for c in state]  # type: ignore[misc]
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges.spec import JudgeSpec
+from rubric_gate.tuning import env_number
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -51,7 +51,7 @@ class Backend(Protocol):
 
 
 def request_timeout() -> float:
-    return float(os.environ.get("RUBRIC_GATE_JUDGE_TIMEOUT", DEFAULT_TIMEOUT_S))
+    return env_number("RUBRIC_GATE_JUDGE_TIMEOUT", DEFAULT_TIMEOUT_S, minimum=0.001)
 
 
 def parse_retry_after(headers: Any) -> float | None:

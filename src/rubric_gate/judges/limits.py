@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import random
 import time
 from dataclasses import dataclass
 from types import TracebackType
+
+from rubric_gate.tuning import env_int, env_number
 
 MAX_RETRY_AFTER_S = 120.0
 
@@ -23,14 +24,13 @@ class RetryPolicy:
 
     @classmethod
     def from_env(cls) -> RetryPolicy:
-        env = os.environ
-        base = float(env.get("RUBRIC_GATE_RETRY_BASE", cls.base_delay))
+        base = env_number("RUBRIC_GATE_RETRY_BASE", cls.base_delay)
         return cls(
-            max_retries=int(env.get("RUBRIC_GATE_MAX_RETRIES", cls.max_retries)),
-            max_reasks=int(env.get("RUBRIC_GATE_MAX_REASKS", cls.max_reasks)),
+            max_retries=env_int("RUBRIC_GATE_MAX_RETRIES", cls.max_retries),
+            max_reasks=env_int("RUBRIC_GATE_MAX_REASKS", cls.max_reasks),
             base_delay=base,
-            max_delay=max(base, float(env.get("RUBRIC_GATE_RETRY_MAX", cls.max_delay))),
-            cooldown=float(env.get("RUBRIC_GATE_RATE_COOLDOWN", 2 * base if base < 1 else cls.cooldown)),
+            max_delay=max(base, env_number("RUBRIC_GATE_RETRY_MAX", cls.max_delay)),
+            cooldown=env_number("RUBRIC_GATE_RATE_COOLDOWN", 2 * base if base < 1 else cls.cooldown),
         )
 
     def delay(self, attempt: int, retry_after: float | None) -> float:

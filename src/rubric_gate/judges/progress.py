@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import TextIO
@@ -17,6 +16,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from rubric_gate.tuning import env_number
+
 
 class ProgressReporter:
     def __init__(self, total: int, label: str, *, enabled: bool | None = None, stream: TextIO | None = None) -> None:
@@ -26,7 +27,7 @@ class ProgressReporter:
         self.label = label
         self.stream = stream or sys.stderr
         self.started = time.monotonic()
-        self.interval = float(os.environ.get("RUBRIC_GATE_PROGRESS_INTERVAL", "10"))
+        self.interval = env_number("RUBRIC_GATE_PROGRESS_INTERVAL", 10.0)
         self._last_line = self.started
         self._bar: Progress | None = None
         self.enabled = enabled is not False and total > 0

@@ -9,25 +9,57 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate.attribution import Rate
 from rubric_gate.report.model import CheckReport, RubricSummary
+from rubric_gate.report.terminal import strip_controls
 
 _ZERO_WIDTH_SPACE = "\u200b"
 
 
+def _one_line(value: str) -> str:
+    # Every use is one line (a table cell, a list item, a quote): a newline would let user text
+    # start a heading or list of its own, e.g. a fake "PASS" inside a rubric id.
+    return value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+
+
 def neutralize(text: Any, *, table: bool = True) -> str:
-    """Make user text inert in GitHub Markdown: no mentions, no HTML, no line or table breaks."""
-    value = str(text)
+    """Make user text inert in GitHub Markdown prose: no mentions, links, images, HTML, or line
+    and table breaks."""
+    value = strip_controls(str(text))
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # "@name" would notify; a zero-width space after "@" keeps it readable but inert.
     value = re.sub(r"@(?=[A-Za-z0-9_-])", "@" + _ZERO_WIDTH_SPACE, value)
     # "#123" and "owner/repo#123" would cross-link other issues' timelines.
     value = re.sub(r"#(?=\d)", "#" + _ZERO_WIDTH_SPACE, value)
+    # "[PASS](url)" and "![badge](url)" would render a live link or image; escaped brackets
+    # show as typed. Bare URLs and "www." are autolinked: break them the same way as mentions.
+    value = re.sub(r"([\[\]!])", r"\\\1", value)
+    value = re.sub(r"(?i)(://|\bwww\.)", lambda m: m.group(1)[:-1] + _ZERO_WIDTH_SPACE + m.group(1)[-1], value)
     value = value.replace("`", "'")
-    # Every use is one line (a table cell, a list item, a quote): a newline would let user text
-    # start a heading or list of its own, e.g. a fake "PASS" inside a rubric id.
-    value = value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    value = _one_line(value)
     if table:
         value = value.replace("|", "\\|")
     return value
+
+
+def code_span(text: Any, *, table: bool = True) -> str:
+    """User text as an inline code span, shown exactly as written (nothing in it renders).
+
+    Inside a code span entities and backslash escapes show literally, so nothing is escaped but
+    the pipe in a table cell, which GitHub's table parser consumes before the span is read.
+    The fence is one backtick longer than any run inside.
+    """
+    value = _one_line(strip_controls(str(text)))
+    if table:
+        value = value.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def code_fence(text: str) -> str:
+    """A fence for a code block holding `text` exactly: longer than any backtick run in it."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    return "`" * (longest + 1)
 
 
 def percent(rate: Rate) -> str:
@@ -53,6 +85,8 @@ def _environment() -> Environment:
         autoescape=False,
     )
     env.filters["n"] = neutralize
+    env.filters["code"] = code_span
+    env.globals["code_fence"] = code_fence
     env.filters["pct"] = percent
     env.filters["num"] = number
     return env
@@ -61,9 +95,11 @@ def _environment() -> Environment:
 def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
     """One row per check of base or head, head order first, then deleted checks."""
     by_check = {c.check: c for c in report.changes}
+    renamed_away = {c.renamed_from for c in report.changes if c.renamed_from}
     rows = []
     for summary, ids in ((report.head, [r.id for r in report.head.checks]),
-                         (report.base, [r.id for r in report.base.checks if report.head.row(r.id) is None])):
+                         (report.base, [r.id for r in report.base.checks
+                                        if report.head.row(r.id) is None and r.id not in renamed_away])):
         for check_id in ids:
             row = summary.row(check_id)
             assert row is not None
@@ -72,6 +108,7 @@ def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
                 "row": row,
                 "change": change.change if change else "",
                 "edited": ", ".join(change.edited) if change and change.edited else "",
+                "detail": change.detail if change else "",
                 "decision": ("accepted" if change.accepted else "**rejected**") if change else "",
             })
     return rows

@@ -69,7 +69,8 @@ class ChangeRow:
     accepted: bool
     reason: str
     rules: tuple[str, ...]  # rules that rejected it
-    detail: str = ""  # for an aggregation change: old -> new
+    detail: str = ""  # for an aggregation change or a rename: old -> new
+    renamed_from: str | None = None  # for a rename: the base id
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +78,7 @@ class ChangeRow:
             "change": self.change,
             "edited": list(self.edited),
             "detail": self.detail,
+            "renamed_from": self.renamed_from,
             "decision": "accepted" if self.accepted else "rejected",
             "reason": self.reason,
             "rules": list(self.rules),

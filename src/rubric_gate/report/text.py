@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from rich.console import Console, Group
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from rubric_gate.report.markdown import percent
 from rubric_gate.report.model import CheckReport, RubricSummary
+from rubric_gate.report.terminal import strip_controls
+
+
+def _text(value: object, style: str = "") -> Text:
+    """User text for the terminal: never rich markup, never an escape sequence."""
+    return Text(strip_controls(str(value)), style=style)
 
 
 def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None) -> Table:
-    table = Table(title=Text(title), title_justify="left")  # Text: user strings are not rich markup
+    table = Table(title=_text(title), title_justify="left")  # Text: user strings are not rich markup
     for name, justify in (("check", "left"), ("origin", "left"), ("frozen", "left"), ("credit", "right"),
                           ("blame", "right"), ("unique", "right"), ("fails ok", "right"), ("fails bad", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -20,11 +25,11 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
         table.add_column("change")
         table.add_column("decision")
     for row in summary.checks:
-        cells = [Text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
+        cells = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
         if decisions is not None:
             change, decision = decisions.get(row.id, ("", ""))
-            cells += [change, decision]
+            cells += [_text(change), decision]
         table.add_row(*cells)
     return table
 
@@ -43,24 +48,27 @@ def render_attribution_text(summary: RubricSummary, console: Console) -> None:
     console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
     console.print(_rates_lines(summary), soft_wrap=True)
     for a, b, n in summary.joint_catches:
-        console.print(f"redundant pair: {escape(a)} + {escape(b)} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)")
+        console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
 
 
 def render_check_text(report: CheckReport, console: Console) -> None:
-    decisions = {c.check: (c.change, "accepted" if c.accepted else "REJECTED") for c in report.changes}
+    decisions = {c.check: (f"renamed {c.detail}" if c.change == "renamed" else c.change,
+                           "accepted" if c.accepted else "REJECTED") for c in report.changes}
     verdict = Text(f"rubric-gate: {report.decision.upper()}", style="bold green" if report.decision == "pass" else "bold red")
     console.print(verdict)
     if report.override:
-        console.print(Text(f"warning: the gate failed, but {report.override}", style="yellow"))
+        console.print(_text(f"warning: the gate failed, but {report.override}", style="yellow"))
     if not report.changes:
         console.print("no check was added, deleted or edited")
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
-        console.print(Text(f"  {mark:8} {change.change:8} {change.check}: {change.reason}"), soft_wrap=True, highlight=False)
+        what = f"renamed {change.detail}" if change.change == "renamed" else f"{change.change:8} {change.check}"
+        console.print(_text(f"  {mark:8} {what}: {change.reason}"), soft_wrap=True, highlight=False)
     for note in report.notes:
-        console.print(Text(f"note: {note}", style="yellow"))
+        console.print(_text(f"note: {note}", style="yellow"))
     head_ids = {r.id for r in report.head.checks}
-    deleted = [r for r in report.base.checks if r.id not in head_ids]
+    renamed_away = {c.renamed_from for c in report.changes if c.renamed_from}
+    deleted = [r for r in report.base.checks if r.id not in head_ids and r.id not in renamed_away]
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
                               [*report.head.checks, *deleted], report.head.rates, report.head.joint_catches)
     console.print(Group(_attribution_table(head_view, "per check (head; base for deleted checks)", decisions)))
