@@ -161,6 +161,12 @@ class FakeGitHub:
             return 201, status
         if method == "GET" and rest == f"/pulls/{n}/files":
             return self._page(path, self._pr_files()[:3000])  # "Responses include a maximum of 3000 files"
+        match = re.fullmatch(r"/compare/([0-9a-f]{40})\.\.\.([0-9a-f]{40})", rest)
+        if method == "GET" and match:
+            return self._compare(match.group(1), match.group(2))
+        match = re.fullmatch(r"/git/trees/([^/]+)", rest)
+        if method == "GET" and match:
+            return self._tree(match.group(1))
         match = re.fullmatch(r"/contents/(.+)", rest)
         if match and method == "GET":
             return self._contents(unquote(match.group(1)))
@@ -212,6 +218,42 @@ class FakeGitHub:
         for f in files:
             f.update({"sha": "0" * 40, "additions": 1, "deletions": 1, "changes": 2})
         return files
+
+    def _commit_json(self, sha: str) -> dict[str, Any]:
+        return {"sha": sha, "url": f"{self.url}/repos/{self.repo}/commits/{sha}", "commit": {"message": "c"},
+                "html_url": f"https://github.test/{self.repo}/commit/{sha}", "parents": []}
+
+    def _compare(self, base: str, head: str) -> tuple[int, Any]:
+        """Compare two commits: the fields PyGithub reads (merge_base_commit is what we use)."""
+        merge_base = self._git("merge-base", base, head)
+        if merge_base.returncode != 0:
+            return 404, {"message": "Not Found"}
+        mb = merge_base.stdout.decode().strip()
+        ahead = int(self._git("rev-list", "--count", f"{mb}..{head}").stdout or 0)
+        behind = int(self._git("rev-list", "--count", f"{mb}..{base}").stdout or 0)
+        status = "identical" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead else "diverged"
+        return 200, {"url": f"{self.url}/repos/{self.repo}/compare/{base}...{head}",
+                     "html_url": f"https://github.test/{self.repo}/compare/{base}...{head}",
+                     "status": status, "ahead_by": ahead, "behind_by": behind, "total_commits": ahead,
+                     "base_commit": self._commit_json(base), "merge_base_commit": self._commit_json(mb),
+                     "commits": [], "files": []}
+
+    def _tree(self, ref: str) -> tuple[int, Any]:
+        """Get a tree (recursive=1 lists every blob; a commit sha names its tree)."""
+        proc = self._git("ls-tree", "-r", "-z", "-l", "--end-of-options", ref)
+        if proc.returncode != 0:
+            return 404, {"message": "Not Found"}
+        entries = []
+        for record in proc.stdout.decode().split("\0"):
+            if not record:
+                continue
+            meta, path = record.split("\t", 1)
+            mode, kind, sha, size = meta.split()
+            entries.append({"path": path, "mode": mode, "type": kind, "sha": sha,
+                            "size": int(size) if size != "-" else None,
+                            "url": f"{self.url}/repos/{self.repo}/git/blobs/{sha}"})
+        return 200, {"sha": ref, "url": f"{self.url}/repos/{self.repo}/git/trees/{ref}", "tree": entries,
+                     "truncated": False}
 
     def _contents(self, path: str) -> tuple[int, Any]:
         ref = self._query.get("ref", "HEAD")

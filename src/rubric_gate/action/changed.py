@@ -46,8 +46,29 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def normalize_glob(pattern: str) -> str:
+    """A glob relative to the repository root: a leading `/` or `./` is the root, and a bare
+    folder (`rubrics`, `rubrics/`) means every YAML file under it."""
+    pattern = pattern.strip()
+    while pattern.startswith(("./", "/")):
+        pattern = pattern[2:] if pattern.startswith("./") else pattern[1:]
+    if not any(ch in pattern for ch in "*?[") and not pattern.lower().endswith(YAML_SUFFIXES):
+        pattern = pattern.rstrip("/") + "/**/*.y*ml" if pattern.rstrip("/") else "**/*.y*ml"
+    return pattern
+
+
 def matches_any(path: str, globs: tuple[str, ...]) -> bool:
-    return any(glob_to_regex(g.removeprefix("./")).match(path) for g in globs)
+    # Extensions match case-insensitively (RUBRIC.YAML); so does the rest, as on macOS/Windows
+    # checkouts people write globs on.
+    return any(re.compile(glob_to_regex(normalize_glob(g)).pattern, re.IGNORECASE).match(path) for g in globs)
+
+
+def unmatched_globs(paths: list[str], globs: tuple[str, ...]) -> list[str]:
+    """The globs that match none of `paths` (a typo would otherwise turn the check green forever)."""
+    return [g for g in globs if not any(matches_any(p, (g,)) for p in paths)]
 
 
 def _git(workspace: Path, *args: str) -> str:
@@ -57,10 +78,17 @@ def _git(workspace: Path, *args: str) -> str:
     return proc.stdout
 
 
-def changed_via_git(workspace: Path, base_sha: str, head_sha: str) -> list[ChangedFile]:
+def merge_base_via_git(workspace: Path, base_sha: str, head_sha: str) -> str:
+    return _git(workspace, "merge-base", base_sha, head_sha).strip() or base_sha
+
+
+def merge_base_via_rest(repo: Repository, base_sha: str, head_sha: str) -> str:
+    return repo.compare(base_sha, head_sha).merge_base_commit.sha
+
+
+def changed_via_git(workspace: Path, merge_base: str, head_sha: str) -> list[ChangedFile]:
     # Diff from the merge base, as GitHub's "Files changed" does, so base-branch commits
     # made after the PR branched are not reported as the PR's changes.
-    merge_base = _git(workspace, "merge-base", base_sha, head_sha).strip() or base_sha
     raw = _git(workspace, "diff", "--name-status", "-z", "--find-renames", merge_base, head_sha)
     fields = raw.split("\0")
     files: list[ChangedFile] = []
@@ -68,8 +96,11 @@ def changed_via_git(workspace: Path, base_sha: str, head_sha: str) -> list[Chang
     statuses = {"A": "added", "M": "modified", "D": "removed", "T": "modified"}
     while i < len(fields) and fields[i]:
         code = fields[i]
-        if code.startswith(("R", "C")):
+        if code.startswith("R"):
             files.append(ChangedFile(fields[i + 2], fields[i + 1], "renamed"))
+            i += 3
+        elif code.startswith("C"):  # a copy is a new file; its source is unchanged
+            files.append(ChangedFile(fields[i + 2], None, "added"))
             i += 3
         else:
             files.append(ChangedFile(fields[i + 1], None, statuses.get(code[:1], "modified")))
@@ -80,7 +111,8 @@ def changed_via_git(workspace: Path, base_sha: str, head_sha: str) -> list[Chang
 def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
     files = []
     for f in repo.get_pull(number).get_files():
-        status = "modified" if f.status in ("changed", "copied") else f.status
+        # "copied": a new file whose content matches another (its source is unchanged).
+        status = {"changed": "modified", "copied": "added"}.get(f.status, f.status)
         files.append(ChangedFile(f.filename, f.previous_filename if status == "renamed" else None, status))
     return files
 

@@ -27,6 +27,7 @@ DEFAULTS: dict[str, str] = {
     "max_judge_calls": "",
     "concurrency": "8",
     "output_dir": ".rubric-gate",
+    "verdict_cache": "",
 }
 
 FAIL_ON = ("rejected", "error", "never")
@@ -45,6 +46,7 @@ class ActionConfig:
     max_judge_calls: int | None
     concurrency: int
     output_dir: Path  # absolute, inside the workspace so later steps can read it
+    cache_dir: Path  # absolute: verdicts the action judged, kept between runs by actions/cache
     event_name: str
     event_path: Path
     repository: str
@@ -101,6 +103,9 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
     globs = tuple(g.strip() for line in read_input(env, "rubrics").splitlines() for g in line.split(",") if g.strip())
     workspace = Path(env.get("GITHUB_WORKSPACE", "").strip() or os.getcwd())
     output_dir = Path(read_input(env, "output_dir"))
+    output_dir = output_dir if output_dir.is_absolute() else workspace / output_dir
+    cache_input = read_input(env, "verdict_cache")
+    cache_dir = Path(cache_input) if cache_input else output_dir / "cache"
     judge = read_input(env, "judge") or None
     if judge is not None and ":" not in judge:
         raise InputError("input judge", "must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6")
@@ -115,7 +120,8 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
         comment=_bool(env, "comment"),
         max_judge_calls=_int(env, "max_judge_calls", 0),
         concurrency=_int(env, "concurrency", 1) or 8,
-        output_dir=output_dir if output_dir.is_absolute() else workspace / output_dir,
+        output_dir=output_dir,
+        cache_dir=cache_dir if cache_dir.is_absolute() else workspace / cache_dir,
         event_name=_required(env, "GITHUB_EVENT_NAME"),
         event_path=Path(_required(env, "GITHUB_EVENT_PATH")),
         repository=_required(env, "GITHUB_REPOSITORY"),

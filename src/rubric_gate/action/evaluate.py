@@ -1,33 +1,42 @@
-"""Gate one changed rubric: base and head versions, base labels and verdicts, PR verdicts flagged."""
+"""Gate one changed rubric file: base and head versions, base labels and verdicts, PR verdicts flagged.
+
+The base is the merge base of the PR (what it branched from), so base-branch commits made
+since are never reported as the PR's changes. A deleted rubric is gated on what it loses; a new
+one (or one whose base version does not load) is scored like `rubric-gate attribute`.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from rubric_gate.action.cache import VerdictCache
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import JudgeBackend
-from rubric_gate.action.sources import FileReader
+from rubric_gate.action.sources import FileReader, check_repo_path
 from rubric_gate.calibration import CalibrationSet, parse_calibration
-from rubric_gate.errors import InputError, RubricGateError
+from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
-from rubric_gate.pipeline import Evaluation, run_check
+from rubric_gate.guard import deletion_losses
+from rubric_gate.pipeline import Evaluation, attribute_rubric, run_check
 from rubric_gate.report import CheckReport
+from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, parse_rubric_text
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
 
+JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
+              "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")
+
 
 @dataclass
 class GateSettings:
-    base_sha: str
+    base_sha: str  # the PR's merge base: what it branched from
     head_sha: str
     trust_pr_verdicts: bool
     rates_rule: bool
     judge: JudgeBackend | None  # the live judge for this rubric, when one is configured and usable
     judge_unavailable: str | None  # why a configured judge is not used
-    output_dir: Path
+    cache: VerdictCache | None = None  # where judged verdicts go and come back from
     concurrency: int = 8
     max_judge_calls: int | None = None
 
@@ -36,12 +45,13 @@ class GateSettings:
 class RubricOutcome:
     file: ChangedFile
     report: CheckReport | None = None
+    summary: RubricSummary | None = None  # a new rubric's attribution (no base to gate against)
     head: RubricDocument | None = None
     base: RubricDocument | None = None
     notices: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # reasons to fail besides the gate
     error: str | None = None
-    new_verdicts: Path | None = None
+    judging: dict[str, object] | None = None
 
     @property
     def passed(self) -> bool:
@@ -59,16 +69,10 @@ class RubricOutcome:
             "error": self.error,
             "failures": self.failures,
             "notices": self.notices,
-            "new_verdicts": str(self.new_verdicts) if self.new_verdicts else None,
             "report": self.report.to_dict() if self.report else None,
+            "attribution": self.summary.to_dict() if self.summary else None,
+            "judging": self.judging,
         }
-
-
-def _read_required(reader: FileReader, sha: str, path: str, what: str) -> str:
-    text = reader.read(sha, path)
-    if text is None:
-        raise InputError(f"{sha[:7]}:{path}", f"{what} not found at this commit")
-    return text
 
 
 def _display(sha: str, path: str) -> str:
@@ -76,26 +80,19 @@ def _display(sha: str, path: str) -> str:
 
 
 def _calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
-    text = _read_required(reader, sha, path, "calibration set")
-    return parse_calibration(SourceText(_display(sha, path), text, None))
+    text = reader.read(sha, path)
+    if text is None:
+        raise InputError(_display(sha, path), "calibration set not found at this commit")
+    calibration = parse_calibration(SourceText(_display(sha, path), text, None)).split("calibration")
+    if not calibration.items:
+        raise InputError(calibration.display, "no items in the calibration split")
+    return calibration
 
 
 def _verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
     text = reader.read(sha, path)
     display = _display(sha, path)
     return VerdictStore(display=display) if text is None else VerdictStore.from_source(SourceText(display, text, None))
-
-
-def _label_changes(base: CalibrationSet, head: CalibrationSet) -> str | None:
-    before = {i.id: i for i in base.items}
-    after = {i.id: i for i in head.items}
-    relabeled = sorted(k for k in before.keys() & after.keys() if before[k].label != after[k].label)
-    edited = sorted(k for k in before.keys() & after.keys() if before[k] != after[k] and k not in relabeled)
-    parts = [f"{len(relabeled)} relabeled" if relabeled else "", f"{len(edited)} edited" if edited else "",
-             f"{len(after.keys() - before.keys())} added" if after.keys() - before.keys() else "",
-             f"{len(before.keys() - after.keys())} removed" if before.keys() - after.keys() else ""]
-    summary = ", ".join(p for p in parts if p)
-    return summary or None
 
 
 def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
@@ -125,87 +122,123 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     return fills, contradicting
 
 
-def _safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "rubric"
-
-
 def evaluate(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
     try:
-        _evaluate(outcome, reader, settings)
+        if changed.status == "removed":
+            _evaluate_deletion(outcome, reader, settings)
+        elif changed.status == "added":
+            _evaluate_new(outcome, reader, settings)
+        else:
+            _evaluate_edit(outcome, reader, settings)
+    except MissingVerdictsError as exc:
+        parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
+        outcome.error = f"no verdict for checks {parts}: {JUDGE_HINT}"
     except RubricGateError as exc:
         outcome.error = exc.message
     return outcome
 
 
-def _evaluate(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
+                base_store: VerdictStore, s: GateSettings) -> Evaluation:
+    """Judge the missing pairs (keyed to this judge) into the cache and return the evaluation."""
+    judge = s.judge
+    assert judge is not None
+    cache = s.cache
+    store = cache.store_for(base_store) if cache is not None else VerdictStore(base_store)
+    before = len(store)
+    outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
+                                          max_calls=s.max_judge_calls)
+    if cache is not None:
+        cache.keep(store, before)
+    return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt)
+
+
+def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
+    """A rubric with no base version: scored on its own labels like `rubric-gate attribute`."""
     changed = outcome.file
-    base_text = None if changed.status == "added" else reader.read(s.base_sha, changed.base_path)
-    head_text = None if changed.status == "removed" else reader.read(s.head_sha, changed.path)
+    text = reader.read(s.head_sha, changed.path)
+    if text is None:
+        raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
+    head = parse_rubric_text(text, _display(s.head_sha, changed.path))
+    outcome.head = head
+    calibration = _calibration(reader, s.head_sha, head.rubric.calibration)
+    store = _verdicts(reader, s.head_sha, head.rubric.verdicts)
+    outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
+                           "on its own calibration set; review its labels and checks by hand.")
+    if s.judge is not None:
+        evaluation = _judge_into(outcome, [head], calibration, store, s)
+    else:
+        if s.judge_unavailable:
+            outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
+        evaluation = Evaluation(calibration, store)
+    outcome.summary = attribute_rubric(head, evaluation)
+
+
+def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+    changed = outcome.file
+    text = reader.read(s.base_sha, changed.base_path)
+    if text is None:
+        outcome.notices.append("This PR deletes a file that did not exist at the merge base.")
+        return
+    try:
+        base = parse_rubric_text(text, _display(s.base_sha, changed.base_path))
+    except InputError as exc:
+        outcome.notices.append(f"This PR deletes a rubric that did not load at the base ({exc.message}).")
+        return
+    outcome.base = base
+    summary = None
+    try:
+        calibration = _calibration(reader, s.base_sha, base.rubric.calibration)
+        evaluation = Evaluation(calibration, _verdicts(reader, s.base_sha, base.rubric.verdicts))
+        summary = attribute_rubric(base, evaluation)
+    except RubricGateError as exc:
+        outcome.notices.append(f"The deleted rubric could not be scored at the base ({exc.message}); "
+                               "only its frozen checks were considered.")
+    losses = deletion_losses(base.rubric, summary)
+    if losses:
+        outcome.failures.append("this PR deletes the rubric, but " + "; ".join(losses))
+    else:
+        outcome.notices.append("This PR deletes the rubric; it held no frozen check and no unique catch.")
+
+
+def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+    changed = outcome.file
+    base_text = reader.read(s.base_sha, changed.base_path)
+    head_text = reader.read(s.head_sha, changed.path)
     # Only the diff's own status says a file is new or deleted: a file the diff calls modified
     # or renamed but that cannot be read must not pass as "new" (ungated) or "deleted".
-    if changed.status in ("modified", "renamed"):
-        if base_text is None:
-            raise InputError(_display(s.base_sha, changed.base_path), "rubric not found at the base commit")
-        if head_text is None:
-            raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
+    if base_text is None:
+        raise InputError(_display(s.base_sha, changed.base_path), "rubric not found at the base commit")
     if head_text is None:
-        outcome.notices.append("This PR deletes the rubric: there is nothing left to gate. Review the deletion by hand.")
-        return
+        raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
     head = parse_rubric_text(head_text, _display(s.head_sha, changed.path))
     outcome.head = head
-    if base_text is None:
-        outcome.notices.append("New rubric: there is no base version to gate against, so it is not gated in this PR.")
+    for key in ("calibration", "verdicts"):  # what the next PR will read: it must stay in the repository
+        check_repo_path(s.head_sha, getattr(head.rubric, key))
+    try:
+        base = parse_rubric_text(base_text, _display(s.base_sha, changed.base_path))
+        calibration = _calibration(reader, s.base_sha, base.rubric.calibration)
+        base_store = _verdicts(reader, s.base_sha, base.rubric.verdicts)
+    except InputError as exc:
+        # A broken rubric was merged: the PR that fixes it must not be blocked by it.
+        _evaluate_new(outcome, reader, s, base_note=(
+            f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
         return
-    base = parse_rubric_text(base_text, _display(s.base_sha, changed.base_path))
     outcome.base = base
     notes: list[str] = []
 
     # Labels and verdicts come from the base: the PR must not grade its own edit.
-    calibration = _calibration(reader, s.base_sha, base.rubric.calibration)
-    head_cal_text = reader.read(s.head_sha, head.rubric.calibration)
-    base_cal_text = reader.read(s.base_sha, base.rubric.calibration)
-    if head_cal_text != base_cal_text:
-        detail = None
-        if head_cal_text is not None:
-            try:
-                head_cal = parse_calibration(SourceText(_display(s.head_sha, head.rubric.calibration), head_cal_text, None))
-                detail = _label_changes(calibration, head_cal)
-            except InputError as exc:
-                detail = f"the new file does not load: {exc.message}"
-        notes.append(f"This PR edits the calibration labels (`{head.rubric.calibration}`"
-                     f"{': ' + detail if detail else ''}). The gate used the base branch's labels; "
-                     "review the label changes by hand.")
-    calibration = calibration.split("calibration")
-    if not calibration.items:
-        raise InputError(calibration.display, "no items in the calibration split")
-
-    base_store = _verdicts(reader, s.base_sha, base.rubric.verdicts)
     head_store = _verdicts(reader, s.head_sha, head.rubric.verdicts)
-    added, contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
-    if contradicting:
-        shown = ", ".join(contradicting[:10]) + (f" and {len(contradicting) - 10} more" if len(contradicting) > 10 else "")
-        notes.append(f"This PR changes {len(contradicting)} verdict(s) the base branch recorded ({shown}); "
-                     "the gate ignored them and used the base's verdicts.")
+    added, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
 
-    judging = None
-    judge = s.judge
-    if judge is not None:
-        new_path = s.output_dir / "verdicts" / f"{_safe_name(head.rubric.id)}.jsonl"
-        new_path.parent.mkdir(parents=True, exist_ok=True)
-        # Base verdicts are preloaded in memory; only newly judged ones are appended to the file.
-        store = VerdictStore(base_store, path=new_path, display=str(new_path))
-        judging = judge.judge_missing([base, head], calibration, store,
-                                      concurrency=s.concurrency, max_calls=s.max_judge_calls)
-        outcome.new_verdicts = new_path if new_path.exists() else None
-        if outcome.new_verdicts is not None:
-            notes.append(f"Verdicts judged in this run were written to `{new_path.relative_to(s.output_dir.parent)}` "
-                         "in the job's workspace (not to the PR's files); upload it as an artifact to keep them.")
-        spec = judge.spec
-        evaluation = Evaluation(calibration, store, judge=spec, prompt=judge.prompt)
-        disagreements = _disagreements(added, calibration, store, spec, judge.prompt)
+    if s.judge is not None:
+        evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
+        assert isinstance(evaluation.store, VerdictStore)
+        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt)
         if added:
-            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{spec}` and not used"
+            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
                          + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
                             if disagreements else "; the judge agrees with all of them") + ".")
     else:
@@ -223,8 +256,8 @@ def _evaluate(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> No
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
     report = run_check(base, head, evaluation, GateOptions(rates_rule=s.rates_rule))
     report.notes.extend(notes)
-    if judging is not None:
-        report.judging = judging
+    if outcome.judging is not None:
+        report.judging = outcome.judging
     outcome.report = report
 
 

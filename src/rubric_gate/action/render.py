@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 from rubric_gate import __version__
 from rubric_gate.action.evaluate import RubricOutcome
-from rubric_gate.report import neutralize, render_markdown
+from rubric_gate.action.standard import StandardFinding
+from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
+from rubric_gate.report.markdown import code_span
 
 MARKER = "<!-- rubric-gate -->"
 COMMENT_LIMIT = 65536  # GitHub's limit on an issue comment body, in characters
@@ -17,24 +19,51 @@ class RunSummary:
     decision: str
     outcomes: list[RubricOutcome]
     head_sha: str
-    base_sha: str
+    base_sha: str  # the merge base the PR was gated against
     notices: list[str] = field(default_factory=list)  # run-wide, e.g. "no comment posted"
     override: str | None = None
     run_url: str | None = None
+    base_branch_sha: str | None = None  # the base branch's tip when the run started
+    standard: list[StandardFinding] = field(default_factory=list)  # labels and verdicts
 
 
 def _section(outcome: RubricOutcome) -> str:
-    path = neutralize(outcome.file.path)
+    path = code_span(outcome.file.path, table=False)
+    failures = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
+    notes = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in outcome.notices)
     if outcome.error is not None:
         error = outcome.error.replace("```", "'''")
-        return f"### ❌ `{path}`: could not be gated\n\n```\n{error}\n```\n"
+        return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
         body = render_markdown(outcome.report, heading_level=3)
-        extra = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
         first, _, rest = body.partition("\n")
-        return f"{first}\n\nFile: `{path}`\n{extra}{rest}"
-    notes = "\n".join(f"{neutralize(n, table=False)}" for n in outcome.notices)
-    return f"### `{path}`\n\n{notes}\n"
+        return f"{first}\n\nFile: {path}\n{failures}{rest}"
+    mark = "❌" if failures else "✅"
+    if outcome.summary is not None:
+        table = render_attribution_markdown(outcome.summary, heading_level=4)
+        return f"### {mark} {path}: new rubric\n{failures}{notes}\n{table}"
+    return f"### {mark} {path}\n{failures}{notes}"
+
+
+def _standard_section(findings: list[StandardFinding]) -> str:
+    lines = ["### Labels and recorded verdicts", ""]
+    for f in findings:
+        mark = "❌" if f.blocking else "✔️"
+        users = ", ".join(code_span(u, table=False) for u in f.used_by)
+        lines.append(f"- {mark} {code_span(f.path, table=False)} (used by {users}): {neutralize(f.message, table=False)}")
+    if any(f.blocking for f in findings):
+        lines += ["", "Labels are the standard every rubric is gated on, and recorded verdicts are its evidence: "
+                  "relabeling or removing labeled items, repointing a rubric's files, or changing a recorded "
+                  "answer needs the override label from someone with write access."]
+    return "\n".join(lines) + "\n"
+
+
+def _base_line(summary: RunSummary) -> str:
+    base = summary.base_sha[:7]
+    if summary.base_branch_sha and summary.base_branch_sha != summary.base_sha:
+        return (f"Gated against {base}, where this PR branched from its base branch (now at "
+                f"{summary.base_branch_sha[:7]}): changes made on the base branch since are not this PR's.")
+    return f"Gated against {base}, the base branch's commit this PR branched from."
 
 
 def render_body(summary: RunSummary) -> str:
@@ -43,17 +72,20 @@ def render_body(summary: RunSummary) -> str:
     failed = sum(not o.passed for o in summary.outcomes)
     parts = [MARKER, f"## {'✅' if ok else '❌'} rubric-gate: {summary.decision.upper()}", ""]
     if changed == 0:
-        parts.append("This PR changes no rubric file; nothing to gate.")
+        parts.append("This PR changes no rubric file." + ("" if summary.standard else " Nothing to gate."))
     else:
         parts.append(f"{changed} rubric file{'s' if changed != 1 else ''} changed, "
                      f"{changed - failed} passed, {failed} failed.")
+    parts += ["", _base_line(summary)]
     if summary.override:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
     for notice in summary.notices:
         parts += ["", "> [!NOTE]", f"> {neutralize(notice, table=False)}"]
+    if summary.standard:
+        parts += ["", _standard_section(summary.standard).rstrip("\n")]
     for outcome in summary.outcomes:
         parts += ["", _section(outcome).rstrip("\n")]
-    footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} → head {summary.head_sha[:7]}"
+    footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} (merge base) → head {summary.head_sha[:7]}"
     if summary.run_url:
         footer += f" · [workflow run]({summary.run_url})"
     parts += ["", footer + "</sub>", ""]

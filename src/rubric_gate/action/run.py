@@ -9,16 +9,18 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
 from github import GithubException
 from github.Repository import Repository
 
+from rubric_gate.action.cache import VerdictCache
 from rubric_gate.action.changed import (
     ChangedFile,
     changed_via_git,
     changed_via_rest,
-    matches_any,
+    merge_base_via_git,
+    merge_base_via_rest,
     rubric_changes,
+    unmatched_globs,
 )
 from rubric_gate.action.checks import SUMMARY_LIMIT, annotations_for, publish_check
 from rubric_gate.action.client import connect, describe
@@ -26,11 +28,14 @@ from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.evaluate import GateSettings, RubricOutcome, evaluate
 from rubric_gate.action.event import PR_EVENTS, PullRequest, load_event, pull_request_from
-from rubric_gate.action.judging import JudgeBackend, load_backend, secret_values
+from rubric_gate.action.judging import SECRET_VARIABLES, JudgeBackend, load_backend, secret_values
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.override import check_override
+from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit
+from rubric_gate.action.standard import review_standard
+from rubric_gate.action.workspace import check_output_dir
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
 
 FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
@@ -49,31 +54,50 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         write_outputs(config.output_file, {"decision": "pass", "report": ""})
         return EXIT_PASS
     pr = pull_request_from(load_event(config.event_path), str(config.event_path))
+    check_output_dir(config.output_dir, config.workspace, config.cache_dir)
     _clear_output_dir(config.output_dir, config.workspace)
     if not config.token:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)
     started = time.monotonic()
 
-    reader, files = _detect(config, repo, pr)
-    changes = _pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, pr, config.rubric_globs)
-    outcomes = _gate_all(config, changes, reader, pr) if changes else []
-    summary = RunSummary("pass", outcomes, pr.head_sha, pr.base_sha, run_url=_run_url(env))
+    reader, files, gate_base = _detect(config, repo, pr)
+    base_files = reader.list_files(gate_base)
+    missing = unmatched_globs(sorted(set(base_files) | set(reader.list_files(pr.head_sha))), config.rubric_globs)
+    if missing:
+        raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
+                         "fix the glob (a typo would otherwise pass every PR unchecked)")
+    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, gate_base, pr.head_sha,
+                            config.rubric_globs)
+    cache = VerdictCache(config.cache_dir)
+    for warning in cache.warnings:
+        command("warning", warning)
+    notices: list[str] = []
+    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], set())
+    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes, judged)
+    summary = RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=_run_url(env),
+                         base_branch_sha=pr.base_sha, standard=standard, notices=notices)
     if reader.kind == "rest" and changes:
         command("notice", "the checkout has no PR history (shallow clone): read files through the GitHub API")
+    for finding in standard:
+        command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
-    failing = [o for o in outcomes if not o.passed]
+    errors = [o for o in outcomes if o.error is not None]
+    failing = [o for o in outcomes if not o.passed] + [f for f in standard if f.blocking]
     if failing:
         override = check_override(repo, pr.number, pr.labels, config.override_label)
-        if override is not None and override.granted:
+        if override is not None and override.granted and errors:
+            summary.notices.append(f"The override does not apply: {override.text}, but {len(errors)} rubric file(s) "
+                                   "could not be gated (invalid input). Fix the input; an override only covers "
+                                   "changes the gate rejected.")
+        elif override is not None and override.granted:
             summary.override = override.text
             for outcome in failing:
-                if outcome.report is not None:
+                if isinstance(outcome, RubricOutcome) and outcome.report is not None:
                     outcome.report.override = override.text
         elif override is not None:
             summary.notices.append(f"Override refused: {override.text}.")
-    errors = [o for o in outcomes if o.error is not None]
-    failed = [o for o in outcomes if not o.passed] if not summary.override else errors
+    failed = errors if summary.override else failing
     summary.decision = "fail" if failed else "pass"
     exit_code = _exit_code(config, summary.decision, bool(errors))
 
@@ -127,67 +151,30 @@ def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
         command("warning", f"removed {removed} file(s) the checkout had under {output_dir.name}/ (a PR may not provide the action's output)")
 
 
-def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile]]:
+def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile], str]:
+    """The reader, the PR's changed files and its merge base: the commit the PR is gated against."""
     if has_commit(config.workspace, pr.base_sha) and has_commit(config.workspace, pr.head_sha):
         try:
-            return GitReader(config.workspace), changed_via_git(config.workspace, pr.base_sha, pr.head_sha)
+            merge_base = merge_base_via_git(config.workspace, pr.base_sha, pr.head_sha)
+            return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
         except InputError:
             pass  # e.g. no merge base in a partial history: ask the API instead
     try:
-        return RestReader(repo), changed_via_rest(repo, pr.number)
+        merge_base = merge_base_via_rest(repo, pr.base_sha, pr.head_sha)
+        return RestReader(repo), changed_via_rest(repo, pr.number), merge_base
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
 
 
-MAX_REWRITE_CANDIDATES = 100
-
-
-def _rubric_id(reader: FileReader, sha: str, path: str) -> str | None:
-    try:
-        text = reader.read(sha, path)
-        data = yaml.safe_load(text) if text else None
-    except (yaml.YAMLError, InputError):
-        return None
-    rubric_id = data.get("id") if isinstance(data, dict) else None
-    return str(rubric_id) if rubric_id is not None else None
-
-
-def _pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: FileReader,
-                   pr: PullRequest, globs: tuple[str, ...]) -> list[ChangedFile]:
-    """Gate a deleted rubric against an added file with the same rubric id, as a rename.
-
-    Rename detection needs the file to stay mostly the same: a PR that moves a rubric (out of
-    the glob, too) and rewrites it would otherwise show as a deletion and a new, ungated file.
-    """
-    removed = {c.path: _rubric_id(reader, pr.base_sha, c.path) for c in changes if c.status == "removed"}
-    if not any(removed.values()):
-        return changes
-    added = [f for f in files if f.status == "added" and f.path.lower().endswith((".yaml", ".yml"))]
-    added.sort(key=lambda f: not matches_any(f.path, globs))  # likely places first
-    head_ids: dict[str, str] = {}
-    for f in added[:MAX_REWRITE_CANDIDATES]:
-        rubric_id = _rubric_id(reader, pr.head_sha, f.path)
-        if rubric_id is not None:
-            head_ids.setdefault(rubric_id, f.path)
-    out: list[ChangedFile] = []
-    paired: set[str] = set()
-    for change in changes:
-        head_path = head_ids.get(removed.get(change.path) or "") if change.status == "removed" else None
-        if head_path is not None and head_path not in paired:
-            paired.add(head_path)
-            out.append(ChangedFile(head_path, change.path, "renamed"))
-        else:
-            out.append(change)
-    return [c for c in out if not (c.status == "added" and c.path in paired)]
-
-
-def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader,
-              pr: PullRequest) -> list[RubricOutcome]:
+def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
+              gate_base: str, cache: VerdictCache, notices: list[str]) -> tuple[list[RubricOutcome], set[str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
+    judged: set[str] = set()
+    unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
-        spec = config.judge or _rubric_judge(reader, pr, change)
+        spec = config.judge or _rubric_judge(reader, gate_base, pr.head_sha, change)
         judge, why_not = (None, None)
         if spec is not None:
             if spec not in backends:
@@ -195,10 +182,14 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
                 if backends[spec][1]:
                     command("warning", str(backends[spec][1]))
             judge, why_not = backends[spec]
+        elif change.status != "removed":
+            unjudged.append(change.path)
+        if judge is not None:
+            judged.add(change.path)
         settings = GateSettings(
-            base_sha=pr.base_sha, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
-            rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not,
-            output_dir=config.output_dir, concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
+            base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
+            rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
+            concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
@@ -206,18 +197,21 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             command("notice", f"{change.path}: {notice}")
         if outcome.error:
             command("error", f"{change.path}: {outcome.error}")
-    return outcomes
+    keys = [name for name in SECRET_VARIABLES if os.environ.get(name, "").strip()]
+    if unjudged and keys:
+        message = (f"{', '.join(keys)} is set, but no judge is configured for {len(unjudged)} rubric file(s), so "
+                   "nothing was judged and recorded verdicts were replayed. Set the action's `judge` input "
+                   "(e.g. `judge: anthropic:claude-sonnet-4-6`) or the rubric's `judge` key to judge.")
+        command("notice", message)
+        notices.append(message)
+    return outcomes, judged
 
 
-def _rubric_judge(reader: FileReader, pr: PullRequest, change: ChangedFile) -> str | None:
-    for sha, path in ((pr.base_sha, change.base_path), (pr.head_sha, change.path)):
-        try:
-            text = reader.read(sha, path)
-            data = yaml.safe_load(text) if text else None
-        except (yaml.YAMLError, InputError):
-            continue
-        if isinstance(data, dict) and isinstance(data.get("judge"), str):
-            return data["judge"]
+def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:
+    for sha, path in ((base_sha, change.base_path), (head_sha, change.path)):
+        judge = rubric_keys(reader, sha, path).get("judge")
+        if judge:
+            return judge
     return None
 
 
@@ -243,10 +237,12 @@ def _write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, so
         "decision": summary.decision,
         "override": summary.override,
         "pull_request": pr.number,
-        "base_sha": pr.base_sha,
+        "base_sha": summary.base_sha,  # the merge base the PR was gated against
+        "base_branch_sha": pr.base_sha,
         "head_sha": pr.head_sha,
         "files_from": source,
         "rubrics": [o.to_dict() for o in summary.outcomes],
+        "standard": [f.to_dict() for f in summary.standard],
     }
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

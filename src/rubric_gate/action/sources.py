@@ -20,6 +20,9 @@ class FileReader(Protocol):
     def read(self, sha: str, path: str) -> str | None:
         """The file's text at `sha`, or None when it does not exist there."""
 
+    def list_files(self, sha: str) -> list[str]:
+        """Every file path in the tree at `sha`."""
+
 
 def check_repo_path(sha: str, path: str) -> str:
     """`path` if it names a file inside the repository; else an InputError.
@@ -58,12 +61,29 @@ class GitReader:
             return None
         return read_git_file(sha, path, self.workspace)
 
+    def list_files(self, sha: str) -> list[str]:
+        proc = subprocess.run(["git", "ls-tree", "-r", "-z", "--name-only", "--end-of-options", sha],
+                              cwd=self.workspace, capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise InputError(f"commit {sha[:7]}", "cannot list its files")
+        return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
+
 
 class RestReader:
     kind = "rest"
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+
+    def list_files(self, sha: str) -> list[str]:
+        try:
+            tree = self.repo.get_git_tree(sha, recursive=True)
+        except GithubException as exc:
+            raise InputError(f"commit {sha[:7]}", f"cannot list its files through the GitHub API (HTTP {exc.status})") from None
+        if tree.raw_data.get("truncated"):
+            raise InputError(f"commit {sha[:7]}", "the GitHub API truncated its file list (over 100,000 files); "
+                             "check out the repository with history (`fetch-depth: 0`) instead")
+        return [entry.path for entry in tree.tree if entry.type == "blob"]
 
     def read(self, sha: str, path: str) -> str | None:
         check_repo_path(sha, path)

@@ -38,6 +38,7 @@ class CalibrationSet:
 def parse_calibration(source: SourceText) -> CalibrationSet:
     items: list[CalibrationItem] = []
     seen: dict[str, int] = {}
+    by_content: dict[str, tuple[int, CalibrationItem]] = {}
     for line_no, obj in iter_jsonl(source.text, source.display):
         try:
             item = CalibrationItem.model_validate(obj)
@@ -56,6 +57,11 @@ def parse_calibration(source: SourceText) -> CalibrationSet:
         if item.id in seen:
             raise InputError(source.display, f"duplicate item id '{item.id}' (first at line {seen[item.id]})", line_no)
         seen[item.id] = line_no
+        first = by_content.setdefault(item.content_hash, (line_no, item))
+        if first[1].label != item.label:
+            # The judge sees input and output only: one output cannot be both right and wrong.
+            raise InputError(source.display, f"item '{item.id}' has the same input and output as '{first[1].id}' "
+                             f"(line {first[0]}) but the opposite label ({item.label} vs {first[1].label})", line_no)
         items.append(item)
     if not items:
         raise InputError(source.display, "calibration set is empty")

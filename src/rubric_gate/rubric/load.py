@@ -98,6 +98,13 @@ def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[s
                 display, f"duplicate check id '{check.id}' (first at line {check_lines[check.id]})", line
             )
         check_lines[check.id] = line or 0
+    if rubric.max_failures >= len(rubric.checks):
+        raise InputError(display, f"aggregation max_failures is {rubric.max_failures} but the rubric has "
+                         f"{len(rubric.checks)} check(s): no output could ever fail", located.line_of(("aggregation",)))
+    # Annotations for a change of aggregation go on its line (the gate reports it as this id).
+    aggregation_line = located.line_of(("aggregation",))
+    if aggregation_line and "(aggregation)" not in check_lines:
+        check_lines["(aggregation)"] = aggregation_line
     return rubric, check_lines
 
 

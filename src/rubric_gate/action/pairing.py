@@ -1,0 +1,57 @@
+"""Pair a deleted rubric with the added file that replaces it, so a rewrite is gated as an edit.
+
+Git's rename detection needs a file to stay mostly the same: a PR that moves a rubric (out of
+the glob, too) and rewrites it, or gives it a new id, would otherwise show as a deletion and a
+new, ungated file. A deleted rubric is paired with an added YAML file carrying the same rubric
+id, or else the same calibration set.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from rubric_gate.action.changed import ChangedFile, matches_any
+from rubric_gate.action.sources import FileReader
+from rubric_gate.errors import InputError
+
+MAX_REWRITE_CANDIDATES = 100
+
+
+def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
+    """The rubric's `id`, `calibration` and `verdicts` as written, read leniently ({} if unreadable)."""
+    try:
+        text = reader.read(sha, path)
+        data = yaml.safe_load(text) if text else None
+    except (yaml.YAMLError, InputError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge")
+            if isinstance(data.get(key), str | int | float) and not isinstance(data.get(key), bool)}
+
+
+def pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: FileReader,
+                  base_sha: str, head_sha: str, globs: tuple[str, ...]) -> list[ChangedFile]:
+    removed = {c.path: rubric_keys(reader, base_sha, c.path) for c in changes if c.status == "removed"}
+    if not any(removed.values()):
+        return changes
+    added = [f for f in files if f.status == "added" and f.path.lower().endswith((".yaml", ".yml"))]
+    added.sort(key=lambda f: not matches_any(f.path, globs))  # likely places first
+    candidates = [(f.path, rubric_keys(reader, head_sha, f.path)) for f in added[:MAX_REWRITE_CANDIDATES]]
+    out: list[ChangedFile] = []
+    paired: set[str] = set()
+    for change in changes:
+        keys = removed.get(change.path) if change.status == "removed" else None
+        match = None
+        if keys:
+            for key in ("id", "calibration"):
+                match = next((path for path, head in candidates
+                              if path not in paired and key in keys and head.get(key) == keys[key]), None)
+                if match:
+                    break
+        if match is not None:
+            paired.add(match)
+            out.append(ChangedFile(match, change.path, "renamed"))
+        else:
+            out.append(change)
+    return [c for c in out if not (c.status == "added" and c.path in paired)]

@@ -1,0 +1,132 @@
+"""Read what a PR does to the labels and recorded verdicts of every rubric under the glob.
+
+Labels are the standard every rubric is gated on, and recorded verdicts are the evidence the
+gate replays: a PR that relabels or removes labeled items, repoints a rubric's `calibration`
+or `verdicts`, or changes a base verdict's answer needs an override, even when no rubric file
+changed. The decisions are `rubric_gate.guard`'s; this module supplies the files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rubric_gate.action.changed import ChangedFile, matches_any
+from rubric_gate.action.pairing import rubric_keys
+from rubric_gate.action.sources import FileReader
+from rubric_gate.calibration import parse_calibration
+from rubric_gate.errors import InputError
+from rubric_gate.guard import changed_answers, diff_labels
+from rubric_gate.sources import SourceText
+from rubric_gate.verdicts import VerdictStore
+
+
+@dataclass(frozen=True)
+class StandardFinding:
+    path: str  # the calibration or verdict file (or the rubric, for a repointed key)
+    used_by: tuple[str, ...]  # rubric files that use it
+    message: str
+    blocking: bool  # needs the override label
+
+    def to_dict(self) -> dict[str, object]:
+        return {"file": self.path, "used_by": list(self.used_by), "message": self.message, "blocking": self.blocking}
+
+
+def _display(sha: str, path: str) -> str:
+    return f"{sha[:7]}:{path}"
+
+
+def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
+                    globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
+                    judged: set[str]) -> list[StandardFinding]:
+    """Findings on labels and verdicts. `judged`: rubric paths (at head) whose verdicts a
+    configured judge re-judges in this run, so changed answers there are not used."""
+    changed = {f.base_path: f for f in files if f.status != "added"}
+    calibrations: dict[str, list[str]] = {}
+    verdict_files: dict[str, list[tuple[str, str | None]]] = {}
+    for path in (p for p in base_files if matches_any(p, globs)):
+        keys = rubric_keys(reader, base_sha, path)
+        if "calibration" in keys:
+            calibrations.setdefault(keys["calibration"], []).append(path)
+        if "verdicts" in keys:
+            verdict_files.setdefault(keys["verdicts"], []).append((path, keys.get("calibration")))
+    findings: list[StandardFinding] = []
+    # Files whose every rubric this PR deletes go with them (the deletion itself is gated).
+    deleted = {c.path for c in rubric_changes if c.status == "removed"}
+    calibrations = {k: v for k, v in calibrations.items() if not set(v) <= deleted}
+    verdict_files = {k: v for k, v in verdict_files.items() if not {u for u, _ in v} <= deleted}
+    for cal_path, users in sorted(calibrations.items()):
+        if cal_path in changed:
+            findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed[cal_path], tuple(users)))
+    for v_path, users_and_cal in sorted(verdict_files.items()):
+        if v_path in changed:
+            users = tuple(u for u, _ in users_and_cal)
+            cal_path = next((c for _, c in users_and_cal if c), None)
+            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_path,
+                                              users, rejudged=any(u in judged for u in users)))
+    for change in rubric_changes:
+        if change.status not in ("modified", "renamed"):
+            continue
+        before = rubric_keys(reader, base_sha, change.base_path)
+        after = rubric_keys(reader, head_sha, change.path)
+        for key in ("calibration", "verdicts"):
+            if key in before and key in after and before[key] != after[key]:
+                findings.append(StandardFinding(change.path, (change.path,),
+                                                f"repoints `{key}` from {before[key]} to {after[key]}", True))
+    return findings
+
+
+def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
+                    users: tuple[str, ...]) -> list[StandardFinding]:
+    base_text = reader.read(base_sha, path)
+    if base_text is None:
+        return []
+    try:
+        base = parse_calibration(SourceText(_display(base_sha, path), base_text, None))
+    except InputError:
+        return []  # a broken base set: the PR that fixes it is not blocked by it
+    head_path = change.path if change.status != "removed" else path
+    head_text = None if change.status == "removed" else reader.read(head_sha, head_path)
+    if head_text is None:
+        return [StandardFinding(path, users, f"deletes the calibration set ({len(base.items)} labeled items)", True)]
+    try:
+        head = parse_calibration(SourceText(_display(head_sha, head_path), head_text, None))
+    except InputError as exc:
+        return [StandardFinding(path, users, f"the new calibration set does not load: {exc.message}", True)]
+    diff = diff_labels(base.items, head.items)
+    out = []
+    if change.status == "renamed":
+        out.append(StandardFinding(path, users, f"moves the calibration set to {change.path}; "
+                                   "the rubrics still name the old path", True))
+    parts = diff.describe()
+    if parts:
+        out.append(StandardFinding(path, users, "; ".join(parts), diff.blocking))
+    return out
+
+
+def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
+                      cal_path: str | None, users: tuple[str, ...], *, rejudged: bool) -> list[StandardFinding]:
+    base_text = reader.read(base_sha, path)
+    cal_text = reader.read(base_sha, cal_path) if cal_path else None
+    if base_text is None or cal_text is None:
+        return []
+    try:
+        base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
+        items = parse_calibration(SourceText(_display(base_sha, cal_path or ""), cal_text, None)).items
+    except InputError:
+        return []
+    head_text = None if change.status == "removed" else reader.read(head_sha, change.path)
+    if head_text is None:
+        return [StandardFinding(path, users, f"deletes the verdict store ({len(base)} recorded verdicts)", True)]
+    try:
+        head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
+    except InputError as exc:
+        return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
+    answers = changed_answers(base, head, items)
+    if not answers:
+        return []
+    shown = ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")
+    if rejudged:
+        return [StandardFinding(path, users, f"changes {len(answers)} recorded answer(s) ({shown}); the configured "
+                                "judge re-judged these pairs and the gate used its answers, not the PR's", False)]
+    return [StandardFinding(path, users, f"changes {len(answers)} recorded answer(s) ({shown}) with no judge "
+                            "configured to re-judge them", True)]

@@ -1,0 +1,41 @@
+"""Where the action may write: inside the workspace, never over a file the repository tracks."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from rubric_gate.errors import InputError
+
+
+def _inside(path: Path, workspace: Path) -> Path | None:
+    try:
+        return path.resolve().relative_to(workspace.resolve())
+    except ValueError:
+        return None
+
+
+def tracked_under(workspace: Path, relative: Path) -> list[str]:
+    """Files git tracks under `relative` in the checkout (empty when it is not a git checkout)."""
+    proc = subprocess.run(["git", "ls-files", "-z", "--", str(relative) if str(relative) != "." else "."],
+                          cwd=workspace, capture_output=True, check=False)
+    if proc.returncode != 0:
+        return []
+    return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
+
+
+def check_output_dir(output_dir: Path, workspace: Path, cache_dir: Path) -> None:
+    """`output_dir` and the verdict cache must lie inside the workspace (later steps upload and
+    cache them from there) and hold no tracked file: the action deletes and rewrites files there,
+    and a committed file there could pass for the action's own output or cached verdicts."""
+    for name, path in (("output_dir", output_dir), ("verdict_cache", cache_dir)):
+        inside = _inside(path, workspace)
+        if inside is None:
+            raise InputError(f"input {name} ({path})", "must be a directory inside the workspace")
+        if inside == Path("."):
+            raise InputError(f"input {name}", "must be a directory of its own, not the workspace root")
+        tracked = tracked_under(workspace, inside)
+        if tracked:
+            shown = ", ".join(tracked[:5]) + (f" and {len(tracked) - 5} more" if len(tracked) > 5 else "")
+            raise InputError(f"input {name} ({inside})", f"holds files the repository tracks ({shown}); "
+                             "the action would overwrite them: choose a directory the repository does not use")

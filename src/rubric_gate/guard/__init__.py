@@ -1,0 +1,8 @@
+"""What a pull request may not change without an override: the labels, the recorded verdicts,
+and rubrics that still do work. Pure functions over loaded data; the action supplies the facts."""
+
+from rubric_gate.guard.deletion import deletion_losses
+from rubric_gate.guard.labels import LabelDiff, diff_labels
+from rubric_gate.guard.verdicts import changed_answers
+
+__all__ = ["LabelDiff", "changed_answers", "deletion_losses", "diff_labels"]

@@ -1,0 +1,53 @@
+"""Labels are the standard: which labeled items a change of the calibration file relabels or removes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rubric_gate.calibration.model import CalibrationItem
+
+
+@dataclass(frozen=True)
+class LabelDiff:
+    relabeled: list[tuple[str, str, str]] = field(default_factory=list)  # (id, old label, new label)
+    removed: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
+    added: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
+    edited: list[str] = field(default_factory=list)  # same id and label, other input/output/flaw/split
+
+    @property
+    def blocking(self) -> bool:
+        """Relabeling or removing a labeled item moves the standard every rubric is gated on."""
+        return bool(self.relabeled or self.removed)
+
+    def describe(self, limit: int = 20) -> list[str]:
+        def shown(parts: list[str]) -> str:
+            more = f" and {len(parts) - limit} more" if len(parts) > limit else ""
+            return ", ".join(parts[:limit]) + more
+
+        out = []
+        if self.relabeled:
+            out.append(f"relabeled {len(self.relabeled)}: " + shown([f"{i} ({a} -> {b})" for i, a, b in self.relabeled]))
+        if self.removed:
+            out.append(f"removed {len(self.removed)}: " + shown([f"{i} ({lab})" for i, lab in self.removed]))
+        if self.added:
+            out.append(f"added {len(self.added)}: " + shown([f"{i} ({lab})" for i, lab in self.added]))
+        if self.edited:
+            out.append(f"edited {len(self.edited)} (same label): " + shown(self.edited))
+        return out
+
+
+def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem]) -> LabelDiff:
+    before = {i.id: i for i in base}
+    after = {i.id: i for i in head}
+    diff = LabelDiff()
+    for item_id, old in before.items():
+        new = after.get(item_id)
+        if new is None:
+            diff.removed.append((item_id, old.label))
+        elif new.label != old.label:
+            diff.relabeled.append((item_id, old.label, new.label))
+        elif new != old:
+            diff.edited.append(item_id)
+    diff.added.extend((i, item.label) for i, item in after.items() if i not in before)
+    return diff

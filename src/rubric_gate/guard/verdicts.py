@@ -1,0 +1,42 @@
+"""Recorded verdicts are evidence: which base verdicts a change of the verdict file overrules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.verdicts import Verdict, VerdictStore
+
+
+@dataclass(frozen=True)
+class ChangedAnswer:
+    check: str
+    item: str
+    base: str
+    head: str
+
+    def __str__(self) -> str:
+        return f"{self.check} on {self.item}: {self.base} -> {self.head}"
+
+
+def changed_answers(base: VerdictStore, head_verdicts: Iterable[Verdict],
+                    items: Iterable[CalibrationItem]) -> list[ChangedAnswer]:
+    """Head verdicts that answer a (check text, item) pair differently from the base's verdict.
+
+    Only the answer the gate would replay counts: the base's own later-wins lookup for the same
+    pair, matched by item id or content hash as replay matches it.
+    """
+    by_id = {i.id: i for i in items}
+    by_hash = {i.content_hash: i for i in by_id.values()}
+    latest: dict[tuple[str, str], Verdict] = {}
+    for verdict in head_verdicts:
+        item = by_id.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
+        if item is not None:
+            latest[(verdict.check_text, item.id)] = verdict
+    out = []
+    for (text, item_id), verdict in latest.items():
+        recorded = base.find(text, by_id[item_id])
+        if recorded is not None and recorded.answer != verdict.answer:
+            out.append(ChangedAnswer(verdict.check or text[:60], item_id, recorded.answer, verdict.answer))
+    return out
