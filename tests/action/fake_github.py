@@ -61,6 +61,7 @@ class FakeGitHub:
     requests: list[tuple[str, str]] = field(default_factory=list)
     judge: Any = None  # (prompt) -> "yes" | "no": answers an OpenAI-compatible chat request
     judge_calls: int = 0
+    copies: dict[str, str] = field(default_factory=dict)  # new path -> source: listed as "copied"
     _next_id: int = 100
     url: str = ""
     _headers: dict[str, str] = field(default_factory=dict)  # extra response headers (Link)
@@ -216,6 +217,8 @@ class FakeGitHub:
                 files.append({"filename": fields[i + 1], "status": status})
                 i += 2
         for f in files:
+            if f["filename"] in self.copies:  # what the REST API reports for a copy (git diff -C)
+                f.update({"status": "copied", "previous_filename": self.copies[f["filename"]]})
             f.update({"sha": "0" * 40, "additions": 1, "deletions": 1, "changes": 2})
         return files
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import yaml
 from fake_github import FakeGitHub
@@ -163,12 +166,30 @@ class Scenario:
 
     def run(self, head_sha: str, *, workspace: Path | None = None, fork: bool = False,
             labels: tuple[str, ...] = (), token: str = TOKEN, command: list[str] | None = None,
-            env_extra: dict[str, str] | None = None, **inputs: str) -> Result:
+            env_extra: dict[str, str] | None = None, event_name: str = "pull_request", **inputs: str) -> Result:
         workspace = workspace or self.git.path
         env = self.env(self.event(head_sha, fork=fork, labels=labels), workspace, token, **inputs)
+        env["GITHUB_EVENT_NAME"] = event_name
         env.update(env_extra or {})
-        proc = subprocess.run(command or [sys.executable, "-m", "rubric_gate", "action"], cwd=workspace,
-                              env=env, capture_output=True, text=True, timeout=60, check=False)
-        return Result(proc.returncode, proc.stdout, proc.stderr,
+        if command is None and not os.environ.get("RUBRIC_GATE_TEST_SUBPROCESS"):
+            code, stdout, stderr = run_in_process(env, workspace)
+        else:
+            proc = subprocess.run(command or [sys.executable, "-m", "rubric_gate", "action"], cwd=workspace,
+                                  env=env, capture_output=True, text=True, timeout=60, check=False)
+            code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        return Result(code, stdout, stderr,
                       parse_outputs(Path(env["GITHUB_OUTPUT"]).read_text()),
                       Path(env["GITHUB_STEP_SUMMARY"]).read_text(), workspace)
+
+
+def run_in_process(env: dict[str, str], workspace: Path) -> tuple[int, str, str]:
+    """`rubric-gate action` in this process: the same entry point and error handling as the
+    console script, without a Python start-up per run (set RUBRIC_GATE_TEST_SUBPROCESS=1 to
+    run every scenario as a subprocess instead)."""
+    from rubric_gate.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with (mock.patch.dict(os.environ, env, clear=True), contextlib.chdir(workspace),
+          contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)):
+        code = main(["action"])
+    return code, out.getvalue(), err.getvalue()

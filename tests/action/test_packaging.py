@@ -135,8 +135,15 @@ def test_token_falls_back_to_github_token_variable(scenario: Scenario) -> None:
 
 
 def test_non_pull_request_event_is_a_quick_pass(scenario: Scenario) -> None:
-    result = scenario.run(scenario.base_sha, env_extra={"GITHUB_EVENT_NAME": "push"})
+    result = scenario.run(scenario.base_sha, env_extra={"GITHUB_EVENT_NAME": "schedule"})
     assert result.code == 0 and result.outputs["decision"] == "pass"
+    assert not scenario.fake.requests
+
+
+def test_a_push_without_a_judge_judges_nothing_and_says_so(scenario: Scenario) -> None:
+    result = scenario.run(scenario.base_sha, env_extra={"GITHUB_EVENT_NAME": "push", "GITHUB_SHA": scenario.base_sha})
+    assert result.code == 0, result.stderr
+    assert "no judge configured" in result.summary
     assert not scenario.fake.requests
 
 

@@ -24,10 +24,11 @@ def connect(token: str, api_url: str, repository: str) -> Repository:
         timeout=30,
         per_page=100,  # the REST maximum: fewer requests to list a busy PR's comments and events
         retry=GithubRetry(total=3),
+        lazy=True,
         seconds_between_requests=None,
         seconds_between_writes=interval,
     )
-    return client.get_repo(repository, lazy=True)
+    return client.get_repo(repository)
 
 
 def is_forbidden(exc: Exception) -> bool:

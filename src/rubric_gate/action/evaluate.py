@@ -79,7 +79,7 @@ def _display(sha: str, path: str) -> str:
     return f"{sha[:7]}:{path}"
 
 
-def _calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
+def read_calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
     text = reader.read(sha, path)
     if text is None:
         raise InputError(_display(sha, path), "calibration set not found at this commit")
@@ -89,7 +89,7 @@ def _calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
     return calibration
 
 
-def _verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
+def read_verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
     text = reader.read(sha, path)
     display = _display(sha, path)
     return VerdictStore(display=display) if text is None else VerdictStore.from_source(SourceText(display, text, None))
@@ -162,8 +162,8 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
         raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
     head = parse_rubric_text(text, _display(s.head_sha, changed.path))
     outcome.head = head
-    calibration = _calibration(reader, s.head_sha, head.rubric.calibration)
-    store = _verdicts(reader, s.head_sha, head.rubric.verdicts)
+    calibration = read_calibration(reader, s.head_sha, head.rubric.calibration)
+    store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge is not None:
@@ -189,8 +189,8 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
     outcome.base = base
     summary = None
     try:
-        calibration = _calibration(reader, s.base_sha, base.rubric.calibration)
-        evaluation = Evaluation(calibration, _verdicts(reader, s.base_sha, base.rubric.verdicts))
+        calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
+        evaluation = Evaluation(calibration, read_verdicts(reader, s.base_sha, base.rubric.verdicts))
         summary = attribute_rubric(base, evaluation)
     except RubricGateError as exc:
         outcome.notices.append(f"The deleted rubric could not be scored at the base ({exc.message}); "
@@ -218,8 +218,8 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         check_repo_path(s.head_sha, getattr(head.rubric, key))
     try:
         base = parse_rubric_text(base_text, _display(s.base_sha, changed.base_path))
-        calibration = _calibration(reader, s.base_sha, base.rubric.calibration)
-        base_store = _verdicts(reader, s.base_sha, base.rubric.verdicts)
+        calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
+        base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
     except InputError as exc:
         # A broken rubric was merged: the PR that fixes it must not be blocked by it.
         _evaluate_new(outcome, reader, s, base_note=(
@@ -229,7 +229,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
     notes: list[str] = []
 
     # Labels and verdicts come from the base: the PR must not grade its own edit.
-    head_store = _verdicts(reader, s.head_sha, head.rubric.verdicts)
+    head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     added, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
 

@@ -35,6 +35,7 @@ from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit
 from rubric_gate.action.standard import review_standard
+from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import check_output_dir
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
 
@@ -47,6 +48,8 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for secret in [config.token, *secret_values(dict(env))]:
         if secret:
             command("add-mask", secret)
+    if config.event_name == "push":
+        return warm_cache(config, env)
     if config.event_name not in PR_EVENTS:
         message = f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event"
         command("notice", message)
@@ -254,7 +257,7 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
     posted_notices: list[str] = []
     body = fit(render_body(summary), where=where)
     if config.comment:
-        result = upsert_comment(repo, pr.number, body, create=bool(summary.outcomes))
+        result = upsert_comment(repo, pr.number, body, create=bool(summary.outcomes or summary.standard))
         if result.action in ("forbidden", "failed"):
             why = ("this PR comes from a fork, whose token is read-only" if pr.is_fork
                    else "the token may not write pull request comments (needs `pull-requests: write`)")

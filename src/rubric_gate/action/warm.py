@@ -1,0 +1,76 @@
+"""On a push to the base branch: judge what the verdict cache lacks, so the next PR judges only
+what it changes (`actions/cache` saves the cache under the base branch's key)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Mapping
+
+from rubric_gate.action.cache import VerdictCache
+from rubric_gate.action.changed import matches_any, unmatched_globs
+from rubric_gate.action.config import ActionConfig
+from rubric_gate.action.evaluate import read_calibration, read_verdicts
+from rubric_gate.action.judging import load_backend
+from rubric_gate.action.outputs import append_summary, command, write_outputs
+from rubric_gate.action.pairing import rubric_keys
+from rubric_gate.action.sources import GitReader
+from rubric_gate.action.workspace import check_output_dir
+from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_PASS, InputError, RubricGateError
+from rubric_gate.rubric import parse_rubric_text
+
+
+def _head(config: ActionConfig, env: Mapping[str, str]) -> str:
+    sha = env.get("GITHUB_SHA", "").strip()
+    if sha:
+        return sha
+    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=config.workspace, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise InputError("GITHUB_SHA", "not set, and the workspace is not a git checkout")
+    return proc.stdout.strip()
+
+
+def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
+    started = time.monotonic()
+    check_output_dir(config.output_dir, config.workspace, config.cache_dir)
+    sha = _head(config, env)
+    reader = GitReader(config.workspace)
+    files = reader.list_files(sha)
+    missing = unmatched_globs(files, config.rubric_globs)
+    if missing:
+        raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository")
+    cache = VerdictCache(config.cache_dir)
+    for warning in cache.warnings:
+        command("warning", warning)
+    lines: list[str] = []
+    errors = 0
+    for path in (p for p in files if matches_any(p, config.rubric_globs)):
+        spec = config.judge or rubric_keys(reader, sha, path).get("judge")
+        if not spec:
+            lines.append(f"- `{path}`: no judge configured (set the `judge` input); nothing judged")
+            continue
+        backend, why_not = load_backend(spec)
+        if backend is None:
+            lines.append(f"- `{path}`: {why_not}")
+            continue
+        try:
+            doc = parse_rubric_text(reader.read(sha, path) or "", f"{sha[:7]}:{path}")
+            calibration = read_calibration(reader, sha, doc.rubric.calibration)
+            store = cache.store_for(read_verdicts(reader, sha, doc.rubric.verdicts))
+            before = len(store)
+            stats = backend.judge_missing([doc], calibration, store, concurrency=config.concurrency,
+                                          max_calls=config.max_judge_calls)
+            cache.keep(store, before)
+        except RubricGateError as exc:
+            errors += 1
+            command("error", f"{path}: {exc.message}")
+            lines.append(f"- `{path}`: {exc.message}")
+            continue
+        lines.append(f"- `{path}`: {stats.get('summary', stats)}")
+    message = (f"rubric-gate: verdict cache at {os.path.relpath(cache.path, config.workspace)} "
+               f"({time.monotonic() - started:.1f}s)")
+    print(message, flush=True)
+    append_summary(config.summary_file, "\n".join(["## rubric-gate: verdict cache", "", *lines]))
+    write_outputs(config.output_file, {"decision": "pass", "report": ""})
+    return EXIT_BAD_INPUT if errors else EXIT_PASS
