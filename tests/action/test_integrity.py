@@ -10,7 +10,18 @@ import json
 import subprocess
 
 import yaml
-from harness import CALIBRATION, FAILS, LABELS, RUBRIC, TEXTS, VERDICTS, Scenario, calibration_jsonl, rubric_yaml, verdicts_jsonl
+from harness import (
+    CALIBRATION,
+    FAILS,
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    calibration_jsonl,
+    rubric_yaml,
+    verdicts_jsonl,
+)
 
 OVERRIDE = "rubric-gate:override"
 
