@@ -31,6 +31,11 @@ RUBRIC_CASES = [
     pytest.param(BASE_YAML.replace("checks:\n", "aggregation: {max_failures: -1}\nchecks:\n"), 6,
                  "aggregation must be 'all-pass' or {max_failures: K}", id="bad-aggregation"),
     pytest.param("- just\n- a list\n", 1, "a rubric must be a mapping", id="not-a-mapping"),
+    pytest.param(BASE_YAML.replace("task:", "tsak:"), 3, "unknown key 'tsak' (did you mean 'task'?)", id="misspelt-task"),
+    pytest.param(BASE_YAML.replace("    text: The output satisfies requirement B.", "    txt: The output satisfies requirement B."),
+                 12, "unknown key 'txt' (did you mean 'text'?)", id="misspelt-check-text"),
+    pytest.param(BASE_YAML.replace("checks:\n", "aggregation: {max_failures: 4}\nchecks:\n"), 6,
+                 "max_failures is 4 but the rubric has 4 check(s)", id="max-failures-too-high"),
     pytest.param("", 1, "file is empty", id="empty"),
 ]
 
@@ -68,6 +73,8 @@ def _mutate_jsonl(project: Project, relative: str, line: int, new: str) -> None:
         (CALIBRATION, 1, '["not", "an", "object"]', "each line must be a JSON object"),
         (VERDICTS, 7, '{"item": "R2", "check_text": "x", "answer": "maybe"}', "answer must be 'yes' or 'no', got 'maybe'"),
         (VERDICTS, 4, '{"item": "R1", "check_text": ', "malformed JSON"),
+        (CALIBRATION, 5, '{"id": "R5", "input": "env R4", "output": "report R4", "label": "fail"}',
+         "same input and output as 'R4' (line 4) but the opposite label"),
     ],
 )
 def test_bad_jsonl(project: Project, relative: str, line: int, new: str, fragment: str) -> None:
@@ -108,3 +115,16 @@ def test_torn_last_verdict_line_is_tolerated(project: Project) -> None:
 def test_usage_errors_exit_2(project: Project) -> None:
     proc = project.run("check", "--head", RUBRIC)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "--base" in proc.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("RUBRIC_GATE_MAX_RETRIES", "lots"), ("RUBRIC_GATE_JUDGE_TIMEOUT", "-1"),
+                                             ("RUBRIC_GATE_MAX_REASKS", "-2")])
+def test_bad_tuning_variables_are_input_errors(name: str, value: str) -> None:
+    from rubric_gate.errors import InputError
+    from rubric_gate.judges.backend import request_timeout
+    from rubric_gate.judges.limits import RetryPolicy
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(name, value)
+        with pytest.raises(InputError, match=f"environment variable {name}: expected"):
+            request_timeout() if name.endswith("TIMEOUT") else RetryPolicy.from_env()

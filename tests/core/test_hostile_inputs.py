@@ -225,3 +225,61 @@ def test_issue_references_in_user_text_do_not_cross_link() -> None:
 
     assert "#1" not in neutralize("see #123 and acme/repo#7")
     assert neutralize("C#") == "C#"  # no digit follows: left alone
+
+
+def _rendered_outside_code(markdown: str) -> str:
+    """What GitHub renders as Markdown: outside fenced blocks and inline code spans."""
+    import re
+
+    without_fences = re.sub(r"(`{3,})[^\n]*\n.*?\n\1", "", markdown, flags=re.S)
+    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", without_fences)
+
+
+def test_links_and_images_in_user_text_stay_inert(project: Project) -> None:
+    badge = "![PASS](https://evil.test/pass.svg)"
+    link = "[approved](https://evil.test)"
+    for relative in (CALIBRATION, VERDICTS):
+        path = project.root / relative
+        path.write_text(path.read_text().replace('"R4"', json.dumps(badge)[0:-1].replace('"', '"', 1) + '"'))
+    head = (BASE_YAML.replace("version: 1", f"version: '{link} www.evil.test'")
+            + "  - id: E\n    text: The output satisfies requirement E.\n")
+    project.write("head.yaml", head)
+    proc = project.run("check", "--base", "HEAD:" + RUBRIC, "--head", "head.yaml", "--format", "markdown")
+    assert proc.returncode == 1, proc.stderr
+    prose = _rendered_outside_code(proc.stdout)
+    assert "](" not in prose.replace("\\](", "")  # every bracket escaped: no live link or image
+    assert "https://evil" not in prose and "www.evil" not in prose  # no autolink either
+    assert f"`{link} www.evil.test`" in proc.stdout  # in a code span, shown exactly as written
+
+
+def test_code_spans_show_user_text_exactly() -> None:
+    from rubric_gate.report.markdown import code_fence, code_span
+
+    assert code_span("a<b&c", table=False) == "`a<b&c`"  # no &lt; inside a span: it would show literally
+    assert code_span("a|b", table=False) == "`a|b`" and code_span("a|b") == "`a\\|b`"
+    assert code_span("tick`s") == "``tick`s``" and code_span("`x") == "`` `x ``"
+    assert code_fence("text: uses ``` inside") == "````"
+
+
+def test_gated_rubric_keeps_backticks_in_check_text(project: Project) -> None:
+    head = BASE_YAML.replace("requirement D.", "requirement D (see ```code```).")
+    verdicts = project.root / VERDICTS
+    verdicts.write_text(verdicts.read_text() + "".join(
+        json.dumps({"item": i, "check_text": "The output satisfies requirement D (see ```code```).",
+                    "answer": "no" if i in ("R3", "R4") else "yes"}) + "\n" for i in ("R1", "R2", "R3", "R4", "R5")))
+    project.write("head.yaml", head)
+    proc = project.run("check", "--base", "HEAD:" + RUBRIC, "--head", "head.yaml", "--format", "markdown")
+    assert proc.returncode == 0, proc.stderr
+    block = proc.stdout.split("````yaml\n", 1)[1].split("\n````", 1)[0]
+    assert yaml.safe_load(block)["checks"][3]["text"] == "The output satisfies requirement D (see ```code```)."
+
+
+def test_terminal_escapes_in_user_text_are_not_printed(project: Project) -> None:
+    for relative in (CALIBRATION, VERDICTS):
+        path = project.root / relative
+        path.write_text(path.read_text().replace('"R4"', '"R4\\u001b[2J\\u001b]8;;http://x\\u0007"'))
+    project.write("head.yaml", BASE_YAML + "  - id: E\n    text: The output satisfies requirement E.\n")
+    proc = project.run("check", "--base", "HEAD:" + RUBRIC, "--head", "head.yaml")
+    assert proc.returncode == 1, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+    assert "R4\ufffd[2J" in proc.stdout

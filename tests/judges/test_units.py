@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from typing import ClassVar
 
 import pytest
@@ -33,7 +34,7 @@ def test_parse_accepts_exact_objects(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "yes", "", "```json\n{\"answer\": \"yes\", \"quote\": \"\"}\n```", '{"answer": "Yes", "quote": ""}',
+    "yes", "", "```json\n{\"answer\": \"yes\", \"quote\": \"\"}\n```",
     '{"answer": "yes"}', '{"answer": "yes", "quote": "", "reason": "r"}', '["yes"]', '{"answer": "yes", "quote": 3}',
 ])
 def test_parse_rejects_anything_else(text: str) -> None:
@@ -150,3 +151,19 @@ def test_progress_plain_lines_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     quiet = io.StringIO()
     ProgressReporter(3, "judging", enabled=False, stream=quiet).advance()
     assert quiet.getvalue() == ""
+
+
+@pytest.mark.parametrize(("reply", "expected"), [("Yes", "yes"), ("YES", "yes"), ("yes.", "yes"), (" No! ", "no"),
+                                                 ("no", "no")])
+def test_unambiguous_yes_no_spellings_are_normalised(reply: str, expected: str) -> None:
+    from rubric_gate.judges.parse import parse_answer
+
+    assert parse_answer(json.dumps({"answer": reply, "quote": ""})).answer == expected
+
+
+@pytest.mark.parametrize("reply", ["y", "yes, but", "maybe", "", "no no", 1])
+def test_anything_else_is_still_malformed(reply: object) -> None:
+    from rubric_gate.judges.parse import MalformedReply, parse_answer
+
+    with pytest.raises(MalformedReply):
+        parse_answer(json.dumps({"answer": reply, "quote": ""}))

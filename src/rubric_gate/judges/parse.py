@@ -64,11 +64,24 @@ def _answer(obj: Any, extra: frozenset[str] = frozenset()) -> Answer:
     keys = set(obj)
     if keys != {"answer", "quote"} | extra:
         raise MalformedReply(f"unexpected keys {sorted(keys)}")
-    if obj["answer"] not in ("yes", "no"):
+    answer = normalize_answer(obj["answer"])
+    if answer is None:
         raise MalformedReply(f"answer must be 'yes' or 'no', got {obj['answer']!r}")
     if not isinstance(obj["quote"], str):
         raise MalformedReply("quote is not a string")
-    return Answer(obj["answer"], obj["quote"])
+    return Answer(answer, obj["quote"])
+
+
+def normalize_answer(value: Any) -> str | None:
+    """'yes'/'no' from an unambiguous spelling of one ("Yes", "NO.", " yes! "); else None.
+
+    Only case, surrounding space and trailing punctuation are dropped: the word itself must be
+    exactly yes or no, so nothing is guessed ("yes, but" and "y" are still malformed).
+    """
+    if not isinstance(value, str):
+        return None
+    word = value.strip().rstrip(".!").strip().lower()
+    return word if word in ("yes", "no") else None
 
 
 def parse_answer(text: str) -> Answer:

@@ -86,6 +86,9 @@ def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[s
         # Union branches for `aggregation` report twice; show the most specific one.
         errors.sort(key=lambda e: (-len(e["loc"]), e["type"] != "extra_forbidden"))
         errors.sort(key=lambda e: located.line_of(tuple(e["loc"])) or 0)
+        # A misspelt required key (`tsak:`) is both unknown and missing: name the line the user
+        # wrote, with the "did you mean", rather than the missing key with no line.
+        errors.sort(key=lambda e: e["type"] != "extra_forbidden")
         loc, what = _describe(errors[0])
         if loc and loc[0] == "aggregation" and errors[0]["type"] not in ("extra_forbidden",):
             what = "aggregation must be 'all-pass' or {max_failures: K} with K >= 0"
