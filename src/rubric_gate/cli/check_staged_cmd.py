@@ -2,7 +2,8 @@
 
 Each staged rubric (its content in the git index, as it will be committed) is gated against
 its copy at `--base-ref` (default origin/main) with recorded verdicts only: the gate's answer
-before the push, without a judge or network.
+before the push, without a judge or network. Calibration and verdict files are read from the
+work tree: under pre-commit, which stashes unstaged changes first, that is what is staged.
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ from rubric_gate.calibration import CalibrationItem
 from rubric_gate.errors import InputError
 from rubric_gate.lint.calibration_file import lint_calibration
 from rubric_gate.lint.findings import ERROR, WARNING, Finding
-from rubric_gate.rubric import Rubric, load_rubric
-from rubric_gate.rubric.load import rubric_problems
+from rubric_gate.rubric import Rubric, load_rubric, rubric_problems
 from rubric_gate.sources import LocatedYaml, load_located_yaml, read_source
 from rubric_gate.verdicts import VerdictStore, verdict_column
 

@@ -26,7 +26,7 @@ def workflow_template(action: str = DEFAULT_ACTION) -> str:
     .github/workflows/rubric-gate.yml), pointed at the published action instead of `./`."""
     text = (FILES_DIR / "rubric-gate.yml").read_text(encoding="utf-8")
     text = text.replace("# Runs this repository's own action (from ./) on", "# Runs rubric-gate on", 1)
-    return re.sub(r"(?m)^(\s*uses:) \./\s*$", rf"\1 {action}", text)
+    return re.sub(r"(?m)^(\s*uses:)\s+\./(?=\s*(#.*)?$)", lambda m: f"{m.group(1)} {action}", text)
 
 
 _RUBRIC = """\
