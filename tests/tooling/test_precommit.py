@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,35 @@ def test_new_rubric_missing_verdicts_and_missing_base(pushed: Repo, capsys: pyte
     assert "no recorded verdict for checks C (4/4 items)" in err
     code, _, err = run_cli(capsys, "check-staged", "--base-ref", "origin/nope", "rubrics/demo.yaml")
     assert code == 2 and "origin/nope: no such git ref" in err
+
+
+def test_git_commit_runs_both_hooks_through_pre_commit(pushed: Repo, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest's hooks, installed as a local (system) hook so no environment is built:
+    a commit deleting a check that holds a unique catch is stopped, a sound one goes through."""
+    pytest.importorskip("pre_commit")
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    local = [{**hook, "language": "system"} for hook in hooks]
+    pushed.write(".pre-commit-config.yaml", yaml.safe_dump({"repos": [{"repo": "local", "hooks": local}]}))
+    pushed.commit("hooks")
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
+    subprocess.run([f"{bin_dir}/pre-commit", "install"], cwd=pushed.root, check=True, capture_output=True)
+
+    pushed.write("rubrics/demo.yaml", rubric_text({"B": CHECKS["B"]}, version="2"))
+    pushed.git("add", "-A")
+    blocked = subprocess.run(["git", "commit", "-m", "drop A"], cwd=pushed.root, capture_output=True, text=True)
+    output = blocked.stdout + blocked.stderr  # git shows hook output on stderr
+    assert blocked.returncode != 0
+    assert re.search(r"rubric-gate lint\.+Passed", output) and re.search(r"rubric-gate check.*\.+Failed", output)
+    assert "REJECTED deleted  A" in output
+    assert pushed.git("log", "-1", "--format=%s").strip() == "hooks"  # nothing committed
+
+    added = {**CHECKS, "C": "The output is in English."}
+    pushed.write("calibration/demo.verdicts.jsonl", pushed.verdicts(added))
+    pushed.write("rubrics/demo.yaml", rubric_text(added, version="2"))
+    pushed.git("add", "-A")
+    passed = subprocess.run(["git", "commit", "-m", "add C"], cwd=pushed.root, capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert pushed.git("log", "-1", "--format=%s").strip() == "add C"
