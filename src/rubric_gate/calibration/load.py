@@ -35,25 +35,30 @@ class CalibrationSet:
         return CalibrationSet(chosen, self.display)
 
 
+def parse_item(obj: dict, display: str, line_no: int) -> CalibrationItem:
+    """One calibration line's object as an item; problems become an `InputError` naming the line."""
+    try:
+        return CalibrationItem.model_validate(obj)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(p) for p in error["loc"]) or "item"
+        if error["type"] == "extra_forbidden":
+            what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split)"
+        elif error["type"] == "missing":
+            what = f"missing required key '{key}'"
+        elif key == "label":
+            what = f"label must be 'pass' or 'fail', got {obj.get('label')!r}"
+        else:
+            what = f"{key}: {error['msg']}"
+        raise InputError(display, what, line_no) from None
+
+
 def parse_calibration(source: SourceText) -> CalibrationSet:
     items: list[CalibrationItem] = []
     seen: dict[str, int] = {}
     by_content: dict[str, tuple[int, CalibrationItem]] = {}
     for line_no, obj in iter_jsonl(source.text, source.display):
-        try:
-            item = CalibrationItem.model_validate(obj)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            key = ".".join(str(p) for p in error["loc"]) or "item"
-            if error["type"] == "extra_forbidden":
-                what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split)"
-            elif error["type"] == "missing":
-                what = f"missing required key '{key}'"
-            elif key == "label":
-                what = f"label must be 'pass' or 'fail', got {obj.get('label')!r}"
-            else:
-                what = f"{key}: {error['msg']}"
-            raise InputError(source.display, what, line_no) from None
+        item = parse_item(obj, source.display, line_no)
         if item.id in seen:
             raise InputError(source.display, f"duplicate item id '{item.id}' (first at line {seen[item.id]})", line_no)
         seen[item.id] = line_no

@@ -12,14 +12,20 @@ UNPLANNED = "unplanned"
 
 
 class CalibrationItem(BaseModel):
+    """One line of a calibration set: an output a human labeled pass or fail."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: Annotated[str, Field(min_length=1)]
-    input: Any
-    output: Any
-    label: Literal["pass", "fail"]
-    flaw: str | None = None
-    split: Literal["calibration", "evaluation"] | None = None
+    id: Annotated[str, Field(min_length=1, description="Unique item id within the calibration set.")]
+    input: Annotated[Any, Field(description="The task instance or source the output answers (any JSON).")]
+    output: Annotated[Any, Field(description="The graded output (any JSON).")]
+    label: Annotated[Literal["pass", "fail"], Field(description="The human's verdict: pass (correct) or fail (flawed).")]
+    flaw: Annotated[str | None, Field(
+        description="Category of a flawed output; 'unplanned' marks omissions no check was written for.",
+    )] = None
+    split: Annotated[Literal["calibration", "evaluation"] | None, Field(
+        description="calibration (default): the gate decides on these items; evaluation: held out.",
+    )] = None
 
     @property
     def flawed(self) -> bool:

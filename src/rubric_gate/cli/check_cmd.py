@@ -19,7 +19,7 @@ from rubric_gate.pipeline import (
     resolve_path,
     run_check,
 )
-from rubric_gate.report import render_check_text, render_markdown
+from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
 
@@ -29,7 +29,8 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--head", "head_spec", required=True, help="Head (proposed) rubric: a file or REF:PATH.")
 @click.option("--calibration", help="Labeled calibration set (JSONL). Default: the head rubric's `calibration`.")
 @click.option("--verdicts", help="Verdict store (JSONL). Default: the rubrics' `verdicts` files, merged.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice([*FORMATS.choices, "html"]), default="text", show_default=True,
+              help="html: one self-contained page with charts.")
 @click.option("--rates-rule", is_flag=True, help="Also reject any change that lowers a calibration rate (rule R).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @click.option("--judge", "judge", help="PROVIDER:MODEL: judge missing pairs live first. Default: the rubric's `judge`.")
@@ -68,6 +69,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             print_json(report.to_dict())
         elif fmt == "markdown":
             sys.stdout.write(render_markdown(report))
+        elif fmt == "html":
+            sys.stdout.write(render_html(report))
         else:
             render_check_text(report, stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED

@@ -15,6 +15,9 @@ COMMAND_MODULES = (
     ("rubric_gate.cli.attribute_cmd", "attribute_command"),
     ("rubric_gate.cli.judge_cmd", "judge_command"),
     ("rubric_gate.cli.action_cmd", "action_command"),
+    ("rubric_gate.cli.lint_cmd", "lint_command"),
+    ("rubric_gate.cli.check_staged_cmd", "check_staged_command"),
+    ("rubric_gate.cli.init_cmd", "init_command"),
 )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate.attribution import Rate
+from rubric_gate.report.charts import credit_blame_mermaid
 from rubric_gate.report.model import CheckReport, RubricSummary
 from rubric_gate.report.terminal import strip_controls
 
@@ -128,10 +129,12 @@ def _rate_rows(before: RubricSummary, after: RubricSummary, gated: RubricSummary
 
 def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
     template = _environment().get_template("report.md.j2")
+    rows = _table_rows(report)
     return template.render(
         report=report,
         h="#" * heading_level,
-        rows=_table_rows(report),
+        rows=rows,
+        mermaid=credit_blame_mermaid([r["row"] for r in rows]),
         rates=_rate_rows(report.base, report.head, report.gated),
         rejected=[c for c in report.changes if not c.accepted],
     )

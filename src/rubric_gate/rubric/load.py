@@ -71,10 +71,11 @@ def _describe(error: dict) -> tuple[tuple, str]:
     return loc, f"{field_name}: {message}"
 
 
-def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[str, int]]:
+def rubric_problems(located: LocatedYaml, display: str) -> tuple[Rubric | None, dict[str, int], list[InputError]]:
+    """Validate a parsed rubric and collect every problem, in file order (first = what loading reports)."""
     data = located.data
     if not isinstance(data, dict):
-        raise InputError(display, "a rubric must be a mapping with keys id, version, task, checks, ...", 1)
+        return None, {}, [InputError(display, "a rubric must be a mapping with keys id, version, task, checks, ...", 1)]
     version = data.get("version")
     if isinstance(version, int | float | datetime.date) and not isinstance(version, bool):
         # Shown as written: YAML would turn 1.10 into 1.1, 010 into 8 and a date into a date.
@@ -89,25 +90,54 @@ def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[s
         # A misspelt required key (`tsak:`) is both unknown and missing: name the line the user
         # wrote, with the "did you mean", rather than the missing key with no line.
         errors.sort(key=lambda e: e["type"] != "extra_forbidden")
-        loc, what = _describe(errors[0])
-        if loc and loc[0] == "aggregation" and errors[0]["type"] not in ("extra_forbidden",):
-            what = "aggregation must be 'all-pass' or {max_failures: K} with K >= 0"
-        raise InputError(display, what, located.line_of(loc)) from None
-    check_lines: dict[str, int] = {}
-    for index, check in enumerate(rubric.checks):
-        line = located.line_of(("checks", index))
-        if check.id in check_lines:
-            raise InputError(
-                display, f"duplicate check id '{check.id}' (first at line {check_lines[check.id]})", line
-            )
-        check_lines[check.id] = line or 0
+        problems: list[InputError] = []
+        seen: set[tuple] = set()
+        for error in errors:
+            loc, what = _describe(error)
+            if loc and loc[0] == "aggregation" and error["type"] != "extra_forbidden":
+                loc, what = ("aggregation",), "aggregation must be 'all-pass' or {max_failures: K} with K >= 0"
+            if loc in seen:  # another branch of the same union
+                continue
+            seen.add(loc)
+            problems.append(InputError(display, what, located.line_of(loc)))
+        return None, {}, problems + _duplicate_ids(located, display)[1]
+    check_lines, problems = _duplicate_ids(located, display)
     if rubric.max_failures >= len(rubric.checks):
-        raise InputError(display, f"aggregation max_failures is {rubric.max_failures} but the rubric has "
-                         f"{len(rubric.checks)} check(s): no output could ever fail", located.line_of(("aggregation",)))
+        problems.append(InputError(display, f"aggregation max_failures is {rubric.max_failures} but the rubric has "
+                                   f"{len(rubric.checks)} check(s): no output could ever fail",
+                                   located.line_of(("aggregation",))))
     # Annotations for a change of aggregation go on its line (the gate reports it as this id).
     aggregation_line = located.line_of(("aggregation",))
     if aggregation_line and "(aggregation)" not in check_lines:
         check_lines["(aggregation)"] = aggregation_line
+    return (None if problems else rubric), check_lines, problems
+
+
+def _duplicate_ids(located: LocatedYaml, display: str) -> tuple[dict[str, int], list[InputError]]:
+    """Line of each check id, and an error for each id used twice (read from the raw data, so it
+    is found even when another key of the rubric is invalid)."""
+    check_lines: dict[str, int] = {}
+    problems: list[InputError] = []
+    checks = located.data.get("checks") if isinstance(located.data, dict) else None
+    for index, check in enumerate(checks if isinstance(checks, list) else []):
+        check_id = check.get("id") if isinstance(check, dict) else None
+        if not isinstance(check_id, str):
+            continue
+        line = located.line_of(("checks", index))
+        if check_id in check_lines:
+            problems.append(InputError(
+                display, f"duplicate check id '{check_id}' (first at line {check_lines[check_id]})", line
+            ))
+            continue
+        check_lines[check_id] = line or 0
+    return check_lines, problems
+
+
+def rubric_from_yaml(located: LocatedYaml, display: str) -> tuple[Rubric, dict[str, int]]:
+    rubric, check_lines, problems = rubric_problems(located, display)
+    if problems:
+        raise problems[0]
+    assert rubric is not None
     return rubric, check_lines
 
 

@@ -15,6 +15,8 @@ def normalize_text(text: str) -> str:
 
 
 class Origin(StrEnum):
+    """Where a check came from."""
+
     hand = "hand"
     generated = "generated"
     review = "review"
@@ -25,20 +27,38 @@ class MaxFailures(BaseModel):
     """Aggregation "at most K checks may say no"."""
 
     model_config = ConfigDict(extra="forbid")
-    max_failures: Annotated[int, Field(ge=0, strict=True)]  # `true` or "1" is a mistake, not 1
+    max_failures: Annotated[int, Field(
+        ge=0, strict=True,  # `true` or "1" is a mistake, not 1
+        description="An output passes when at most this many checks answer no (a plain integer >= 0).",
+    )]
 
 
 Aggregation = Literal["all-pass"] | MaxFailures
 
 
 class Check(BaseModel):
+    """One yes/no question the judge answers about each output."""
+
     model_config = ConfigDict(extra="forbid")
 
-    id: Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
-    text: Annotated[str, Field(min_length=1)]
-    origin: Origin = Origin.hand
-    frozen: bool | None = None
-    source: str | list[str] | None = None
+    id: Annotated[str, Field(
+        min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        description="Stable id across edits (letters, digits, '_', '.', '-'); the gate diffs rubric versions by id.",
+    )]
+    text: Annotated[str, Field(
+        min_length=1,
+        description="The yes/no question the judge answers about one output; verdicts are recorded against this text.",
+    )]
+    origin: Annotated[Origin, Field(
+        description="Where the check came from: hand (written by a person), generated, review (added by model "
+                    "review) or label (derived from human labels; frozen by default).",
+    )] = Origin.hand
+    frozen: Annotated[bool | None, Field(
+        description="A frozen check cannot be deleted, reworded or unfrozen. Defaults to true exactly when origin is label.",
+    )] = None
+    source: Annotated[str | list[str] | None, Field(
+        description="Free provenance, e.g. the calibration items a label-derived check was taught by.",
+    )] = None
 
     @field_validator("text")
     @classmethod
@@ -64,16 +84,30 @@ class Check(BaseModel):
 
 
 class Rubric(BaseModel):
+    """A checklist rubric for an LLM judge, versioned in git and gated by rubric-gate."""
+
     model_config = ConfigDict(extra="forbid")
 
-    id: Annotated[str, Field(min_length=1)]
-    version: str | int | float
-    task: Annotated[str, Field(min_length=1)]
-    calibration: Annotated[str, Field(min_length=1)]
-    verdicts: Annotated[str, Field(min_length=1)]
-    judge: str | None = None
-    aggregation: Aggregation = "all-pass"
-    checks: Annotated[list[Check], Field(min_length=1)]
+    id: Annotated[str, Field(min_length=1, description="The rubric's name.")]
+    version: Annotated[str | int | float, Field(
+        description="Any string or number; shown in reports exactly as written.",
+    )]
+    task: Annotated[str, Field(min_length=1, description="What the graded output must do; the judge sees it.")]
+    calibration: Annotated[str, Field(
+        min_length=1, description="Path of the labeled calibration set (JSONL), relative to the repository root.",
+    )]
+    verdicts: Annotated[str, Field(
+        min_length=1, description="Path of the recorded verdict store (JSONL), relative to the repository root.",
+    )]
+    judge: Annotated[str | None, Field(
+        description="Default live judge as PROVIDER:MODEL (anthropic:MODEL or openai:MODEL); "
+                    "without it recorded verdicts are replayed.",
+    )] = None
+    aggregation: Annotated[Aggregation, Field(
+        description="'all-pass' (default): an output passes only if every check says yes; "
+                    "or {max_failures: K}: it passes when at most K checks say no.",
+    )] = "all-pass"
+    checks: Annotated[list[Check], Field(min_length=1, description="The checks, in the order reports show them.")]
 
     @field_validator("version", mode="before")
     @classmethod

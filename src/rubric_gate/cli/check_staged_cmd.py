@@ -1,0 +1,78 @@
+"""`rubric-gate check-staged`: the pre-commit hook that gates staged rubric edits offline.
+
+Each staged rubric (its content in the git index, as it will be committed) is gated against
+its copy at `--base-ref` (default origin/main) with recorded verdicts only: the gate's answer
+before the push, without a judge or network. Calibration and verdict files are read from the
+work tree: under pre-commit, which stashes unstaged changes first, that is what is staged.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from rich.text import Text
+
+from rubric_gate.cli.common import repo_root, stdout_console
+from rubric_gate.cli.errors import handle_errors
+from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, InputError, RubricGateError
+from rubric_gate.pipeline import Evaluation, load_calibration_for, load_verdicts_for, run_check
+from rubric_gate.report import render_check_text
+from rubric_gate.rubric import parse_rubric_text
+from rubric_gate.sources.files import read_git_file
+
+
+def _in_ref(ref: str, path: str, root: Path) -> bool:
+    proc = subprocess.run(["git", "cat-file", "-e", f"{ref}:{path}"], cwd=root, capture_output=True, check=False)
+    return proc.returncode == 0
+
+
+def _ref_exists(ref: str, root: Path) -> bool:
+    proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=root,
+                          capture_output=True, check=False)
+    return proc.returncode == 0
+
+
+def _gate_one(path: str, base_ref: str, root: Path) -> int:
+    console = stdout_console()
+    if not _in_ref("", path, root):
+        console.print(Text(f"{path}: not staged, skipped"))
+        return EXIT_PASS
+    head = parse_rubric_text(read_git_file("", path, root), f"{path} (staged)")
+    if not _in_ref(base_ref, path, root):
+        console.print(Text(f"{path}: new rubric (not in {base_ref}): nothing to gate"))
+        return EXIT_PASS
+    base = parse_rubric_text(read_git_file(base_ref, path, root), f"{base_ref}:{path}")
+    items = load_calibration_for(head, None, root)
+    store = load_verdicts_for([base, head], None, root)
+    report = run_check(base, head, Evaluation(items, store))
+    console.print(Text(f"== {path} against {base_ref}"))
+    render_check_text(report, console)
+    return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED
+
+
+@click.command("check-staged")
+@click.argument("files", nargs=-1)
+@click.option("--base-ref", default="origin/main", show_default=True, help="Git ref holding the base rubrics.")
+@handle_errors
+def check_staged_command(files: tuple[str, ...], base_ref: str) -> int:
+    """Gate the staged version of each rubric FILE against BASE-REF, replaying recorded verdicts.
+
+    FILES are paths relative to the repository root, as pre-commit passes them. Exit 0 pass,
+    1 gate failed, 2 bad input or verdicts still to record.
+    """
+    root = repo_root()
+    if not _ref_exists(base_ref, root):
+        raise InputError(base_ref, "no such git ref (run `git fetch origin` or pass --base-ref)")
+    worst = EXIT_PASS
+    for path in files:
+        relative = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
+        try:
+            code = _gate_one(relative, base_ref, root)
+        except RubricGateError as exc:
+            print(f"rubric-gate: error: {' '.join(exc.message.splitlines())}", file=sys.stderr)
+            code = exc.exit_code
+        worst = max(worst, code)  # 2 (bad input) > 1 (gate failed) > 0
+    return worst

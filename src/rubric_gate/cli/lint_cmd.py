@@ -1,0 +1,34 @@
+"""`rubric-gate lint`: check rubric files offline, listing every finding."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from rubric_gate.cli.common import repo_root
+from rubric_gate.cli.errors import handle_errors
+from rubric_gate.lint import ERROR, WARNING, exit_code, lint_rubric_files
+
+
+@click.command("lint")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--strict", is_flag=True, help="Exit 1 when there are warnings (e.g. verdicts still to record).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
+@handle_errors
+def lint_command(files: tuple[str, ...], strict: bool, root: Path | None) -> int:
+    """Check rubric FILES without judging: schema, model rules, calibration, verdict coverage.
+
+    Prints one `file:line: severity: message` line per finding. Exit 0 clean (or warnings
+    only), 1 warnings with --strict, 2 errors.
+    """
+    findings = lint_rubric_files(files, root or repo_root())
+    for finding in findings:
+        print(finding.format())
+    errors = sum(f.severity == ERROR for f in findings)
+    warnings = sum(f.severity == WARNING for f in findings)
+    if findings:
+        print(f"rubric-gate lint: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} "
+              f"in {len(files)} file{'s' * (len(files) != 1)}", file=sys.stderr)
+    return exit_code(findings, strict=strict)

@@ -1,0 +1,58 @@
+"""HTML report: one self-contained file (no JavaScript, no network) with inline SVG charts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from rubric_gate import __version__
+from rubric_gate.report.charts import METRICS, attribution_chart, rates_chart, shared_scale
+from rubric_gate.report.markdown import percent
+from rubric_gate.report.model import CheckReport
+
+
+def _environment() -> Environment:
+    # Autoescape on: every rubric id, check text, reason and note is data, never markup.
+    env = Environment(
+        loader=PackageLoader("rubric_gate.report", "templates"),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=True,
+    )
+    env.filters["pct"] = percent
+    env.filters["f1"] = lambda value: f"{value:.1f}"
+    return env
+
+
+def _section(report: CheckReport) -> dict:
+    versions = [("base", report.base), ("head", report.head), ("gated", report.gated)]
+    scale = shared_scale([s for _, s in versions])
+    by_check = {c.check: c for c in report.changes}
+    return {
+        "report": report,
+        "charts": [attribution_chart(s, name, f"{name}: {s.version}", scale) for name, s in versions],
+        "rates": rates_chart(versions),
+        "rows": [(row, by_check.get(row.id)) for row in report.head.checks]
+        + [(row, by_check.get(row.id)) for row in report.base.checks if report.head.row(row.id) is None],
+        "rejected": [c for c in report.changes if not c.accepted],
+    }
+
+
+def render_html(reports: CheckReport | Sequence[CheckReport], *, title: str = "rubric-gate report") -> str:
+    """One HTML document for one or several gated rubrics (the action gates every rubric a PR touches)."""
+    reports = [reports] if isinstance(reports, CheckReport) else list(reports)
+    decision = "pass" if all(r.decision == "pass" for r in reports) else "fail"
+    template = _environment().get_template("report.html.j2")
+    return template.render(title=title, decision=decision, sections=[_section(r) for r in reports],
+                           metrics=METRICS, version=__version__)
+
+
+def write_html_report(path: str | Path, reports: CheckReport | Sequence[CheckReport], *,
+                      title: str = "rubric-gate report") -> Path:
+    """Write `render_html(reports)` to `path` (e.g. OUTPUT_DIR/report.html) and return the path."""
+    target = Path(path)
+    target.write_text(render_html(reports, title=title), encoding="utf-8")
+    return target

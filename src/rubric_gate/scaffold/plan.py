@@ -1,0 +1,115 @@
+"""What `init` writes (pure), and writing it without ever replacing a file."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rubric_gate.schema import render_schema
+
+FILES_DIR = Path(__file__).resolve().parent / "files"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+DEFAULT_ACTION = "OWNER/rubric-gate@v1"
+WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
+
+
+@dataclass(frozen=True)
+class ScaffoldFile:
+    path: str  # relative to the repository root
+    content: str
+
+
+def workflow_template(action: str = DEFAULT_ACTION) -> str:
+    """The repository's own copy-paste workflow (a copy is package data, tested equal to
+    .github/workflows/rubric-gate.yml), pointed at the published action instead of `./`."""
+    text = (FILES_DIR / "rubric-gate.yml").read_text(encoding="utf-8")
+    text = text.replace("# Runs this repository's own action (from ./) on", "# Runs rubric-gate on", 1)
+    return re.sub(r"(?m)^(\s*uses:)\s+\./(?=\s*(#.*)?$)", lambda m: f"{m.group(1)} {action}", text)
+
+
+_RUBRIC = """\
+# yaml-language-server: $schema=rubric.schema.json
+# A checklist rubric for an LLM judge. rubric-gate scores every edit of it on the labeled
+# calibration set and rejects check edits that drift it (see `rubric-gate check --help`).
+id: {name}
+version: 1
+task: >-
+  Describe what the graded output must do, in the words the judge should see. Example: answer
+  the user's question from the given document only, citing the section each fact comes from.
+calibration: calibration/{name}.jsonl
+verdicts: calibration/{name}.verdicts.jsonl
+# judge: anthropic:claude-sonnet-4-6   # optional: judge new checks live; else verdicts are replayed
+aggregation: all-pass                 # or {{max_failures: 1}}: pass with at most one "no"
+checks:
+  - id: answers-the-question
+    text: "The output answers the question the input asks, not a different or broader one."
+    origin: hand                       # hand | generated | review | label
+    source: "written with the task, v1"
+  - id: no-invented-facts
+    text: "Every fact the output states is supported by the input document."
+    origin: hand
+  - id: cites-sections
+    text: "Every fact the output states names the section of the document it comes from."
+    origin: label                      # derived from human labels: frozen unless frozen: false
+    frozen: true
+    source: [ex-3]
+"""
+
+_CALIBRATION_ITEMS = [
+    {"id": "ex-1", "input": {"question": "How long is the warranty?", "document": "Section 2: The warranty lasts 24 months."},
+     "output": "The warranty lasts 24 months (section 2).", "label": "pass", "split": "calibration"},
+    {"id": "ex-2", "input": {"question": "How long is the warranty?", "document": "Section 2: The warranty lasts 24 months."},
+     "output": "The warranty lasts 36 months and covers water damage (section 2).", "label": "fail",
+     "flaw": "invented-fact"},
+    {"id": "ex-3", "input": {"question": "Who pays for returns?", "document": "Section 5: The buyer pays return shipping."},
+     "output": "The buyer pays return shipping.", "label": "fail", "flaw": "unplanned"},
+    {"id": "ex-4", "input": {"question": "Who pays for returns?", "document": "Section 5: The buyer pays return shipping."},
+     "output": "Return shipping is paid by the buyer (section 5).", "label": "pass", "split": "evaluation"},
+]
+
+
+def scaffold_files(name: str, action: str = DEFAULT_ACTION) -> list[ScaffoldFile]:
+    """The rubric, its schema for editors, a calibration template showing every field, the workflow."""
+    if not NAME_PATTERN.match(name):
+        raise ValueError(f"rubric name '{name}' must use letters, digits, '_', '.', '-' and start with a letter or digit")
+    calibration = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in _CALIBRATION_ITEMS)
+    return [
+        ScaffoldFile(f"rubrics/{name}.yaml", _RUBRIC.format(name=name)),
+        ScaffoldFile("rubrics/rubric.schema.json", render_schema("rubric.schema.json")),
+        ScaffoldFile(f"calibration/{name}.jsonl", calibration),
+        ScaffoldFile(WORKFLOW_PATH, workflow_template(action)),
+    ]
+
+
+def write_new_files(root: Path, files: list[ScaffoldFile]) -> tuple[list[str], list[str]]:
+    """Create each file that does not exist yet; returns (created, skipped). Never overwrites."""
+    created, skipped = [], []
+    for file in files:
+        target = root / file.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with target.open("x", encoding="utf-8", newline="\n") as handle:  # "x": fail if it exists
+                handle.write(file.content)
+        except FileExistsError:
+            skipped.append(file.path)
+            continue
+        created.append(file.path)
+    return created, skipped
+
+
+def next_steps(name: str, action: str = DEFAULT_ACTION) -> list[str]:
+    steps = [
+        f"Replace the example items in calibration/{name}.jsonl with outputs your team labeled pass or fail, "
+        f"and write your task and checks in rubrics/{name}.yaml.",
+        f"Record a verdict for every (check, item) pair: rubric-gate judge --rubric rubrics/{name}.yaml "
+        f"--verdicts calibration/{name}.verdicts.jsonl --judge anthropic:MODEL (or by hand); "
+        f"rubric-gate lint rubrics/{name}.yaml lists the pairs still missing.",
+    ]
+    if action == DEFAULT_ACTION:
+        steps.append(f"Set `uses:` in {WORKFLOW_PATH} to your copy of the action (OWNER/rubric-gate@v1), commit, "
+                     "push, and require the rubric-gate check on your default branch.")
+    else:
+        steps.append("Commit and push, then require the rubric-gate check on your default branch.")
+    return steps

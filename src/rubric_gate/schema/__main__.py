@@ -1,0 +1,38 @@
+"""`python -m rubric_gate.schema [DIR ...]`: rewrite the schema files from the models.
+
+Without arguments it writes the package's copies and, in a source checkout, the repository's
+`schema/` directory.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rubric_gate.schema.generate import SCHEMA_FILES, packaged_schema_path, render_schema
+
+
+def _default_dirs() -> list[Path]:
+    package_dir = packaged_schema_path("x").parent
+    dirs = [package_dir]
+    checkout = package_dir.parents[2]  # src/rubric_gate/schema -> the repository root
+    if (checkout / "pyproject.toml").is_file():
+        dirs.append(checkout / "schema")
+    return dirs
+
+
+def main(argv: list[str]) -> int:
+    dirs = [Path(a) for a in argv] or _default_dirs()
+    for directory in dirs:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name in SCHEMA_FILES:
+            target = directory / name
+            text = render_schema(name)
+            if not target.exists() or target.read_text(encoding="utf-8") != text:
+                target.write_text(text, encoding="utf-8")
+                print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,110 @@
+"""The pre-commit hooks: the manifest validates, and `check-staged` gates what is staged."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rubric_gate.cli.main import COMMAND_MODULES, cli
+from tests.tooling.conftest import CHECKS, Repo, rubric_text, run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_hooks_manifest_validates_with_pre_commit() -> None:
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    hooks = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
+    assert {h["id"] for h in hooks} == {"rubric-gate-lint", "rubric-gate-check"}
+    assert len(COMMAND_MODULES) == len(cli.commands)
+    for hook in hooks:
+        program, command, *_ = hook["entry"].split()
+        assert program == "rubric-gate" and command in cli.commands
+        assert re.search(hook["files"], "rubrics/team/review.yaml")
+        assert not re.search(hook["files"], "calibration/review.jsonl")
+
+
+def test_hooks_manifest_validation_can_fail(tmp_path: Path) -> None:
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    bad = tmp_path / ".pre-commit-hooks.yaml"
+    bad.write_text(yaml.safe_dump([{"id": "x", "name": "x", "entry": "x", "language": "no-such-language"}]))
+    with pytest.raises(clientlib.InvalidManifestError):
+        clientlib.load_manifest(str(bad))
+
+
+@pytest.fixture
+def pushed(repo: Repo, tmp_path: Path) -> Repo:
+    """The demo repo with an `origin` remote holding main, as after a clone."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "origin.git")], check=True)
+    repo.git("remote", "add", "origin", str(tmp_path / "origin.git"))
+    repo.git("push", "-q", "origin", "main")
+    repo.git("fetch", "-q", "origin")
+    return repo
+
+
+def test_staged_deletion_of_a_unique_catch_is_rejected(pushed: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    pushed.write("rubrics/demo.yaml", rubric_text({"B": CHECKS["B"]}, version="2"))
+    pushed.git("add", "rubrics/demo.yaml")
+    code, out, _ = run_cli(capsys, "check-staged", "rubrics/demo.yaml")
+    assert code == 1
+    assert "rubric-gate: FAIL" in out and "REJECTED deleted  A" in out
+
+
+def test_the_index_is_gated_not_the_work_tree(pushed: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    added = {**CHECKS, "C": "The output is in English."}
+    pushed.write("calibration/demo.verdicts.jsonl", pushed.verdicts(added))
+    pushed.write("rubrics/demo.yaml", rubric_text(added, version="2"))
+    pushed.git("add", "-A")
+    pushed.write("rubrics/demo.yaml", rubric_text({"B": CHECKS["B"]}, version="3"))  # unstaged: not gated
+    code, out, _ = run_cli(capsys, "check-staged", "rubrics/demo.yaml")
+    assert code == 0, out
+    assert "rubric-gate: PASS" in out and "accepted added    C" in out
+
+
+def test_new_rubric_missing_verdicts_and_missing_base(pushed: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    pushed.write("rubrics/other.yaml", rubric_text(CHECKS, rubric_id="other"))
+    pushed.write("rubrics/demo.yaml", rubric_text({**CHECKS, "C": "Never judged."}, version="2"))
+    pushed.git("add", "-A")
+    code, out, err = run_cli(capsys, "check-staged", "rubrics/other.yaml", "rubrics/demo.yaml")
+    assert code == 2
+    assert "rubrics/other.yaml: new rubric (not in origin/main): nothing to gate" in out
+    assert "no recorded verdict for checks C (4/4 items)" in err
+    code, _, err = run_cli(capsys, "check-staged", "--base-ref", "origin/nope", "rubrics/demo.yaml")
+    assert code == 2 and "origin/nope: no such git ref" in err
+
+
+def test_git_commit_runs_both_hooks_through_pre_commit(pushed: Repo, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest's hooks, installed as a local (system) hook so no environment is built:
+    a commit deleting a check that holds a unique catch is stopped, a sound one goes through."""
+    pytest.importorskip("pre_commit")
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    local = [{**hook, "language": "system"} for hook in hooks]
+    pushed.write(".pre-commit-config.yaml", yaml.safe_dump({"repos": [{"repo": "local", "hooks": local}]}))
+    pushed.commit("hooks")
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
+    subprocess.run([f"{bin_dir}/pre-commit", "install"], cwd=pushed.root, check=True, capture_output=True)
+
+    pushed.write("rubrics/demo.yaml", rubric_text({"B": CHECKS["B"]}, version="2"))
+    pushed.git("add", "-A")
+    blocked = subprocess.run(["git", "commit", "-m", "drop A"], cwd=pushed.root, capture_output=True, text=True)
+    output = blocked.stdout + blocked.stderr  # git shows hook output on stderr
+    assert blocked.returncode != 0
+    assert re.search(r"rubric-gate lint\.+Passed", output) and re.search(r"rubric-gate check.*\.+Failed", output)
+    assert "REJECTED deleted  A" in output
+    assert pushed.git("log", "-1", "--format=%s").strip() == "hooks"  # nothing committed
+
+    added = {**CHECKS, "C": "The output is in English."}
+    pushed.write("calibration/demo.verdicts.jsonl", pushed.verdicts(added))
+    pushed.write("rubrics/demo.yaml", rubric_text(added, version="2"))
+    pushed.git("add", "-A")
+    passed = subprocess.run(["git", "commit", "-m", "add C"], cwd=pushed.root, capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert pushed.git("log", "-1", "--format=%s").strip() == "add C"
