@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -10,7 +11,19 @@ from typing import Any
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from rubric_gate.judges.prompt import fence
+from rubric_gate.judges.prompt import as_text
+
+# Every tag our audit, repair and attack templates use: data that looks like one is neutralised,
+# so an output or a check cannot close its block and speak as the prompt.
+_TAG = re.compile(
+    r"<(/?)(task|input|output|checks|check|old_check|gate_reason|audit_findings|failed_correct|caught_flawed"
+    r"|example|attack_brief|claimed_output)\b",
+    re.IGNORECASE,
+)
+
+
+def fence(value: Any) -> str:
+    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", as_text(value))
 
 
 @cache
