@@ -14,18 +14,23 @@ from rubric_gate.repair.render import (
     render_repairs_text,
     suggestion_comment_body,
 )
+from rubric_gate.repair.review import ExistingComment, NewComment, ReviewPlan, plan_review_comments
 from rubric_gate.repair.suggest import suggest_repairs
 from rubric_gate.repair.yaml_spans import CheckSpan, check_spans
 
 __all__ = [
     "OPERATORS",
     "CheckSpan",
+    "ExistingComment",
     "ItemExcerpt",
+    "NewComment",
     "ProtectedCheck",
     "RepairReport",
     "RepairSuggestion",
+    "ReviewPlan",
     "Unrepaired",
     "check_spans",
+    "plan_review_comments",
     "render_repairs_markdown",
     "render_repairs_text",
     "suggest_repairs",

@@ -21,7 +21,7 @@ REVIEW_MARKER = "<!-- rubric-gate:repair "
 
 def review_marker(path: str | None, check_id: str) -> str:
     """Hidden key of a suggestion's review comment: one per (file, check), found again on the next push."""
-    safe = re.sub(r"[^A-Za-z0-9_./-]", "_", f"{path or ''}:{check_id}")
+    safe = re.sub(r"[^A-Za-z0-9_./:-]", "_", f"{path or ''}:{check_id}").replace("--", "-_")
     return f"{REVIEW_MARKER}{safe} -->"
 
 
