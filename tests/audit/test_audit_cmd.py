@@ -115,3 +115,28 @@ def test_markdown_and_text_keep_pr_text_inert(fake: FakeAuditLLM, tmp_path: Path
     assert "not atomic" in out and "beyond the task" in out
     code, out, _ = run_cli(monkeypatch, tmp_path, capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE)
     assert code == 0 and "FINDINGS ping" in out and fake.received == 2
+
+
+def test_adversarial_fool_rate_and_reuse(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    from tests.audit.conftest import write_items
+
+    write_items(project / "cal.jsonl", [("c1", "apple pear plum", "pass"), ("f1", "pear", "fail")])
+    # apple: the attack output is just the keyword, the judge says yes, the verifier says it is hollow.
+    # kiwi: the attack output also reads as genuine to the verifier: no fool.
+    fake.attacks = {"The output mentions kiwi": "a genuine kiwi"}
+    args = ("--judge", JUDGE, "--check", "apple", "--check", "kiwi", "--adversarial", "3",
+            "--attacker", "openai:gpt-4o-mini", "--verifier", "anthropic:claude-haiku-4-5")
+    code, report, err = audit_json(monkeypatch, project, capsys, *args)
+    assert code == 0, err
+    by_id = {a["check"]: a for a in report["audits"]}
+    assert by_id["apple"]["vfr"] == 1.0 and len(by_id["apple"]["fools"]) == 3
+    assert by_id["apple"]["fools"][0] == {"item": "c1", "output": "apple", "verifier_reason": "fake verifier"}
+    assert by_id["kiwi"]["vfr"] == 0.0 and by_id["kiwi"]["fools"] == []
+    assert fake.kinds.count("attack") == 6 and fake.kinds.count("verdict") == 6 and fake.kinds.count("verify") == 6
+    roles = {u["role"] for u in report["usage"]}
+    assert roles == {"audit", "attacker", "judge", "verifier"}
+    calls = fake.received
+    code, again, err = audit_json(monkeypatch, project, capsys, *args)
+    assert code == 0 and fake.received == calls and again["audits"] == report["audits"]
+    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--adversarial", "2")
+    assert code == 2 and "--attacker" in err

@@ -118,3 +118,16 @@ def test_review_comments_posted_once_updated_and_never_duplicated() -> None:
     dup = plan_review_comments([*posted, ExistingComment(8, new.body, new.path, 11, 10),
                                 ExistingComment(9, "nice", new.path, 11)], [_suggestion()])
     assert dup.delete == [8] and not dup.create and not dup.update
+
+
+def test_audit_annotations_are_notices_on_the_check_line() -> None:
+    from rubric_gate.audit import AuditReport, CheckAudit, audit_annotations
+
+    props = {"atomic": False, "consistent": True, "observable": True, "operational": True, "scoped": True}
+    reasons = dict.fromkeys(props, "two demands \x1b[31m in one")
+    flagged = CheckAudit("k", "t", 12, props, reasons, False, "recommends remediation", "not asked")
+    fine = CheckAudit("ok", "t", 3, dict.fromkeys(props, True), reasons, True, "q", "r")
+    [note] = audit_annotations([("rubrics/r.yaml", AuditReport("r", "r.yaml", [flagged, fine]))])
+    assert (note["path"], note["start_line"], note["annotation_level"]) == ("rubrics/r.yaml", 12, "notice")
+    assert note["title"] == "rubric-gate audit: check 'k' not atomic, ungrounded"
+    assert "\x1b" not in note["message"] and "recommends remediation" in note["message"]
