@@ -70,3 +70,18 @@ def test_audit_rule_markdown_and_reworded_check(fake: FakeAuditLLM, project: Pat
     assert code == 1, err
     assert "### Check audit" in out and "not atomic" in out
     assert "[A] audit: not atomic" in out
+
+
+def test_repairs_under_the_audit_rule_must_pass_the_audit_too(
+        fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    fake.repairs = {"The output mentions kiwi": [
+        {"operator": "observable_rewrite", "checks": ["The output lists kiwi"], "why": "still ungrounded"},
+        {"operator": "drop_unstated", "checks": ["The output names plum"], "why": "the task names plum"},
+    ]}
+    code, report, err = check(monkeypatch, project, capsys, "--audit-rule", "--suggest-repairs")
+    assert code == 1, err
+    suggestions = report["repairs"]["suggestions"]
+    # "lists kiwi" fails no correct item, so only the audit rule keeps it out.
+    assert [(s["check"], s["operator"]) for s in suggestions] == [("kiwi", "drop_unstated")]
+    assert suggestions[0]["checks"][0]["text"] == "The output names plum"
+    assert fake.kinds.count("grounding") == 4  # plum, kiwi, then the two candidates

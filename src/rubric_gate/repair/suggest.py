@@ -135,7 +135,7 @@ def suggest_repairs(
     audit_judges: Sequence[str] = (),
     concurrency: int = 8,
     max_calls: int | None = None,
-    log: Any = sys.stderr,
+    log: Any = None,
 ) -> RepairReport:
     """Repairs for every change the gate rejects under `options` (which carry the audit rule when on).
 
@@ -205,7 +205,7 @@ def suggest_repairs(
     # 2. Judge the candidates on the calibration set (only their new texts cost calls).
     stats_j = judge_missing([p[2] for p in proposals], calibration, evaluation.store, judge,
                             concurrency=concurrency, max_calls=max_calls, progress=False)
-    print(f"repair candidates: {stats_j.summary}", file=log)
+    print(f"repair candidates: {stats_j.summary}", file=log or sys.stderr)
     report.judging.append(stats_j.to_dict())
 
     # 3. With the audit rule on, a candidate must pass the audit too.
