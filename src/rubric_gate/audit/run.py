@@ -118,13 +118,14 @@ def audit_checks(
     usage: list[CallStats] = []
     for judge in judges:
         stats = CallStats(judge, "audit")
-        asks = []
+        asks, asked = [], set()
         for check in checks:
             for kind, version, make in (("structure", structure_v, _structure_ask), ("grounding", grounding_v, _grounding_ask)):
-                if store.find(kind, judge, version, check.text, context) is None:
-                    asks.append(make(store, judge, task, check))
-                else:
+                if store.find(kind, judge, version, check.text, context) is not None:
                     stats.reused += 1
+                elif (kind, check.normalized_text) not in asked:  # two checks with one text: one call
+                    asked.add((kind, check.normalized_text))
+                    asks.append(make(store, judge, task, check))
         run_asks(asks, judge, stats, concurrency=concurrency)
         usage.append(stats)
     raise_failures(usage)
