@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.cli.check_review import Review, review_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS
-from rubric_gate.gate import GateOptions
 from rubric_gate.judges import PROMPT_VERSION, judge_missing
 from rubric_gate.pipeline import (
     Evaluation,
@@ -37,10 +37,11 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
+@review_options
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
                   fmt: str, rates_rule: bool, root: Path | None, judge: str | None, replay: bool,
-                  concurrency: int, max_calls: int | None) -> int:
+                  concurrency: int, max_calls: int | None, **review_args: object) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     root = root or repo_root()
     base = load_rubric(base_spec)
@@ -62,15 +63,21 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         print(stats.summary, file=sys.stderr)
         judging = stats.to_dict()
     evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
-    report = run_check(base, head, evaluation, GateOptions(rates_rule=rates_rule))
+    review = Review(**review_args)  # type: ignore[arg-type]
+    options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
+    report = run_check(base, head, evaluation, options)
     report.judging = judging
+    review.repairs(base, head, evaluation, judge, options, root, concurrency, max_calls)
     with report_output():
         if fmt == "json":
-            print_json(report.to_dict())
+            data = report.to_dict()
+            review.add_json(data)
+            print_json(data)
         elif fmt == "markdown":
-            sys.stdout.write(render_markdown(report))
+            sys.stdout.write(render_markdown(report) + review.markdown())
         elif fmt == "html":
             sys.stdout.write(render_html(report))
         else:
             render_check_text(report, stdout_console())
+            review.print_text(stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED

@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     ("rubric_gate.cli.check_cmd", "check_command"),
     ("rubric_gate.cli.attribute_cmd", "attribute_command"),
     ("rubric_gate.cli.judge_cmd", "judge_command"),
+    ("rubric_gate.cli.audit_cmd", "audit_command"),
     ("rubric_gate.cli.action_cmd", "action_command"),
     ("rubric_gate.cli.lint_cmd", "lint_command"),
     ("rubric_gate.cli.check_staged_cmd", "check_staged_command"),

@@ -24,6 +24,8 @@ ColumnLookup = Callable[[str], np.ndarray]
 @dataclass(frozen=True)
 class GateOptions:
     rates_rule: bool = False  # rule R: reject any change that lowers a calibration rate
+    # More rules applied to every change after S, P and R (e.g. the audit rule A).
+    extra_rules: tuple[Callable[[RuleContext], Violation | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ def run_gate(
             max_failures_after=head.max_failures if change.kind == "aggregation" else None,
         )
         rules = [provenance_rule, attribution_rule] + ([rates_rule] if options.rates_rule else [])
+        rules += options.extra_rules
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
         decisions.append(Decision(change, violations))
         if not violations:

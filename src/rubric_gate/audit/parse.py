@@ -1,0 +1,129 @@
+"""Strict parsing of audit replies: exactly the expected object, quotes that really occur."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_gate.judges.parse import MalformedReply
+
+PROPERTIES = ("atomic", "consistent", "observable", "operational", "scoped")
+MAX_REASON_CHARS = 400
+
+_PROPERTY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"}},
+    "required": ["answer", "reason"],
+    "additionalProperties": False,
+}
+
+STRUCTURE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {name: _PROPERTY_SCHEMA for name in PROPERTIES},
+    "required": list(PROPERTIES),
+    "additionalProperties": False,
+}
+
+GROUNDING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "beyond_task": {"type": "string", "enum": ["yes", "no"]},
+        "quote": {"type": "string"},
+        "reason": {"type": "string"},
+    },
+    "required": ["beyond_task", "quote", "reason"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class StructureAnswer:
+    holds: dict[str, bool]
+    reasons: dict[str, str]
+
+    def to_result(self) -> dict[str, Any]:
+        return {name: {"holds": self.holds[name], "reason": self.reasons[name]} for name in PROPERTIES}
+
+    @classmethod
+    def from_result(cls, result: dict[str, Any]) -> StructureAnswer:
+        return cls({n: bool(result[n]["holds"]) for n in PROPERTIES}, {n: str(result[n]["reason"]) for n in PROPERTIES})
+
+
+@dataclass(frozen=True)
+class GroundingAnswer:
+    grounded: bool
+    quote: str
+    reason: str
+
+    def to_result(self) -> dict[str, Any]:
+        return {"grounded": self.grounded, "quote": self.quote, "reason": self.reason}
+
+    @classmethod
+    def from_result(cls, result: dict[str, Any]) -> GroundingAnswer:
+        return cls(bool(result["grounded"]), str(result["quote"]), str(result["reason"]))
+
+
+def load_object(text: str, keys: set[str]) -> dict[str, Any]:
+    try:
+        value = json.loads(text.strip())
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise MalformedReply(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise MalformedReply("reply is not a JSON object")
+    if set(value) != keys:
+        raise MalformedReply(f"expected keys {sorted(keys)}, got {sorted(value)}")
+    return value
+
+
+def one_line(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise MalformedReply(f"{what} is not a string")
+    return " ".join(value.split())[:MAX_REASON_CHARS]
+
+
+def yes_no(value: Any, what: str) -> bool:
+    if value not in ("yes", "no"):
+        raise MalformedReply(f"{what} must be 'yes' or 'no', got {value!r}")
+    return value == "yes"
+
+
+def parse_structure(text: str) -> StructureAnswer:
+    obj = load_object(text, set(PROPERTIES))
+    holds: dict[str, bool] = {}
+    reasons: dict[str, str] = {}
+    for name in PROPERTIES:
+        entry = obj[name]
+        if not isinstance(entry, dict) or set(entry) != {"answer", "reason"}:
+            raise MalformedReply(f"{name}: expected an object with keys answer and reason")
+        holds[name] = yes_no(entry["answer"], f"{name}.answer")
+        reasons[name] = one_line(entry["reason"], f"{name}.reason")
+    return StructureAnswer(holds, reasons)
+
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _comparable(text: str) -> str:
+    return " ".join(text.translate(_QUOTES).lower().split()).strip(" .,;:'\"")
+
+
+def occurs_in(quote: str, text: str) -> bool:
+    """A quote counts when it occurs in `text` up to case, whitespace, typographic quotes and edge punctuation."""
+    wanted = _comparable(quote)
+    return bool(wanted) and wanted in _comparable(text)
+
+
+def parse_grounding(text: str, task: str, check: str) -> GroundingAnswer:
+    """The quote must come from the task (grounded) or from the check (beyond the task): a model
+    that cannot point at the words it relies on has not answered."""
+    obj = load_object(text, {"beyond_task", "quote", "reason"})
+    beyond = yes_no(obj["beyond_task"], "beyond_task")
+    quote = one_line(obj["quote"], "quote")
+    reason = one_line(obj["reason"], "reason")
+    source, where = (check, "check") if beyond else (task, "task")
+    if not occurs_in(quote, source):
+        raise MalformedReply(f"quote {quote[:60]!r} does not occur in the {where}")
+    return GroundingAnswer(not beyond, quote, reason)
+
+

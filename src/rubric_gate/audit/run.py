@@ -1,0 +1,164 @@
+"""Audit checks: structure and grounding, one call per (check, property group) per judge,
+each answer stored and reused; several judges decide by majority."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.audit.model import CheckAudit
+from rubric_gate.audit.parse import (
+    GROUNDING_SCHEMA,
+    PROPERTIES,
+    STRUCTURE_SCHEMA,
+    GroundingAnswer,
+    StructureAnswer,
+    parse_grounding,
+    parse_structure,
+)
+from rubric_gate.audit.store import AuditStore, context_hash
+from rubric_gate.audit.templates import render, template_version
+from rubric_gate.errors import JudgeError
+from rubric_gate.judges.backend import JudgeRequest
+from rubric_gate.judges.spec import parse_judge_spec
+from rubric_gate.rubric import Check, normalize_text
+
+PACKAGE = "rubric_gate.audit"
+STRUCTURE_MAX_TOKENS = 800
+GROUNDING_MAX_TOKENS = 400
+
+
+def structure_prompt_version() -> str:
+    return template_version(PACKAGE, "structure.j2")
+
+
+def grounding_prompt_version() -> str:
+    return template_version(PACKAGE, "grounding.j2")
+
+
+def task_context(task: str) -> str:
+    return context_hash("task", normalize_text(task))
+
+
+def _structure_ask(store: AuditStore, judge: str, task: str, check: Check) -> Ask:
+    prompt, context = structure_prompt_version(), task_context(task)
+
+    def done(answer: StructureAnswer, tin: int, tout: int) -> None:
+        store.record("structure", judge, prompt, check.text, context, answer.to_result(), tin, tout)
+
+    request = JudgeRequest(render(PACKAGE, "structure.j2", task=task, check=check.text),
+                           STRUCTURE_SCHEMA, "check_structure", STRUCTURE_MAX_TOKENS)
+    return Ask(f"structure of {check.id}", request, parse_structure, done)  # type: ignore[arg-type]
+
+
+def _grounding_ask(store: AuditStore, judge: str, task: str, check: Check) -> Ask:
+    prompt, context = grounding_prompt_version(), task_context(task)
+
+    def done(answer: GroundingAnswer, tin: int, tout: int) -> None:
+        store.record("grounding", judge, prompt, check.text, context, answer.to_result(), tin, tout)
+
+    def parse(text: str) -> GroundingAnswer:
+        return parse_grounding(text, task, check.text)
+
+    request = JudgeRequest(render(PACKAGE, "grounding.j2", task=task, check=check.text),
+                           GROUNDING_SCHEMA, "check_grounding", GROUNDING_MAX_TOKENS)
+    return Ask(f"grounding of {check.id}", request, parse, done)  # type: ignore[arg-type]
+
+
+def _majority(votes: Sequence[bool]) -> bool:
+    """Holds unless a strict majority says it does not: a tie gives the check the benefit of the doubt."""
+    return 2 * sum(votes) >= len(votes)
+
+
+def _first_agreeing(answers: Sequence[Any], get: Callable[[Any], bool], outcome: bool) -> Any:
+    return next(a for a in answers if get(a) == outcome)
+
+
+def _combine(check: Check, line: int | None, judges: Sequence[str],
+             structures: Sequence[StructureAnswer], groundings: Sequence[GroundingAnswer]) -> CheckAudit:
+    structure: dict[str, bool] = {}
+    reasons: dict[str, str] = {}
+    for name in PROPERTIES:
+        holds = _majority([s.holds[name] for s in structures])
+        structure[name] = holds
+        reasons[name] = _first_agreeing(structures, lambda s, n=name: s.holds[n], holds).reasons[name]
+    grounded = _majority([g.grounded for g in groundings])
+    chosen = _first_agreeing(groundings, lambda g: g.grounded, grounded)
+    votes = {
+        judge: {**s.holds, "grounded": g.grounded}
+        for judge, s, g in zip(judges, structures, groundings, strict=True)
+    }
+    return CheckAudit(check.id, check.text, line, structure, reasons, grounded, chosen.quote, chosen.reason,
+                      tuple(judges), votes)
+
+
+def audit_checks(
+    task: str,
+    checks: Sequence[Check],
+    judges: Sequence[str],
+    store: AuditStore,
+    *,
+    check_lines: dict[str, int] | None = None,
+    concurrency: int = 8,
+) -> tuple[list[CheckAudit], list[CallStats]]:
+    """Audit `checks` with every judge (majority), asking only what `store` lacks.
+
+    With no judges, replays whatever the store holds from any model under the current prompts,
+    and raises JudgeError naming the checks it has nothing for. Judge failures raise JudgeError
+    after the run, with every good answer saved.
+    """
+    lines = check_lines or {}
+    judges = list(dict.fromkeys(judges))
+    if not judges:
+        return _replay(task, checks, store, lines), []
+    for judge in judges:
+        parse_judge_spec(judge)
+    structure_v, grounding_v, context = structure_prompt_version(), grounding_prompt_version(), task_context(task)
+    usage: list[CallStats] = []
+    for judge in judges:
+        stats = CallStats(judge, "audit")
+        asks, asked = [], set()
+        for check in checks:
+            for kind, version, make in (("structure", structure_v, _structure_ask), ("grounding", grounding_v, _grounding_ask)):
+                if store.find(kind, judge, version, check.text, context) is not None:
+                    stats.reused += 1
+                elif (kind, check.normalized_text) not in asked:  # two checks with one text: one call
+                    asked.add((kind, check.normalized_text))
+                    asks.append(make(store, judge, task, check))
+        run_asks(asks, judge, stats, concurrency=concurrency)
+        usage.append(stats)
+    raise_failures(usage)
+    audits = []
+    for check in checks:
+        structures, groundings = [], []
+        for judge in judges:
+            s = store.find("structure", judge, structure_v, check.text, context)
+            g = store.find("grounding", judge, grounding_v, check.text, context)
+            assert s is not None and g is not None
+            structures.append(StructureAnswer.from_result(s.result))
+            groundings.append(GroundingAnswer.from_result(g.result))
+        audits.append(_combine(check, lines.get(check.id), judges, structures, groundings))
+    return audits, usage
+
+
+def _replay(task: str, checks: Sequence[Check], store: AuditStore, lines: dict[str, int]) -> list[CheckAudit]:
+    structure_v, grounding_v, context = structure_prompt_version(), grounding_prompt_version(), task_context(task)
+    audits, missing = [], []
+    for check in checks:
+        s_records = {r.model: r for r in store.find_any_model("structure", structure_v, check.text, context)}
+        g_records = {r.model: r for r in store.find_any_model("grounding", grounding_v, check.text, context)}
+        judges = sorted(set(s_records) & set(g_records))
+        if not judges:
+            missing.append(check.id)
+            continue
+        audits.append(_combine(
+            check, lines.get(check.id), judges,
+            [StructureAnswer.from_result(s_records[j].result) for j in judges],
+            [GroundingAnswer.from_result(g_records[j].result) for j in judges],
+        ))
+    if missing:
+        raise JudgeError(
+            f"no stored audit for checks {', '.join(missing)}; pass --judge PROVIDER:MODEL to audit them"
+        )
+    return audits

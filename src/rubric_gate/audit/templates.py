@@ -1,0 +1,48 @@
+"""Render the audit and repair prompt templates (Jinja2, sandboxed, all user text fenced as data)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from rubric_gate.judges.prompt import as_text
+
+# Every tag our audit, repair and attack templates use: data that looks like one is neutralised,
+# so an output or a check cannot close its block and speak as the prompt.
+_TAG = re.compile(
+    r"<(/?)(task|input|output|checks|check|old_check|gate_reason|audit_findings|failed_correct|caught_flawed"
+    r"|example|attack_brief|claimed_output)\b",
+    re.IGNORECASE,
+)
+
+
+def fence(value: Any) -> str:
+    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", as_text(value))
+
+
+@cache
+def template_source(package: str, name: str) -> str:
+    return resources.files(package).joinpath("prompts", name).read_text("utf-8")
+
+
+def template_version(package: str, name: str) -> str:
+    """Changes whenever the template text changes, so stored findings key on it."""
+    stem = name.removesuffix(".j2")
+    return f"{stem}-v1-" + hashlib.sha256(template_source(package, name).encode("utf-8")).hexdigest()[:12]
+
+
+@cache
+def _environment() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(autoescape=False, undefined=StrictUndefined, keep_trailing_newline=True)
+    env.filters["fence"] = fence
+    return env
+
+
+def render(package: str, name: str, **data: Any) -> str:
+    return _environment().from_string(template_source(package, name)).render(**data)

@@ -1,0 +1,88 @@
+"""`rubric-gate audit`: audit a rubric's checks (structure, grounding in the task, fool rate)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
+from rubric_gate.cli.errors import handle_errors
+from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, InputError, JudgeError
+from rubric_gate.pipeline import load_calibration_for, resolve_path
+from rubric_gate.rubric import load_rubric
+
+
+def audit_store_path(audits: Path | None, verdicts: str, root: Path) -> Path:
+    from rubric_gate.audit import default_audit_path
+
+    return audits if audits is not None else default_audit_path(resolve_path(root, verdicts))
+
+
+@click.command("audit")
+@click.option("--rubric", "rubric_spec", required=True, help="Rubric file or REF:PATH.")
+@click.option("--check", "check_ids", multiple=True, help="Audit only this check id (repeatable). Default: every check.")
+@click.option("--judge", "judges", multiple=True,
+              help="PROVIDER:MODEL (repeatable: the majority decides). Default: the rubric's `judge`; "
+                   "with none, stored audits are replayed.")
+@click.option("--audits", type=click.Path(dir_okay=False, path_type=Path),
+              help="Audit store (JSONL) to read and append to. Default: beside the rubric's verdicts, "
+                   "NAME.audits.jsonl.")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+@click.option("--audit-rule", is_flag=True, help="Exit 1 when any audited check has a finding.")
+@click.option("--adversarial", "adversarial", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Adversarial fool rate: N attack outputs per check (needs --attacker and --verifier).")
+@click.option("--attacker", help="PROVIDER:MODEL that writes outputs meant to fool the judge.")
+@click.option("--verifier", help="PROVIDER:MODEL that checks, blind to the attack, each output the judge passed.")
+@click.option("--calibration", help="Labeled set whose inputs the attacks use. Default: the rubric's `calibration`.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
+@handle_errors
+def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[str, ...], audits: Path | None,
+                  fmt: str, audit_rule: bool, adversarial: int, attacker: str | None, verifier: str | None,
+                  calibration: str | None, concurrency: int, root: Path | None) -> int:
+    """Audit each check of RUBRIC (or the named ones): the five structural properties and grounding
+    in the task. Exit 0 done (1 with --audit-rule and a finding), 2 on bad input or a judge failure."""
+    from rubric_gate.audit import (
+        AuditReport,
+        AuditStore,
+        audit_checks,
+        render_audit_markdown,
+        render_audit_text,
+    )
+
+    root = root or repo_root()
+    doc = load_rubric(rubric_spec)
+    rubric = doc.rubric
+    unknown = [c for c in check_ids if c not in rubric.check_ids]
+    if unknown:
+        raise InputError(doc.display, f"unknown check id '{unknown[0]}' (known: {', '.join(rubric.check_ids)})")
+    checks = [c for c in rubric.checks if not check_ids or c.id in check_ids]
+    judge_list = list(judges) or ([rubric.judge] if rubric.judge else [])
+    if adversarial and not (attacker and verifier and judge_list):
+        raise JudgeError("--adversarial needs --attacker PROVIDER:MODEL, --verifier PROVIDER:MODEL and a judge")
+    store = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
+    found, usage = audit_checks(rubric.task, checks, judge_list, store, check_lines=doc.check_lines,
+                                concurrency=concurrency)
+    if adversarial:
+        from rubric_gate.audit.adversarial import fool_rates
+
+        items = load_calibration_for(doc, calibration, root).items
+        rates, attack_usage = fool_rates(rubric.task, checks, items, adversarial, attacker=attacker or "",
+                                         judge=judge_list[0], verifier=verifier or "", store=store,
+                                         concurrency=concurrency)
+        usage += attack_usage
+        for audit in found:
+            audit.attempts, audit.fools = rates[audit.check]
+    report = AuditReport(rubric.id, doc.display, found, usage)
+    for stats in usage:
+        print(stats.summary, file=sys.stderr)
+    with report_output():
+        if fmt == "json":
+            print_json(report.to_dict())
+        elif fmt == "markdown":
+            sys.stdout.write(render_audit_markdown(report, heading_level=2, title=f"Check audit: {rubric.id}"))
+        else:
+            render_audit_text(report, stdout_console())
+    return EXIT_GATE_FAILED if audit_rule and not report.passed else EXIT_PASS

@@ -1,0 +1,120 @@
+"""`check --audit / --audit-rule / --suggest-repairs`: the audit and repair steps around the gate."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from rubric_gate.gate import GateOptions
+from rubric_gate.pipeline import Evaluation
+from rubric_gate.rubric import RubricDocument
+
+
+def review_options(command: Any) -> Any:
+    """The options `check` gains for audits and repairs (kept here so check_cmd stays small)."""
+    options = [
+        click.option("--audit", "audit_flag", is_flag=True, help="Audit the added and reworded checks (advisory)."),
+        click.option("--audit-rule", is_flag=True,
+                     help="Reject an added or reworded check the audit flags (implies --audit)."),
+        click.option("--audit-judge", "audit_judges", multiple=True,
+                     help="PROVIDER:MODEL for audits (repeatable: the majority decides). Default: the judge."),
+        click.option("--audits", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Audit store (JSONL). Default: beside the head rubric's verdicts, NAME.audits.jsonl."),
+        click.option("--suggest-repairs", is_flag=True,
+                     help="Propose rewrites of rejected checks and show those the gate accepts."),
+        click.option("--repairs", "repair_count", type=click.IntRange(1, 10), default=3, show_default=True,
+                     help="Rewrites asked for per rejected check."),
+        click.option("--repair-model", help="PROVIDER:MODEL that proposes rewrites. Default: the judge."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@dataclass
+class Review:
+    """What the audit and repair steps add to a check report."""
+
+    audit_flag: bool = False
+    audit_rule: bool = False
+    audit_judges: tuple[str, ...] = ()
+    audits: Path | None = None
+    suggest_repairs: bool = False
+    repair_count: int = 3
+    repair_model: str | None = None
+    audit_report: Any = None
+    repair_report: Any = None
+    _store: Any = field(default=None, repr=False)
+
+    @property
+    def active(self) -> bool:
+        return self.audit_flag or self.audit_rule or self.suggest_repairs
+
+    def judges(self, judge: str | None) -> list[str]:
+        return list(self.audit_judges) or ([judge] if judge else [])
+
+    def store(self, head: RubricDocument, root: Path) -> Any:
+        if self._store is None:
+            from rubric_gate.audit import AuditStore
+            from rubric_gate.cli.audit_cmd import audit_store_path
+
+            self._store = AuditStore.load(audit_store_path(self.audits, head.rubric.verdicts, root))
+        return self._store
+
+    def gate_options(self, base: RubricDocument, head: RubricDocument, judge: str | None, root: Path,
+                     rates_rule: bool, concurrency: int) -> GateOptions:
+        """Audit first (when asked), so the audit rule can take part in the gate."""
+        if not (self.audit_flag or self.audit_rule):
+            return GateOptions(rates_rule=rates_rule)
+        from rubric_gate.audit import audit_rule, audited_changes
+
+        self.audit_report = audited_changes(base, head, self.judges(judge), self.store(head, root),
+                                            concurrency=concurrency)
+        for stats in self.audit_report.usage:
+            print(stats.summary, file=sys.stderr)
+        rules = (audit_rule(self.audit_report),) if self.audit_rule else ()
+        return GateOptions(rates_rule=rates_rule, extra_rules=rules)
+
+    def repairs(self, base: RubricDocument, head: RubricDocument, evaluation: Evaluation, judge: str | None,
+                options: GateOptions, root: Path, concurrency: int, max_calls: int | None) -> None:
+        if not self.suggest_repairs:
+            return
+        from rubric_gate.repair import suggest_repairs
+
+        self.repair_report = suggest_repairs(
+            base, head, evaluation, self.store(head, root), judge=judge, repair_model=self.repair_model,
+            k=self.repair_count, options=options, audit=self.audit_report, audit_rule_on=self.audit_rule,
+            audit_judges=self.judges(judge), concurrency=concurrency, max_calls=max_calls)
+        for stats in self.repair_report.usage:
+            print(stats.summary, file=sys.stderr)
+
+    def add_json(self, data: dict[str, Any]) -> None:
+        if self.audit_report is not None:
+            data["audit"] = self.audit_report.to_dict()
+        if self.repair_report is not None:
+            data["repairs"] = self.repair_report.to_dict()
+
+    def markdown(self) -> str:
+        from rubric_gate.audit import render_audit_markdown
+        from rubric_gate.repair import render_repairs_markdown
+
+        parts = []
+        if self.audit_report is not None:
+            parts.append(render_audit_markdown(self.audit_report))
+        if self.repair_report is not None:
+            parts.append(render_repairs_markdown(self.repair_report))
+        return "".join("\n" + p for p in parts if p)
+
+    def print_text(self, console: Console) -> None:
+        from rubric_gate.audit import render_audit_text
+        from rubric_gate.repair import render_repairs_text
+
+        if self.audit_report is not None:
+            render_audit_text(self.audit_report, console)
+        if self.repair_report is not None:
+            render_repairs_text(self.repair_report, console)

@@ -1,0 +1,82 @@
+"""Strict parsing of a repair reply: only library operators, the right number of checks each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_gate.audit.parse import load_object, one_line
+from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.repair.operators import MAX_SPLIT, OPERATORS, SPLIT
+from rubric_gate.rubric import normalize_text
+
+MAX_CHECK_CHARS = 600
+
+REPAIR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "candidates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "operator": {"type": "string", "enum": list(OPERATORS)},
+                    "checks": {"type": "array", "items": {"type": "string"}},
+                    "why": {"type": "string"},
+                },
+                "required": ["operator", "checks", "why"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["candidates"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    operator: str
+    texts: tuple[str, ...]
+    why: str
+
+    def to_result(self) -> dict[str, Any]:
+        return {"operator": self.operator, "checks": list(self.texts), "why": self.why}
+
+    @classmethod
+    def from_result(cls, result: dict[str, Any]) -> Candidate:
+        return cls(str(result["operator"]), tuple(str(t) for t in result["checks"]), str(result["why"]))
+
+
+def parse_repairs(text: str, original: str, k: int) -> list[Candidate]:
+    """Candidates in the model's order, duplicates and no-op rewrites dropped; anything outside
+    the operator library, or more than `k` candidates, makes the whole reply invalid."""
+    obj = load_object(text, {"candidates"})
+    entries = obj["candidates"]
+    if not isinstance(entries, list):
+        raise MalformedReply("candidates is not a list")
+    if len(entries) > k:
+        raise MalformedReply(f"{len(entries)} candidates, at most {k} were asked for")
+    seen = {normalize_text(original)}
+    out: list[Candidate] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or set(entry) != {"operator", "checks", "why"}:
+            raise MalformedReply("a candidate must have exactly the keys operator, checks, why")
+        operator = entry["operator"]
+        if operator not in OPERATORS:
+            raise MalformedReply(f"operator {operator!r} is not in the library")
+        texts = entry["checks"]
+        if not isinstance(texts, list) or not all(isinstance(t, str) and t.strip() for t in texts):
+            raise MalformedReply("checks must be a list of non-empty strings")
+        allowed = range(2, MAX_SPLIT + 1) if operator == SPLIT else range(1, 2)
+        if len(texts) not in allowed:
+            raise MalformedReply(f"{operator} must return {allowed.start}-{allowed.stop - 1} checks, got {len(texts)}")
+        if any(len(t) > MAX_CHECK_CHARS for t in texts):
+            raise MalformedReply(f"a rewritten check is longer than {MAX_CHECK_CHARS} characters")
+        cleaned = tuple(" ".join(t.split()) for t in texts)
+        key = " | ".join(normalize_text(t) for t in cleaned)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Candidate(operator, cleaned, one_line(entry["why"], "why")))
+    return out

@@ -1,0 +1,250 @@
+"""Suggest repairs for a PR's rejected checks, keeping only rewrites the gate accepts.
+
+For each rejected addition or rewording (never a frozen check), a model proposes up to K
+rewrites from the fixed operator library. Each candidate is judged on the calibration set
+(same verdict store, so nothing is judged twice) and the PR is gated again with the candidate
+in place of the PR's text; only candidates whose own changes the gate accepts are kept.
+A rejected deletion gets no rewrite: the report lists the flawed items only it catches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rubric_gate.attribution import failure_counts
+from rubric_gate.audit import AuditReport, AuditStore, audit_checks, audit_rule
+from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.audit.render import excerpt
+from rubric_gate.audit.store import context_hash
+from rubric_gate.audit.templates import render, template_version
+from rubric_gate.calibration import CalibrationItem
+from rubric_gate.gate import Decision, GateOptions, run_gate
+from rubric_gate.judges import judge_missing
+from rubric_gate.judges.backend import JudgeRequest
+from rubric_gate.judges.prompt import as_text
+from rubric_gate.pipeline import Evaluation
+from rubric_gate.repair.model import (
+    ItemExcerpt,
+    ProtectedCheck,
+    RepairReport,
+    RepairSuggestion,
+    Unrepaired,
+)
+from rubric_gate.repair.operators import OPERATORS
+from rubric_gate.repair.parse import REPAIR_SCHEMA, Candidate, parse_repairs
+from rubric_gate.repair.yaml_spans import check_spans, checks_yaml
+from rubric_gate.rubric import Check, Rubric, RubricDocument
+
+PACKAGE = "rubric_gate.repair"
+EXAMPLES_PER_SIDE = 5
+EXAMPLE_CHARS = 1500
+REPAIR_MAX_TOKENS = 1500
+DEFAULT_CANDIDATES = 3
+
+
+def repair_prompt_version() -> str:
+    return template_version(PACKAGE, "repair.j2")
+
+
+def _example(item: CalibrationItem) -> dict[str, str]:
+    return {"id": item.id, "input": as_text(item.input)[:EXAMPLE_CHARS], "output": as_text(item.output)[:EXAMPLE_CHARS]}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Target:
+    decision: Decision
+    check: Check  # the PR's version
+    old_text: str | None
+    failed_correct: tuple[CalibrationItem, ...]
+    caught_flawed: tuple[CalibrationItem, ...]
+    findings: tuple[str, ...]
+
+
+def _protected(decision: Decision, gated: Rubric, evaluation: Evaluation, lines: dict[str, int]) -> ProtectedCheck:
+    """The flawed items that only this check fails, in the rubric the gate kept."""
+    matrix = evaluation.failed_matrix(gated)
+    column = gated.check_ids.index(decision.change.check_id)
+    flawed = evaluation.calibration.flawed
+    pivotal = flawed & matrix[:, column] & (failure_counts(matrix) == gated.max_failures + 1)
+    items = [evaluation.items[i] for i in np.flatnonzero(pivotal)]
+    return ProtectedCheck(decision.change.check_id,
+                          tuple(ItemExcerpt(i.id, excerpt(as_text(i.output))) for i in items),
+                          lines.get(decision.change.check_id))
+
+
+def _candidate_checks(original: Check, candidate: Candidate, taken: set[str]) -> list[Check]:
+    """The first rewrite keeps the check's id (so the gate sees a rewording or the same addition);
+    split parts get fresh ids next to it. Origin, source and frozen carry over."""
+    checks, n = [], 1
+    for index, text in enumerate(candidate.texts):
+        check_id = original.id
+        if index:
+            n += 1
+            while f"{original.id}-{n}" in taken:
+                n += 1
+            check_id = f"{original.id}-{n}"
+        checks.append(original.model_copy(update={"id": check_id, "text": text}))
+    return checks
+
+
+def _replace(head: Rubric, check_id: str, replacement: list[Check]) -> Rubric:
+    checks: list[Check] = []
+    for check in head.checks:
+        checks.extend(replacement if check.id == check_id else [check])
+    return head.model_copy(update={"checks": checks})
+
+
+def _ask(store: AuditStore, model: str, task: str, target: _Target, k: int) -> tuple[str, Ask]:
+    version = repair_prompt_version()
+    reason = target.decision.reason
+    context = context_hash("repair", task, target.old_text, reason, list(target.findings), k,
+                           [i.content_hash for i in target.failed_correct], [i.content_hash for i in target.caught_flawed])
+    prompt = render(PACKAGE, "repair.j2", k=k, operators=list(OPERATORS.items()), task=task, check=target.check.text,
+                    old_text=target.old_text, reason=reason, findings=list(target.findings),
+                    failed_correct=[_example(i) for i in target.failed_correct[:EXAMPLES_PER_SIDE]],
+                    caught_flawed=[_example(i) for i in target.caught_flawed[:EXAMPLES_PER_SIDE]])
+
+    def parse(text: str) -> list[Candidate]:
+        return parse_repairs(text, target.check.text, k)
+
+    def done(candidates: list[Candidate], tin: int, tout: int) -> None:
+        store.record("repair", model, version, target.check.text, context,
+                     {"candidates": [c.to_result() for c in candidates]}, tin, tout)
+
+    request = JudgeRequest(prompt, REPAIR_SCHEMA, "check_repairs", REPAIR_MAX_TOKENS)
+    return context, Ask(f"repairs of {target.check.id}", request, parse, done)  # type: ignore[arg-type]
+
+
+def suggest_repairs(
+    base: RubricDocument,
+    head: RubricDocument,
+    evaluation: Evaluation,
+    store: AuditStore,
+    *,
+    judge: str | None,
+    repair_model: str | None = None,
+    k: int = DEFAULT_CANDIDATES,
+    options: GateOptions | None = None,
+    audit: AuditReport | None = None,
+    audit_rule_on: bool = False,
+    audit_judges: Sequence[str] = (),
+    concurrency: int = 8,
+    max_calls: int | None = None,
+    log: Any = None,
+) -> RepairReport:
+    """Repairs for every change the gate rejects under `options` (which carry the audit rule when on).
+
+    `judge` judges the candidates (None: no live judge, so no rewrite can be checked and none
+    is offered). With `audit_rule_on`, candidates are audited by `audit_judges` and must pass.
+    Judge failures raise JudgeError; nothing is guessed.
+    """
+    options = options or GateOptions()
+    report = RepairReport()
+    calibration = evaluation.calibration
+    result = run_gate(base.rubric, head.rubric, evaluation.item_ids, calibration.flawed, evaluation.failed_column, options)
+    task = head.rubric.task
+    base_checks = {c.id: c for c in base.rubric.checks}
+    targets: list[_Target] = []
+    for decision in result.rejected:
+        change = decision.change
+        if change.kind == "deleted":
+            report.protected.append(_protected(decision, result.gated, evaluation, base.check_lines))
+            continue
+        if change.head is None or not (change.kind == "added" or change.reworded):
+            continue
+        old = base_checks.get(change.check_id)
+        if change.head.is_frozen or (old is not None and old.is_frozen):
+            report.unrepaired.append(Unrepaired(change.check_id, "frozen check: repairs never touch it"))
+            continue
+        failed = evaluation.failed_column(change.head.text)
+        flawed = calibration.flawed
+        audited = audit.audit(change.check_id) if audit is not None else None
+        targets.append(_Target(
+            decision, change.head, old.text if old is not None and change.kind == "modified" else None,
+            tuple(evaluation.items[i] for i in np.flatnonzero(failed & ~flawed)),
+            tuple(evaluation.items[i] for i in np.flatnonzero(failed & flawed)),
+            tuple(audited.findings()) if audited is not None and audited.text == change.head.text else (),
+        ))
+    if not targets:
+        return report
+    model = repair_model or judge
+    if judge is None or model is None:
+        report.unrepaired.extend(Unrepaired(t.check.id, "no live judge to check a rewrite (pass --judge)") for t in targets)
+        return report
+
+    # 1. Candidates, one stored call per rejected check.
+    stats = CallStats(model, "repair")
+    version = repair_prompt_version()
+    contexts, asks = {}, []
+    for target in targets:
+        context, ask = _ask(store, model, task, target, k)
+        contexts[target.check.id] = context
+        if store.find("repair", model, version, target.check.text, context) is None:
+            asks.append(ask)
+        else:
+            stats.reused += 1
+    run_asks(asks, model, stats, concurrency=concurrency)
+    report.usage.append(stats)
+    raise_failures([stats])
+    proposals: list[tuple[_Target, Candidate, Rubric, list[Check]]] = []
+    for target in targets:
+        record = store.find("repair", model, version, target.check.text, contexts[target.check.id])
+        assert record is not None
+        for candidate in (Candidate.from_result(c) for c in record.result["candidates"]):
+            checks = _candidate_checks(target.check, candidate, set(head.rubric.check_ids))
+            proposals.append((target, candidate, _replace(head.rubric, target.check.id, checks), checks))
+    if not proposals:
+        report.unrepaired.extend(Unrepaired(t.check.id, "the model proposed no rewrite") for t in targets)
+        return report
+
+    # 2. Judge the candidates on the calibration set (only their new texts cost calls).
+    stats_j = judge_missing([p[2] for p in proposals], calibration, evaluation.store, judge,
+                            concurrency=concurrency, max_calls=max_calls, progress=False)
+    print(f"repair candidates: {stats_j.summary}", file=log or sys.stderr)
+    report.judging.append(stats_j.to_dict())
+
+    # 3. With the audit rule on, a candidate must pass the audit too.
+    candidate_options = options
+    if audit_rule_on and audit_judges:
+        texts = {c.text: c for _, _, _, checks in proposals for c in checks}
+        found, usage = audit_checks(task, list(texts.values()), audit_judges, store, concurrency=concurrency)
+        report.usage.extend(usage)
+        candidate_options = dataclasses.replace(
+            options, extra_rules=(*options.extra_rules, audit_rule(AuditReport(head.rubric.id, head.display, found))))
+
+    # 4. Gate the PR again with each candidate in place; keep those whose own changes pass.
+    spans = check_spans(head.source.text)
+    shown: set[str] = set()
+    for target, candidate, rubric, checks in proposals:
+        ids = {c.id for c in checks}
+        gated = run_gate(base.rubric, rubric, evaluation.item_ids, calibration.flawed, evaluation.failed_column,
+                         candidate_options)
+        own = [d for d in gated.decisions if d.change.check_id in ids]
+        if not own or not all(d.accepted for d in own):
+            continue
+        summary = evaluation.summarize(gated.gated, "candidate")
+        rows = [row for row in (summary.row(c.id) for c in checks) if row is not None]
+        before = evaluation.failed_column(target.check.text) & ~calibration.flawed
+        after = np.zeros_like(before)
+        for c in checks:
+            after |= evaluation.failed_column(c.text)
+        span = spans.get(target.check.id)
+        report.suggestions.append(RepairSuggestion(
+            check=target.check.id, change=target.decision.change.kind, operator=candidate.operator, why=candidate.why,
+            rows=rows, yaml=checks_yaml(checks, span.indent if span else 2), path=head.repo_path,
+            start_line=span.start_line if span else None, end_line=span.end_line if span else None,
+            no_longer_fails=[evaluation.items[i].id for i in np.flatnonzero(before & ~after)],
+        ))
+        shown.add(target.check.id)
+    for target in targets:
+        if target.check.id not in shown:
+            tried = sum(1 for p in proposals if p[0] is target)
+            report.unrepaired.append(Unrepaired(
+                target.check.id, f"none of the {tried} proposed rewrite{'s' if tried != 1 else ''} passes the gate"
+                if tried else "the model proposed no rewrite"))
+    return report

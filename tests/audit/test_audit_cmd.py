@@ -1,0 +1,142 @@
+"""`rubric-gate audit` against the fake provider through the real SDKs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rubric_gate.audit import AuditStore
+from tests.audit.conftest import run_cli, write_rubric
+from tests.audit.fake_audit_llm import FakeAuditLLM
+
+JUDGE = "anthropic:claude-haiku-4-5"
+CHECKS = [
+    ("apple", "The output mentions apple"),
+    ("kiwi", "The output mentions kiwi"),  # the task never asks for kiwi: ungrounded
+    ("vague", "The output is appropriate and mentions pear"),  # compound and vague
+]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    write_rubric(tmp_path / "rubric.yaml", CHECKS)
+    return tmp_path
+
+
+def audit_json(monkeypatch, project, capsys, *args: str) -> tuple[int, dict, str]:
+    code, out, err = run_cli(monkeypatch, project, capsys, "audit", "--rubric", "rubric.yaml", "--root", ".",
+                             "--format", "json", *args)
+    return code, (json.loads(out) if out.strip() else {}), err
+
+
+def test_audit_finds_structure_and_grounding_and_rerun_makes_no_call(
+        fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    code, report, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
+    assert code == 0, err
+    assert fake.received == 6  # 3 checks x (structure, grounding)
+    by_id = {a["check"]: a for a in report["audits"]}
+    assert by_id["apple"]["passed"] and by_id["apple"]["grounded"] and by_id["apple"]["grounding_quote"] == "apple"
+    assert not by_id["kiwi"]["grounded"] and by_id["kiwi"]["grounding_quote"] == "kiwi"
+    vague = by_id["vague"]
+    assert vague["structure"] == {"atomic": False, "consistent": True, "observable": True,
+                                  "operational": False, "scoped": False}
+    assert vague["grounded"] and vague["structure_reasons"]["atomic"] == "fake reason for atomic"
+    assert by_id["apple"]["line"] == 7 and vague["line"] == 11
+    assert "6 calls, 0 reused" in err and "~$" in err
+    stored = project / "verdicts.audits.jsonl"
+    assert len(stored.read_text().splitlines()) == 6
+
+    code, again, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
+    assert code == 0 and fake.received == 6, "a rerun must make no call"
+    assert "0 calls, 6 reused" in err
+    assert again["audits"] == report["audits"]
+
+
+def test_audit_rule_exit_code_and_check_filter(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    code, report, _ = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "apple", "--audit-rule")
+    assert code == 0 and [a["check"] for a in report["audits"]] == ["apple"] and fake.received == 2
+    code, _, _ = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "kiwi", "--audit-rule")
+    assert code == 1
+    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "nope")
+    assert code == 2 and "rubric.yaml: unknown check id 'nope'" in err
+
+
+def test_majority_over_three_judges(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    judges = ["anthropic:claude-haiku-4-5", "openai:gpt-4o-mini", "anthropic:contrarian-1"]
+    args = [arg for judge in judges for arg in ("--judge", judge)]
+    code, report, err = audit_json(monkeypatch, project, capsys, *args)
+    assert code == 0, err
+    assert fake.received == 18
+    by_id = {a["check"]: a for a in report["audits"]}
+    # Two judges against one: the contrarian's flipped answers are outvoted everywhere.
+    assert by_id["apple"]["passed"] and not by_id["kiwi"]["grounded"]
+    assert by_id["vague"]["structure"]["atomic"] is False
+    assert by_id["vague"]["votes"]["anthropic:contrarian-1"]["atomic"] is True
+    assert by_id["apple"]["votes"]["anthropic:contrarian-1"]["grounded"] is False
+    # Two contrarians against one: now they carry it.
+    judges2 = ["anthropic:claude-haiku-4-5", "anthropic:contrarian-1", "openai:contrarian-2"]
+    args2 = [arg for judge in judges2 for arg in ("--judge", judge)]
+    code, report2, _ = audit_json(monkeypatch, project, capsys, *args2)
+    assert code == 0 and fake.received == 18 + 6  # only the new judge is asked
+    by_id2 = {a["check"]: a for a in report2["audits"]}
+    assert by_id2["kiwi"]["grounded"] and not by_id2["apple"]["grounded"]
+
+
+def test_replay_without_judge_uses_the_store_or_says_what_is_missing(
+        fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    code, _, err = audit_json(monkeypatch, project, capsys)
+    assert code == 2 and "no stored audit for checks apple, kiwi, vague" in err
+    audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    code, report, _ = audit_json(monkeypatch, project, capsys)
+    assert code == 0 and fake.received == 6 and len(report["audits"]) == 3
+
+
+def test_malformed_or_unquoted_replies_are_never_guessed(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    fake.rules = {"mentions kiwi": "nonjson"}
+    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
+    assert code == 2 and "no valid answer, none guessed" in err and "kiwi" in err
+    store = AuditStore.load(project / "verdicts.audits.jsonl")
+    assert len(store) == 4  # apple and vague saved; kiwi has nothing
+    fake.rules = {}
+    fake.bad_grounding_quote = True  # a quote found in neither text is not an answer
+    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "kiwi")
+    assert code == 2 and "does not occur in the check" in err
+
+
+def test_markdown_and_text_keep_pr_text_inert(fake: FakeAuditLLM, tmp_path: Path, monkeypatch, capsys) -> None:
+    write_rubric(tmp_path / "rubric.yaml", [("ping", "The output pings @octocat and <img src=x> kiwi")])
+    code, out, _ = run_cli(monkeypatch, tmp_path, capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE,
+                           "--format", "markdown")
+    assert code == 0
+    assert "@octocat" not in out and "<img" not in out and "| `ping` |" in out
+    assert "not atomic" in out and "beyond the task" in out
+    code, out, _ = run_cli(monkeypatch, tmp_path, capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE)
+    assert code == 0 and "FINDINGS ping" in out and fake.received == 2
+
+
+def test_adversarial_fool_rate_and_reuse(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    from tests.audit.conftest import write_items
+
+    write_items(project / "cal.jsonl", [("c1", "apple pear plum", "pass"), ("f1", "pear", "fail")])
+    # apple: the attack output is just the keyword, the judge says yes, the verifier says it is hollow.
+    # kiwi: the attack output also reads as genuine to the verifier: no fool.
+    fake.attacks = {"The output mentions kiwi": "a genuine kiwi"}
+    args = ("--judge", JUDGE, "--check", "apple", "--check", "kiwi", "--adversarial", "3",
+            "--attacker", "openai:gpt-4o-mini", "--verifier", "anthropic:claude-haiku-4-5")
+    code, report, err = audit_json(monkeypatch, project, capsys, *args)
+    assert code == 0, err
+    by_id = {a["check"]: a for a in report["audits"]}
+    assert by_id["apple"]["vfr"] == 1.0 and len(by_id["apple"]["fools"]) == 3
+    assert by_id["apple"]["fools"][0] == {"item": "c1", "output": "apple", "verifier_reason": "fake verifier"}
+    assert by_id["kiwi"]["vfr"] == 0.0 and by_id["kiwi"]["fools"] == []
+    assert fake.kinds.count("attack") == 6 and fake.kinds.count("verdict") == 6 and fake.kinds.count("verify") == 6
+    roles = {u["role"] for u in report["usage"]}
+    assert roles == {"audit", "attacker", "judge", "verifier"}
+    calls = fake.received
+    code, again, err = audit_json(monkeypatch, project, capsys, *args)
+    assert code == 0 and fake.received == calls and again["audits"] == report["audits"]
+    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--adversarial", "2")
+    assert code == 2 and "--attacker" in err
