@@ -69,6 +69,8 @@ def test_a_pr_behind_main_is_not_blamed_for_mains_edits(scenario: Scenario) -> N
     assert report["base_sha"] == merge_base and report["base_branch_sha"] == main_tip
     body = scenario.fake.marked_comments()[0]["body"]
     assert f"Gated against {merge_base[:7]}" in body and main_tip[:7] in body
+    html = (result.workspace / ".rubric-gate" / "report.html").read_text()
+    assert html.count("<svg") >= 3  # base, head and gated charts
 
 
 def test_a_pure_rename_of_a_frozen_check_and_of_a_blamed_check_is_accepted(scenario: Scenario) -> None:

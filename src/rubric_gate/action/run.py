@@ -38,6 +38,7 @@ from rubric_gate.action.standard import review_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import check_output_dir
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
+from rubric_gate.report import write_html_report
 
 FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
 
@@ -111,7 +112,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     return exit_code
 
 
-OUTPUT_NAMES = ("report.json", "comment.md", "pr.json", "verdicts")
+OUTPUT_NAMES = ("report.json", "report.html", "comment.md", "pr.json", "verdicts")
 
 
 def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
@@ -248,6 +249,9 @@ def _write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, so
         "standard": [f.to_dict() for f in summary.standard],
     }
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    reports = [o.report for o in summary.outcomes if o.report is not None]
+    if reports:  # the charts, for the workflow's artifact upload
+        write_html_report(config.output_dir / "report.html", reports)
     return path
 
 
