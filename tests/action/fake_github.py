@@ -62,6 +62,7 @@ class FakeGitHub:
     judge: Any = None  # (prompt) -> "yes" | "no": answers an OpenAI-compatible chat request
     judge_calls: int = 0
     copies: dict[str, str] = field(default_factory=dict)  # new path -> source: listed as "copied"
+    review_comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     _next_id: int = 100
     url: str = ""
     _headers: dict[str, str] = field(default_factory=dict)  # extra response headers (Link)
@@ -162,6 +163,20 @@ class FakeGitHub:
             return 201, status
         if method == "GET" and rest == f"/pulls/{n}/files":
             return self._page(path, self._pr_files()[:3000])  # "Responses include a maximum of 3000 files"
+        if method == "GET" and rest == f"/pulls/{n}/comments":
+            return self._page(path, sorted(self.review_comments.values(), key=lambda c: c["id"]))
+        if method == "POST" and rest == f"/pulls/{n}/comments":
+            return self._create_review_comment(body, token, api)
+        match = re.fullmatch(r"/pulls/comments/(\d+)", rest)
+        if match and method in ("PATCH", "DELETE"):
+            comment = self.review_comments.get(int(match.group(1)))
+            if comment is None:
+                return 404, {"message": "Not Found"}
+            if method == "DELETE":
+                del self.review_comments[comment["id"]]
+                return 204, None
+            comment["body"] = body["body"]
+            return 200, comment
         match = re.fullmatch(r"/compare/([0-9a-f]{40})\.\.\.([0-9a-f]{40})", rest)
         if method == "GET" and match:
             return self._compare(match.group(1), match.group(2))
@@ -221,6 +236,29 @@ class FakeGitHub:
                 f.update({"status": "copied", "previous_filename": self.copies[f["filename"]]})
             f.update({"sha": "0" * 40, "additions": 1, "deletions": 1, "changes": 2})
         return files
+
+    def _diff_lines(self, path: str) -> set[int]:
+        """Head lines a review comment may sit on: those inside the PR diff's hunks (RIGHT side)."""
+        merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
+        diff = self._git("diff", "-U3", merge_base, self.head_sha, "--", path).stdout.decode()
+        lines: set[int] = set()
+        for start, count in re.findall(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", diff, flags=re.M):
+            lines.update(range(int(start), int(start) + int(count or 1)))
+        return lines
+
+    def _create_review_comment(self, body: dict[str, Any], token: str | None, api: str) -> tuple[int, Any]:
+        """Create a review comment: `line` (and `start_line`) must lie in the diff, else 422 as GitHub."""
+        wanted = {body.get("line"), body.get("start_line") or body.get("line")}
+        if body.get("commit_id") != self.head_sha or body.get("side") != "RIGHT" \
+                or not wanted <= self._diff_lines(body.get("path", "")):
+            return _invalid("PullRequestReviewComment", "line", "could not be resolved")
+        cid = self.new_id()
+        comment = {"id": cid, "body": body["body"], "path": body["path"], "line": body["line"],
+                   "start_line": body.get("start_line"), "commit_id": body["commit_id"],
+                   "url": f"{api}/pulls/comments/{cid}", "pull_request_url": f"{api}/pulls/{self.pr_number}",
+                   "user": self._author(token)}
+        self.review_comments[cid] = comment
+        return 201, comment
 
     def _commit_json(self, sha: str) -> dict[str, Any]:
         return {"sha": sha, "url": f"{self.url}/repos/{self.repo}/commits/{sha}", "commit": {"message": "c"},

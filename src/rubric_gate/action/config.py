@@ -28,6 +28,9 @@ DEFAULTS: dict[str, str] = {
     "concurrency": "8",
     "output_dir": ".rubric-gate",
     "verdict_cache": "",
+    "audit": "false",
+    "audit_rule": "false",
+    "suggest_repairs": "false",
 }
 
 FAIL_ON = ("rejected", "error", "never")
@@ -47,6 +50,9 @@ class ActionConfig:
     concurrency: int
     output_dir: Path  # absolute, inside the workspace so later steps can read it
     cache_dir: Path  # absolute: verdicts the action judged, kept between runs by actions/cache
+    audit: bool  # audit added and reworded checks (advisory)
+    audit_rule: bool  # and reject those the audit flags
+    suggest_repairs: bool  # propose rewrites of rejected checks that the gate accepts
     event_name: str
     event_path: Path
     repository: str
@@ -121,6 +127,9 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
         max_judge_calls=_int(env, "max_judge_calls", 0),
         concurrency=_int(env, "concurrency", 1) or 8,
         output_dir=output_dir,
+        audit=_bool(env, "audit"),
+        audit_rule=_bool(env, "audit_rule"),
+        suggest_repairs=_bool(env, "suggest_repairs"),
         cache_dir=cache_dir if cache_dir.is_absolute() else workspace / cache_dir,
         event_name=_required(env, "GITHUB_EVENT_NAME"),
         event_path=Path(_required(env, "GITHUB_EVENT_PATH")),

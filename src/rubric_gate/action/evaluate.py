@@ -8,6 +8,7 @@ one (or one whose base version does not load) is scored like `rubric-gate attrib
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from rubric_gate.action.cache import VerdictCache
 from rubric_gate.action.changed import ChangedFile
@@ -39,6 +40,9 @@ class GateSettings:
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
     concurrency: int = 8
     max_judge_calls: int | None = None
+    audit: bool = False
+    audit_rule: bool = False
+    suggest_repairs: bool = False
 
 
 @dataclass
@@ -52,6 +56,8 @@ class RubricOutcome:
     failures: list[str] = field(default_factory=list)  # reasons to fail besides the gate
     error: str | None = None
     judging: dict[str, object] | None = None
+    audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
+    repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
 
     @property
     def passed(self) -> bool:
@@ -72,6 +78,8 @@ class RubricOutcome:
             "report": self.report.to_dict() if self.report else None,
             "attribution": self.summary.to_dict() if self.summary else None,
             "judging": self.judging,
+            "audit": self.audit_report.to_dict() if self.audit_report is not None else None,
+            "repairs": self.repair_report.to_dict() if self.repair_report is not None else None,
         }
 
 
@@ -160,7 +168,7 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
     text = reader.read(s.head_sha, changed.path)
     if text is None:
         raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
-    head = parse_rubric_text(text, _display(s.head_sha, changed.path))
+    head = parse_rubric_text(text, _display(s.head_sha, changed.path), changed.path)
     outcome.head = head
     calibration = read_calibration(reader, s.head_sha, head.rubric.calibration)
     store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
@@ -212,7 +220,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         raise InputError(_display(s.base_sha, changed.base_path), "rubric not found at the base commit")
     if head_text is None:
         raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
-    head = parse_rubric_text(head_text, _display(s.head_sha, changed.path))
+    head = parse_rubric_text(head_text, _display(s.head_sha, changed.path), changed.path)
     outcome.head = head
     for key in ("calibration", "verdicts"):  # what the next PR will read: it must stay in the repository
         check_repo_path(s.head_sha, getattr(head.rubric, key))
@@ -254,11 +262,47 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
             else:
                 notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
-    report = run_check(base, head, evaluation, GateOptions(rates_rule=s.rates_rule))
+    options = _audit(outcome, base, head, s)
+    report = run_check(base, head, evaluation, options)
+    if s.suggest_repairs and not report.gate_passed:
+        _repair(outcome, base, head, evaluation, options, s)
     report.notes.extend(notes)
     if outcome.judging is not None:
         report.judging = outcome.judging
     outcome.report = report
+
+
+def _audit_store(s: GateSettings) -> Any:
+    from rubric_gate.audit import AuditStore
+
+    return AuditStore.load(s.cache.directory / "audits.jsonl") if s.cache is not None else AuditStore()
+
+
+def _audit(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, s: GateSettings) -> GateOptions:
+    """Audit the added and reworded checks first, so the audit rule can take part in the gate."""
+    if not (s.audit or s.audit_rule):
+        return GateOptions(rates_rule=s.rates_rule)
+    if s.judge is None:
+        outcome.notices.append("The audit needs a judge: set the `judge` input (and its API key) to audit checks.")
+        return GateOptions(rates_rule=s.rates_rule)
+    from rubric_gate.audit import audit_rule, audited_changes
+
+    outcome.audit_report = audited_changes(base, head, [s.judge.spec], _audit_store(s), concurrency=s.concurrency)
+    rules = (audit_rule(outcome.audit_report),) if s.audit_rule else ()
+    return GateOptions(rates_rule=s.rates_rule, extra_rules=rules)
+
+
+def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, evaluation: Evaluation,
+            options: GateOptions, s: GateSettings) -> None:
+    if s.judge is None:
+        outcome.notices.append("Repairs need a judge to check each rewrite: set the `judge` input.")
+        return
+    from rubric_gate.repair import suggest_repairs
+
+    outcome.repair_report = suggest_repairs(
+        base, head, evaluation, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
+        audit_rule_on=s.audit_rule, audit_judges=[s.judge.spec], concurrency=s.concurrency,
+        max_calls=s.max_judge_calls)
 
 
 def _disagreements(added: list[Verdict], calibration: CalibrationSet, store: VerdictStore,

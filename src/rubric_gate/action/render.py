@@ -35,14 +35,27 @@ def _section(outcome: RubricOutcome) -> str:
         error = outcome.error.replace("```", "'''")
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
-        body = render_markdown(outcome.report, heading_level=3)
+        body = render_markdown(outcome.report, heading_level=3) + _review_sections(outcome)
         first, _, rest = body.partition("\n")
-        return f"{first}\n\nFile: {path}\n{failures}{rest}"
+        return f"{first}\n\nFile: {path}\n{failures}{notes}{rest}"
     mark = "❌" if failures else "✅"
     if outcome.summary is not None:
         table = render_attribution_markdown(outcome.summary, heading_level=4)
         return f"### {mark} {path}: new rubric\n{failures}{notes}\n{table}"
     return f"### {mark} {path}\n{failures}{notes}"
+
+
+def _review_sections(outcome: RubricOutcome) -> str:
+    parts = []
+    if outcome.audit_report is not None:
+        from rubric_gate.audit import render_audit_markdown
+
+        parts.append(render_audit_markdown(outcome.audit_report, heading_level=4))
+    if outcome.repair_report is not None:
+        from rubric_gate.repair import render_repairs_markdown
+
+        parts.append(render_repairs_markdown(outcome.repair_report, heading_level=4))
+    return "".join("\n" + p for p in parts if p)
 
 
 def _standard_section(findings: list[StandardFinding]) -> str:

@@ -194,6 +194,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
             concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
+            audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
@@ -270,7 +271,8 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
     title = f"rubric-gate: {summary.decision}" + (" (overridden)" if summary.override else "")
     check = publish_check(repo, pr.head_sha, conclusion, title,
                           fit(render_body(summary), SUMMARY_LIMIT, where, unit="bytes"),
-                          annotations_for(summary.outcomes), summary.run_url)
+                          annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url)
+    posted_notices.extend(_post_repairs(repo, pr, summary.outcomes))
     if check.kind == "none":
         posted_notices.append(f"No check run or commit status was posted: {check.detail}.")
     elif check.detail:
@@ -290,6 +292,32 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
         "report": _relative(report_path, config.workspace),
         "comment": _relative(config.output_dir / "comment.md", config.workspace),
     })
+
+
+def _audit_annotations(outcomes: list[RubricOutcome]) -> list[dict]:
+    audited = [(o.file.path, o.audit_report) for o in outcomes if o.audit_report is not None]
+    if not audited:
+        return []
+    from rubric_gate.audit import audit_annotations
+
+    return audit_annotations(audited)
+
+
+def _post_repairs(repo: Repository, pr: PullRequest, outcomes: list[RubricOutcome]) -> list[str]:
+    """Suggestion review comments for accepted rewrites: created once, edited on the next push."""
+    suggestions = [s for o in outcomes if o.repair_report is not None for s in o.repair_report.suggestions]
+    if not suggestions:
+        return []
+    from rubric_gate.action.comment import is_own, token_login
+    from rubric_gate.repair.github_review import post_repair_suggestions
+
+    try:
+        login = token_login(repo)
+        result = post_repair_suggestions(repo.get_pull(pr.number), pr.head_sha, suggestions,
+                                         is_own=lambda comment: is_own(comment, login))
+    except GithubException as exc:
+        return [f"No repair suggestion was posted as a review comment ({describe(exc)}); they are in this comment."]
+    return [f"A repair suggestion could not be posted: {failure}." for failure in result.failures]
 
 
 def _relative(path: Path, workspace: Path) -> str:

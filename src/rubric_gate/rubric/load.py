@@ -149,9 +149,9 @@ def load_rubric(spec: str | Path, cwd: Path | None = None) -> RubricDocument:
     return RubricDocument(rubric, source, check_lines)
 
 
-def parse_rubric_text(text: str, display: str) -> RubricDocument:
+def parse_rubric_text(text: str, display: str, repo_path: str | None = None) -> RubricDocument:
     """Load a rubric from text already in memory (e.g. fetched from the GitHub API)."""
-    source = SourceText(display, text, None)
+    source = SourceText(display, text, None, repo_path=repo_path)
     located = load_located_yaml(text, display)
     rubric, check_lines = rubric_from_yaml(located, display)
     return RubricDocument(rubric, source, check_lines)
