@@ -19,7 +19,7 @@ def test_attribute_json_reproduces_the_paper_example(project: Project) -> None:
     rows = {c["id"]: c for c in data["checks"]}
     assert [round(rows[c]["credit"], 2) for c in "ABCD"] == [1.5, 0.83, 0.33, 0.33]
     assert rows["D"]["blame"] == 1 and rows["A"]["unique_catches"] == 1
-    assert data["rates"]["correct_passed"] == {"count": 1, "total": 2, "rate": 0.5}
+    assert data["rates"]["correct_passed"] == {"count": 1, "total": 2, "rate": 0.5, "ci95": [0.0945, 0.9055]}
     assert data["joint_catches"] == [{"checks": ["A", "B"], "catches": 1}]
 
 
@@ -68,7 +68,7 @@ def test_attribute_scores_one_split_at_a_time(project: Project) -> None:
     held_out = json.loads(project.run("attribute", "rubrics/demo.yaml", "--split", "evaluation", "--format", "json").stdout)
     everything = json.loads(project.run("attribute", "rubrics/demo.yaml", "--split", "all", "--format", "json").stdout)
     assert default["rates"]["correct_passed"]["total"] == 1  # R5 is held out of the gate's items
-    assert held_out["rates"]["correct_passed"] == {"count": 1, "total": 1, "rate": 1.0}
+    assert held_out["rates"]["correct_passed"] == {"count": 1, "total": 1, "rate": 1.0, "ci95": [0.2065, 1.0]}
     assert held_out["rates"]["flawed_caught"]["total"] == 0
     assert everything["rates"]["correct_passed"]["total"] == 2
 

@@ -19,4 +19,7 @@ def wilson_interval(successes: int, total: int, z: float = Z95) -> tuple[float, 
     denominator = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denominator
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At 0/n and n/n the bound is exactly 0 or 1; floating point would leave 1e-16 off.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == total else min(1.0, centre + half)
+    return (low, high)

@@ -9,6 +9,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate.attribution import Rate
 from rubric_gate.report.model import CheckReport, RubricSummary
+from rubric_gate.report.trust import agreement_text, how_sure
 
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -55,6 +56,7 @@ def _environment() -> Environment:
     env.filters["n"] = neutralize
     env.filters["pct"] = percent
     env.filters["num"] = number
+    env.filters["agreement"] = agreement_text
     return env
 
 
@@ -97,6 +99,7 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
         rows=_table_rows(report),
         rates=_rate_rows(report.base, report.head, report.gated),
         rejected=[c for c in report.changes if not c.accepted],
+        how_sure=how_sure(report),
     )
 
 

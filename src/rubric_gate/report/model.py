@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.attribution import Rates
+from rubric_gate.reliability import LabelAgreement
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class RubricSummary:
     checks: list[CheckRow]
     rates: Rates
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
+    agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +57,7 @@ class RubricSummary:
             "checks": [row.to_dict() for row in self.checks],
             "rates": self.rates.to_dict(),
             "joint_catches": [{"checks": [a, b], "catches": n} for a, b, n in self.joint_catches],
+            "agreement": None if self.agreement is None else self.agreement.to_dict(),
         }
 
     def row(self, check_id: str) -> CheckRow | None:
@@ -94,6 +97,7 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)
     judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
     override: str | None = None  # set when a human override turned a fail into a pass
+    reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
 
     @property
     def gate_passed(self) -> bool:
@@ -116,4 +120,5 @@ class CheckReport:
             "gated_rubric": self.gated_yaml,
             "notes": self.notes,
             "judging": self.judging,
+            "reliability": None if self.reliability is None else self.reliability.to_dict(),
         }

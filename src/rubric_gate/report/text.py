@@ -9,6 +9,7 @@ from rich.text import Text
 
 from rubric_gate.report.markdown import percent
 from rubric_gate.report.model import CheckReport, RubricSummary
+from rubric_gate.report.trust import agreement_text, how_sure
 
 
 def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None) -> Table:
@@ -42,6 +43,10 @@ def _rates_lines(summary: RubricSummary) -> Text:
 def render_attribution_text(summary: RubricSummary, console: Console) -> None:
     console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
     console.print(_rates_lines(summary), soft_wrap=True)
+    if summary.agreement is not None:
+        console.print(Text(agreement_text(summary.agreement) + " (95% intervals)"), soft_wrap=True)
+        if summary.agreement.note:
+            console.print(Text(f"note: {summary.agreement.note}", style="yellow"), soft_wrap=True)
     for a, b, n in summary.joint_catches:
         console.print(f"redundant pair: {escape(a)} + {escape(b)} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)")
 
@@ -66,3 +71,5 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     console.print(Group(_attribution_table(head_view, "per check (head; base for deleted checks)", decisions)))
     for name, summary in (("base ", report.base), ("head ", report.head), ("gated", report.gated)):
         console.print(Text(f"{name}  ") + _rates_lines(summary), soft_wrap=True)
+    for clause in how_sure(report):
+        console.print(Text(f"how sure: {clause}"), soft_wrap=True, highlight=False)
