@@ -39,6 +39,11 @@ class FakeLLM:
     retry_after: str | None = "0"
     script: list[str] = field(default_factory=list)
     rules: dict[str, str] = field(default_factory=dict)  # check-text marker -> behaviour
+    # Judges that disagree: model name -> check keywords whose answer that model inverts.
+    contrary: dict[str, set[str]] = field(default_factory=dict)
+    # Unstable pairs: (check keyword, item output) -> answers given on successive calls, cycling.
+    sequences: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    sequence_calls: dict[tuple[str, str, str], int] = field(default_factory=dict)
     received: int = 0
     answered: list[tuple[str, str, str]] = field(default_factory=list)  # (check, output, answer)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -113,7 +118,7 @@ class FakeLLM:
             if behaviour in ("429", "500", "401", "400"):
                 self._error(handler, int(behaviour), anthropic)
                 return
-            text = self._answer_text(prompt, behaviour)
+            text = self._answer_text(prompt, behaviour, body.get("model", "m"))
             self._reply(handler, text, anthropic, body.get("model", "m"))
         except (BrokenPipeError, ConnectionResetError):
             pass
@@ -121,7 +126,21 @@ class FakeLLM:
             with self.lock:
                 self.in_flight -= 1
 
-    def _answer_text(self, prompt: str, behaviour: str) -> str:
+    def _decide(self, check: str, output: str, model: str) -> dict[str, str]:
+        decided = decide(check, output)
+        word = keyword(check)
+        sequence = self.sequences.get((word, output))
+        if sequence:
+            with self.lock:
+                key = (model, word, output)
+                count = self.sequence_calls.get(key, 0)
+                self.sequence_calls[key] = count + 1
+            decided = {"answer": sequence[count % len(sequence)], "quote": ""}
+        if word in self.contrary.get(model, ()):
+            decided = {"answer": "no" if decided["answer"] == "yes" else "yes", "quote": ""}
+        return decided
+
+    def _answer_text(self, prompt: str, behaviour: str, model: str = "m") -> str:
         if behaviour == "nonjson":
             return "Sure! The answer is yes."
         if behaviour == "badjson":
@@ -131,13 +150,13 @@ class FakeLLM:
         if listed:
             answers = []
             for check_id, check in listed:
-                decided = decide(check, output)
+                decided = self._decide(check, output, model)
                 answers.append({"id": check_id, **decided})
                 with self.lock:
                     self.answered.append((check, output, decided["answer"]))
             return json.dumps({"answers": answers})
         check = CHECK.search(prompt).group(1)  # type: ignore[union-attr]
-        decided = decide(check, output)
+        decided = self._decide(check, output, model)
         with self.lock:
             self.answered.append((check, output, decided["answer"]))
         return json.dumps(decided)

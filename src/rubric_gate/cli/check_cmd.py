@@ -9,7 +9,9 @@ import click
 
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
-from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS
+from rubric_gate.cli.panel_options import combined_stats, samples_option, unique_judges
+from rubric_gate.ensemble import PanelEvaluation, run_panel_check
+from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
 from rubric_gate.gate import GateOptions
 from rubric_gate.judges import PROMPT_VERSION, judge_missing
 from rubric_gate.pipeline import (
@@ -32,20 +34,30 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 @click.option("--rates-rule", is_flag=True, help="Also reject any change that lowers a calibration rate (rule R).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
-@click.option("--judge", "judge", help="PROVIDER:MODEL: judge missing pairs live first. Default: the rubric's `judge`.")
+@click.option("--judge", "judge_specs", multiple=True,
+              help="PROVIDER:MODEL: judge missing pairs live first; repeat (or comma-separate) for a panel "
+                   "gated on the per-pair majority. Default: the rubric's `judge`.")
+@samples_option
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
-                  fmt: str, rates_rule: bool, root: Path | None, judge: str | None, replay: bool,
-                  concurrency: int, max_calls: int | None) -> int:
+                  fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
+                  replay: bool, concurrency: int, max_calls: int | None) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     root = root or repo_root()
     base = load_rubric(base_spec)
     head = load_rubric(head_spec)
     items = load_calibration_for(head, calibration, root)
-    judge = None if replay else judge or head.rubric.judge or base.rubric.judge
+    judges = unique_judges(judge_specs)
+    if replay and (samples > 1 or len(judges) > 1):
+        raise JudgeError("--samples and several --judge ask live judges; drop --replay")
+    if not judges and (head.rubric.judge or base.rubric.judge):
+        judges = [head.rubric.judge or base.rubric.judge]  # type: ignore[list-item]
+    if replay:
+        judges = []
+    judge = judges[0] if judges else None
     judging = None
     if judge is None:
         store = load_verdicts_for([base, head], verdicts, root)
@@ -56,12 +68,20 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         else:
             store = load_verdicts_for([base, head], None, root)
             store.path = resolve_path(root, head.rubric.verdicts)
-        stats = judge_missing([base.rubric, head.rubric], items, store, judge,
-                              concurrency=concurrency, max_calls=max_calls)
-        print(stats.summary, file=sys.stderr)
-        judging = stats.to_dict()
-    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
-    report = run_check(base, head, evaluation, GateOptions(rates_rule=rates_rule))
+        runs = []
+        for spec in judges:
+            stats = judge_missing([base.rubric, head.rubric], items, store, spec,
+                                  concurrency=concurrency, max_calls=max_calls, samples=samples)
+            print(stats.summary, file=sys.stderr)
+            runs.append(stats)
+        judging = combined_stats(runs)
+    options = GateOptions(rates_rule=rates_rule)
+    if len(judges) > 1 or samples > 1:
+        panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=samples)
+        report = run_panel_check(base, head, panel, options)
+    else:
+        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
+        report = run_check(base, head, evaluation, options)
     report.judging = judging
     with report_output():
         if fmt == "json":

@@ -9,15 +9,22 @@ from rubric_gate.reliability.agreement import (
     label_agreement,
     mcc,
 )
+from rubric_gate.reliability.alpha import nominal_alpha, pairwise_kappa
 from rubric_gate.reliability.intervals import wilson_interval
+from rubric_gate.reliability.majority import Vote, flip_rate, majority
 
 __all__ = [
     "Estimate",
     "LabelAgreement",
+    "Vote",
     "balanced_accuracy",
     "bootstrap_interval",
     "cohen_kappa",
+    "flip_rate",
     "label_agreement",
+    "majority",
     "mcc",
+    "nominal_alpha",
+    "pairwise_kappa",
     "wilson_interval",
 ]

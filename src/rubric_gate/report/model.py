@@ -20,6 +20,7 @@ class CheckRow:
     unique_catches: int
     fails_correct: int  # correct items this check answers no on
     fails_flawed: int  # flawed items this check answers no on
+    reliability: dict[str, Any] | None = None  # flip_rate / alpha / ... when measured
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -31,6 +32,7 @@ class CheckRow:
             "unique_catches": self.unique_catches,
             "fails_correct": self.fails_correct,
             "fails_flawed": self.fails_flawed,
+            **(self.reliability or {}),
             "text": self.text,
         }
 
@@ -73,6 +75,11 @@ class ChangeRow:
     reason: str
     rules: tuple[str, ...]  # rules that rejected it
     detail: str = ""  # for an aggregation change: old -> new
+    reliability: dict[str, Any] | None = None  # unstable / by_judge / ... when measured
+
+    @property
+    def unstable(self) -> bool:
+        return bool(self.reliability and self.reliability.get("unstable"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +90,7 @@ class ChangeRow:
             "decision": "accepted" if self.accepted else "rejected",
             "reason": self.reason,
             "rules": list(self.rules),
+            **(self.reliability or {}),
         }
 
 
