@@ -18,6 +18,8 @@ from typing import Any
 CHECK = re.compile(r"<check>\n(.*?)\n</check>", re.DOTALL)
 CHECKLIST = re.compile(r'<check id="(c\d+)">\n(.*?)\n</check>', re.DOTALL)
 OUTPUT = re.compile(r"<output>\n(.*?)\n</output>", re.DOTALL)
+ORIGINAL = re.compile(r"<original>\n(.*?)\n</original>", re.DOTALL)
+REWORDING = re.compile(r"rewording (\d+) of")
 
 # Behaviours: ok, 429, 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape)
 
@@ -44,6 +46,9 @@ class FakeLLM:
     # Unstable pairs: (check keyword, item output) -> answers given on successive calls, cycling.
     sequences: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     sequence_calls: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # Paraphrase requests: check keyword -> keyword of each rewording (default: the same word,
+    # i.e. a faithful rewording); another word changes the check's meaning.
+    paraphrase_words: dict[str, list[str]] = field(default_factory=dict)
     received: int = 0
     answered: list[tuple[str, str, str]] = field(default_factory=list)  # (check, output, answer)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -145,6 +150,15 @@ class FakeLLM:
             return "Sure! The answer is yes."
         if behaviour == "badjson":
             return json.dumps({"answer": "maybe", "quote": ""})
+        original = ORIGINAL.search(prompt)
+        if original:
+            word = keyword(original.group(1))
+            index = int(REWORDING.search(prompt).group(1)) - 1  # type: ignore[union-attr]
+            words = self.paraphrase_words.get(word, [])
+            new_word = words[index] if index < len(words) else word
+            with self.lock:
+                self.answered.append((original.group(1), "<paraphrase>", new_word))
+            return json.dumps({"paraphrase": f"Reworded ({index + 1}): the output names {new_word}"})
         output = OUTPUT.search(prompt).group(1)  # type: ignore[union-attr]
         listed = CHECKLIST.findall(prompt)
         if listed:

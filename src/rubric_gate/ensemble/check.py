@@ -23,6 +23,8 @@ LISTED_ITEMS = 10
 class ReliabilityReport:
     judges: tuple[str, ...]
     samples: int
+    paraphrased: int = 0  # checks measured under paraphrase
+    min_paraphrase: tuple[str, float] | None = None  # (check id, agreement) of the least stable one
     judge_kappa: list[tuple[str, str, float | None]] = field(default_factory=list)
     changes: int = 0
     judges_agree: int | None = None  # changes on which every judge alone decides as the panel
@@ -34,6 +36,7 @@ class ReliabilityReport:
         return {
             "judges": list(self.judges),
             "samples": self.samples,
+            "paraphrased_checks": self.paraphrased,
             "judge_kappa": [{"judges": [a, b], "kappa": None if k is None else round(k, 4)}
                             for a, b, k in self.judge_kappa],
             "judges_agree": None if self.judges_agree is None else {
@@ -59,6 +62,10 @@ class ReliabilityReport:
             if self.max_flip is not None:
                 text += f"; highest flip rate {100 * self.max_flip[1]:.0f}% ({self.max_flip[0]})"
             parts.append(text)
+        if self.min_paraphrase is not None:
+            check, value = self.min_paraphrase
+            parts.append(f"{self.paraphrased} changed check{'s' if self.paraphrased != 1 else ''} reworded "
+                         f"by a model: lowest paraphrase agreement {100 * value:.0f}% ({check})")
         if self.unstable_changes:
             n = len(self.unstable_changes)
             parts.append(f"{n} decision{'s' if n != 1 else ''} rest{'s' if n == 1 else ''} on unstable verdicts")
@@ -80,14 +87,15 @@ def run_panel_check(
 ) -> CheckReport:
     options = options or GateOptions()
     report = run_check(base, head, evaluation, options)
-    if not (evaluation.measures_samples or evaluation.measures_judges):
+    if not evaluation.measures_anything:
         return report
     flawed = evaluation.calibration.flawed
     by_judge: dict[str, dict[str, bool]] = {}
     if evaluation.measures_judges:
         for judge in evaluation.judges:
             alone = evaluation.for_judge(judge)
-            result = run_gate(base.rubric, head.rubric, evaluation.item_ids, flawed, alone.failed_column, options)
+            own = replace(options, stability=alone.stability) if options.stability is not None else options
+            result = run_gate(base.rubric, head.rubric, evaluation.item_ids, flawed, alone.failed_column, own)
             by_judge[judge] = {d.change.check_id: d.accepted for d in result.decisions}
     reliability = ReliabilityReport(evaluation.judges, evaluation.samples, changes=len(report.changes))
     changes = diff_rubrics(base.rubric, head.rubric)
@@ -118,6 +126,10 @@ def run_panel_check(
         flips = [(r.id, r.reliability["flip_rate"]) for r in report.head.checks
                  if r.reliability and r.reliability.get("flip_rate") is not None]
         reliability.max_flip = max(flips, key=lambda f: f[1]) if flips else None
+    measured = [(r.id, r.reliability["paraphrase_agreement"]) for r in report.head.checks
+                if r.reliability and r.reliability.get("paraphrase_agreement") is not None]
+    reliability.paraphrased = len(measured)
+    reliability.min_paraphrase = min(measured, key=lambda m: m[1]) if measured else None
     report.reliability = reliability
     return report
 

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from rubric_gate.pipeline import Evaluation
-from rubric_gate.reliability import majority, nominal_alpha
+from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement
 from rubric_gate.report.model import RubricSummary
-from rubric_gate.rubric import Rubric
+from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import VerdictColumn, verdict_column
 
 
@@ -46,6 +46,8 @@ class Votes:
 class PanelEvaluation(Evaluation):
     judges: tuple[str, ...] = ()
     samples: int = 1
+    # original check text (normalised) -> its paraphrases, judged like any check text
+    paraphrases: dict[str, list[str]] = field(default_factory=dict)
     _votes: dict[str, Votes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -60,6 +62,29 @@ class PanelEvaluation(Evaluation):
     @property
     def measures_judges(self) -> bool:
         return len(self.judges) > 1
+
+    @property
+    def measures_anything(self) -> bool:
+        return self.measures_samples or self.measures_judges or bool(self.paraphrases)
+
+    def paraphrases_of(self, text: str) -> list[str]:
+        return self.paraphrases.get(normalize_text(text), [])
+
+    def paraphrase_agreement(self, text: str) -> float | None:
+        paraphrases = self.paraphrases_of(text)
+        if not paraphrases:
+            return None
+        return paraphrase_agreement(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
+
+    def stability(self, text: str) -> float | None:
+        """The lower of paraphrase agreement and 1 - flip rate, whichever were measured."""
+        measured = []
+        if self.measures_samples and len(self.items):
+            measured.append(1 - float(self.votes(text).unstable.mean()))
+        agreement = self.paraphrase_agreement(text)
+        if agreement is not None:
+            measured.append(agreement)
+        return min(measured) if measured else None
 
     def votes(self, text: str) -> Votes:
         cached = self._votes.get(text)
@@ -90,7 +115,8 @@ class PanelEvaluation(Evaluation):
     def for_judge(self, judge: str) -> PanelEvaluation:
         """The same votes with one judge alone: what `check --judge JUDGE` would see."""
         index = self.judges.index(judge)
-        single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, judges=(judge,), samples=self.samples)
+        single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, judges=(judge,),
+                                 samples=self.samples, paraphrases=self.paraphrases)
         single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1]) for text, v in self._votes.items()}
         return single
 
@@ -105,11 +131,15 @@ class PanelEvaluation(Evaluation):
         if self.measures_judges:
             out["alpha"] = nominal_alpha(votes.per_judge)
             out["tied_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.tied)]
+        paraphrases = self.paraphrases_of(text)
+        if paraphrases:
+            out["paraphrase_agreement"] = self.paraphrase_agreement(text)
+            out["paraphrases"] = paraphrases
         return out
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
         summary = super().summarize(rubric, display)
-        if not (self.measures_samples or self.measures_judges):
+        if not self.measures_anything:
             return summary
         texts = {check.id: check.text for check in rubric.checks}
         rows = [replace(row, reliability=self.check_reliability(texts[row.id])) for row in summary.checks]

@@ -12,6 +12,7 @@ from rubric_gate.reliability.agreement import (
 from rubric_gate.reliability.alpha import nominal_alpha, pairwise_kappa
 from rubric_gate.reliability.intervals import wilson_interval
 from rubric_gate.reliability.majority import Vote, flip_rate, majority
+from rubric_gate.reliability.paraphrase import paraphrase_agreement
 
 __all__ = [
     "Estimate",
@@ -26,5 +27,6 @@ __all__ = [
     "mcc",
     "nominal_alpha",
     "pairwise_kappa",
+    "paraphrase_agreement",
     "wilson_interval",
 ]
