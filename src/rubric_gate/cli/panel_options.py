@@ -46,5 +46,14 @@ def combined_stats(runs: Sequence[JudgeRunStats]) -> dict[str, Any]:
         "input_tokens": sum(run.input_tokens for run in runs),
         "output_tokens": sum(run.output_tokens for run in runs),
         "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
-        "summary": "; ".join(run.summary for run in runs),
+        "summary": _summary(runs, costs),
     }
+
+
+def _summary(runs: Sequence[JudgeRunStats], costs: list[float | None]) -> str:
+    cost = "cost unknown" if any(c is None for c in costs) else f"~${sum(costs):.4f}"  # type: ignore[misc]
+    text = (f"{len(runs)} judges ({', '.join(run.judge for run in runs)}): {sum(r.calls for r in runs)} calls, "
+            f"{sum(r.reused for r in runs)} verdicts reused, {sum(r.input_tokens for r in runs)} tokens in / "
+            f"{sum(r.output_tokens for r in runs)} out, {cost}")
+    failed = sum(r.failed for r in runs)
+    return text + (f", {failed} pairs without a valid answer" if failed else "")

@@ -49,23 +49,23 @@ class ReliabilityReport:
     def how_sure(self) -> list[str]:
         parts = []
         if len(self.judges) > 1:
-            text = f"{len(self.judges)} judges ({', '.join(self.judges)}), majority per pair"
+            text = f"{len(self.judges)} judges, majority per pair"
             if self.changes:
-                text += f"; every judge alone takes the same decision on {self.judges_agree} of {self.changes} changes"
+                text += f": each alone decides as the panel on {self.judges_agree} of {self.changes} changes"
             kappas = [k for _, _, k in self.judge_kappa if k is not None]
             if kappas:
-                text += f"; kappa between judges {min(kappas):.2f}" + (
-                    f" to {max(kappas):.2f}" if len(kappas) > 1 and max(kappas) != min(kappas) else "")
+                text += f", kappa between judges {min(kappas):.2f}" + (
+                    f" to {max(kappas):.2f}" if max(kappas) != min(kappas) else "")
             parts.append(text)
         if self.samples > 1:
-            text = f"{self.samples} samples per pair, majority answer"
+            text = f"{self.samples} samples per pair"
             if self.max_flip is not None:
-                text += f"; highest flip rate {100 * self.max_flip[1]:.0f}% ({self.max_flip[0]})"
+                text += f": flip rate up to {100 * self.max_flip[1]:.0f}% ({self.max_flip[0]})"
             parts.append(text)
         if self.min_paraphrase is not None:
             check, value = self.min_paraphrase
-            parts.append(f"{self.paraphrased} changed check{'s' if self.paraphrased != 1 else ''} reworded "
-                         f"by a model: lowest paraphrase agreement {100 * value:.0f}% ({check})")
+            parts.append(f"paraphrases of {self.paraphrased} changed check{'s' if self.paraphrased != 1 else ''}: "
+                         f"agreement down to {100 * value:.0f}% ({check})")
         if self.unstable_changes:
             n = len(self.unstable_changes)
             parts.append(f"{n} decision{'s' if n != 1 else ''} rest{'s' if n == 1 else ''} on unstable verdicts")

@@ -72,6 +72,7 @@ def judge_panel(
         "model": model, "per_check": paraphrases, "checks": len(texts), "generated": calls,
         "reused": paraphrases * len(texts) - calls, "judging": judged,
     }
-    print(f"paraphrases by {model}: {calls} generated, {paraphrases * len(texts) - calls} reused"
-          + "".join(f"; judged: {s['summary']}" for s in judged), file=sys.stderr)
+    print(f"paraphrases by {model}: {calls} generated, {paraphrases * len(texts) - calls} reused; "
+          f"judging them: {sum(s['calls'] for s in judged)} calls, {sum(s['reused'] for s in judged)} verdicts reused",
+          file=sys.stderr)
     return measured

@@ -24,7 +24,7 @@ def estimate_text(estimate: Estimate, *, percent: bool = False) -> str:
 
 def agreement_text(agreement: LabelAgreement) -> str:
     return (
-        f"agreement with the labels: kappa {estimate_text(agreement.cohen_kappa)}, "
+        f"agreement with the labels (95% intervals): kappa {estimate_text(agreement.cohen_kappa)}, "
         f"MCC {estimate_text(agreement.mcc)}, "
         f"balanced accuracy {estimate_text(agreement.balanced_accuracy, percent=True)}"
     )
@@ -34,7 +34,7 @@ def how_sure(report: CheckReport) -> list[str]:
     """Short clauses, most important first; joined with "; " under the rates."""
     parts = []
     if report.gated.agreement is not None:
-        parts.append("gated rubric's " + agreement_text(report.gated.agreement) + " (95% intervals)")
+        parts.append("gated rubric's " + agreement_text(report.gated.agreement))
     if report.reliability is not None:
         parts.extend(report.reliability.how_sure())
     return parts
