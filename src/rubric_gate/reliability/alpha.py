@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import combinations
 
-import krippendorff
 import numpy as np
 
 from rubric_gate.reliability.agreement import cohen_kappa
@@ -19,6 +18,8 @@ def nominal_alpha(answers: np.ndarray) -> float | None:
         return None
     if answers.all() or not answers.any():
         return None
+    import krippendorff  # only panels need it: rates and intervals import this package too
+
     value = krippendorff.alpha(reliability_data=answers.astype(float), level_of_measurement="nominal")
     return None if np.isnan(value) else float(value)
 
