@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from rubric_gate.cli.main import main
 from rubric_gate.reliability import (
     balanced_accuracy,
     bootstrap_interval,
@@ -78,3 +81,24 @@ def test_wilson_interval_by_hand() -> None:
     low, high = wilson_interval(20, 22)  # type: ignore[misc]
     assert round(100 * low) == 72 and round(100 * high) == 97
     assert wilson_interval(0, 0) is None
+
+
+def test_bundled_example_reports_agreement_with_the_labels(capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    code = main(["attribute", "rubrics/cloud-security-review.yaml", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    # 20 of 22 correct passed, 23 of 24 flawed caught: tp 23, fn 1, fp 2, tn 20.
+    tp, fn, fp, tn = 23, 1, 2, 20
+    n = tp + fn + fp + tn
+    expected_kappa = ((tp + tn) / n - ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / n**2) / (
+        1 - ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / n**2)
+    agreement = data["agreement"]
+    assert agreement["cohen_kappa"]["value"] == pytest.approx(expected_kappa, abs=1e-4)
+    assert agreement["mcc"]["value"] == pytest.approx((tp * tn - fp * fn) / math.sqrt(
+        (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)), abs=1e-4)
+    assert agreement["balanced_accuracy"]["value"] == pytest.approx((tp / 24 + tn / 22) / 2, abs=1e-4)
+    low, high = agreement["cohen_kappa"]["ci95"]
+    assert low < expected_kappa < high <= 1
+    assert agreement["correct"] == 22 and agreement["flawed"] == 24 and "fewer than 30" in agreement["note"]
