@@ -3,6 +3,7 @@ decisions against planted flips. Real SDKs against the fake server."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,34 @@ def test_single_sample_report_carries_no_sampling_fields(fake: FakeLLM, project:
     _, report = check_json(capsys, "--judge", TRUTHFUL)
     assert report["reliability"] is None
     assert "unstable" not in report["changes"][0] and "flip_rate" not in report["head"]["checks"][0]
+
+
+def test_later_samples_never_shadow_sample_zero(tmp_path: Path) -> None:
+    items = make_items(2)
+    item = items.items[0]
+    path = tmp_path / "v.jsonl"
+    lines = [
+        {"item": item.id, "check_text": "The output mentions apple", "answer": "yes", "judge": TRUTHFUL,
+         "prompt": "p", "item_hash": item.content_hash},
+        {"item": item.id, "check_text": "The output mentions apple", "answer": "no", "judge": TRUTHFUL,
+         "prompt": "p", "item_hash": item.content_hash, "sample": 1},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    store = VerdictStore.load(path)
+    assert store.find("The output mentions apple", item).answer == "yes"  # replay: sample 0
+    assert store.find("The output mentions apple", item, judge=TRUTHFUL, prompt="p").answer == "yes"
+    assert store.find("The output mentions apple", item, judge=TRUTHFUL, prompt="p", sample=1).answer == "no"
+    assert store.find("The output mentions apple", item, judge=TRUTHFUL, prompt="p", sample=2) is None
+
+
+@pytest.mark.parametrize(("value", "message"), [("true", "a valid integer"), ("-1", "greater than or equal to 0"),
+                                                 ('"1"', "a valid integer")])
+def test_bad_sample_index_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              value: str, message: str) -> None:
+    write_base_head(tmp_path, ["apple"], ["apple"])
+    bad = '{"item": "r1", "check_text": "The output mentions apple", "answer": "yes", "sample": ' + value + "}\n"
+    (tmp_path / "verdicts.jsonl").write_text(bad)
+    code, _, err = run_cli(capsys, "check", "--base", str(tmp_path / "base.yaml"), "--head", str(tmp_path / "rubric.yaml"),
+                           "--root", str(tmp_path), "--verdicts", str(tmp_path / "verdicts.jsonl"))
+    assert code == 2 and err.count("\n") == 1 and f"verdicts.jsonl:1: sample: Input should be {message}" in err
+    assert (tmp_path / "verdicts.jsonl").read_text() == bad
