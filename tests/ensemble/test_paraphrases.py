@@ -87,3 +87,22 @@ def test_paraphrases_need_a_live_judge(fake: FakeLLM, project: Path, capsys: pyt
     code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
                            "--paraphrases", "2", "--replay")
     assert code == 2 and "drop --replay" in err and fake.received == 0
+
+
+def test_unparseable_paraphrases_are_never_guessed(fake: FakeLLM, project: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    fake.rules = {"<original>": "nonjson"}
+    write_twin(project)
+    code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
+                           "--judge", TRUTHFUL, "--paraphrases", "2")
+    assert code == 2 and "no valid paraphrase after 3 replies" in err.splitlines()[-1]
+    assert not (project / "verdicts.paraphrases.jsonl").exists()
+
+
+def test_corrupt_paraphrase_file_names_file_and_line(fake: FakeLLM, project: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    write_twin(project)
+    (project / "verdicts.paraphrases.jsonl").write_text('{"check_text": "x", "model": "m", "index": 0, "text": ""}\n')
+    code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
+                           "--judge", TRUTHFUL, "--paraphrases", "2")
+    assert code == 2 and "verdicts.paraphrases.jsonl:1: paraphrase text must be non-empty" in err

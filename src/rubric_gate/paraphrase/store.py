@@ -49,10 +49,12 @@ class ParaphraseStore:
             return store
         source = read_source(path)
         for line_no, obj in iter_jsonl(source.text, source.display, tolerate_torn_tail=True):
-            try:
-                paraphrase = Paraphrase(str(obj["check_text"]), str(obj["model"]), int(obj["index"]), str(obj["text"]))
-            except (KeyError, TypeError, ValueError):
-                raise InputError(source.display, "expected check_text, model, index and text", line_no) from None
+            fields = (obj.get("check_text"), obj.get("model"), obj.get("index"), obj.get("text"))
+            if set(obj) != {"check_text", "model", "index", "text"} or not all(isinstance(v, str) for v in fields[:2] + fields[3:]) \
+                    or type(fields[2]) is not int:
+                raise InputError(source.display, "expected exactly check_text, model, text (strings) and index "
+                                                 "(an integer)", line_no)
+            paraphrase = Paraphrase(*fields)  # type: ignore[arg-type]
             if not paraphrase.text.strip() or paraphrase.index < 0:
                 raise InputError(source.display, "paraphrase text must be non-empty, index >= 0", line_no)
             store._by_key[paraphrase.key] = paraphrase
