@@ -115,3 +115,10 @@ def test_bad_sample_index_is_a_one_line_error(tmp_path: Path, capsys: pytest.Cap
                            "--root", str(tmp_path), "--verdicts", str(tmp_path / "verdicts.jsonl"))
     assert code == 2 and err.count("\n") == 1 and f"verdicts.jsonl:1: sample: Input should be {message}" in err
     assert (tmp_path / "verdicts.jsonl").read_text() == bad
+
+
+def test_samples_without_any_judge_is_a_one_line_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_base_head(project, ["apple"], ["apple", "pear"])  # the rubric names no judge
+    for extra in (["--samples", "3"], ["--min-stability", "0.9"]):
+        code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".", *extra)
+        assert code == 2 and err.count("\n") == 1 and "need a judge" in err

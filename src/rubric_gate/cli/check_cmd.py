@@ -67,8 +67,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     judge = judges[0] if judges else None
     judging = None
     measured = Measured()
-    if judge is None and (paraphrases or min_stability is not None):
-        raise JudgeError("--paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL")
+    if judge is None and (samples > 1 or paraphrases or min_stability is not None):
+        raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL")
     if judge is None:
         store = load_verdicts_for([base, head], verdicts, root)
     else:
