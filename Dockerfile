@@ -24,7 +24,8 @@ RUN pip install \
     "rich==15.0.0" \
     "anthropic==2.14.0" \
     "openai==3.57.0" \
-    "PyGithub==2.10.0"
+    "PyGithub==2.10.0" \
+    "krippendorff==0.9.0"
 
 COPY pyproject.toml README.md /opt/rubric-gate/
 COPY src /opt/rubric-gate/src

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rubric_gate.attribution import attribute, compute_rates, joint_catches
+from rubric_gate.attribution import attribute, compute_rates, joint_catches, rubric_fails
 from rubric_gate.calibration import CalibrationSet, load_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
+from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
 from rubric_gate.verdicts import VerdictColumn, VerdictStore, verdict_column
@@ -94,7 +95,8 @@ class Evaluation:
         ids = rubric.check_ids
         pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
         rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
-        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs)
+        agreement = label_agreement(rubric_fails(failed, k), flawed)
+        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement)
 
 
 def attribute_rubric(doc: RubricDocument, evaluation: Evaluation) -> RubricSummary:
@@ -127,6 +129,9 @@ def run_check(
         evaluation.failed_column,
         options or GateOptions(),
     )
+    head_summary = evaluation.summarize(head.rubric, head.display)
+    if head_summary.agreement is not None and head_summary.agreement.note:
+        notes.append(head_summary.agreement.note)
     changes = [
         ChangeRow(
             check=d.change.check_id,
@@ -142,7 +147,7 @@ def run_check(
     ]
     return CheckReport(
         base=evaluation.summarize(base.rubric, base.display),
-        head=evaluation.summarize(head.rubric, head.display),
+        head=head_summary,
         gated=evaluation.summarize(result.gated, "gated"),
         changes=changes,
         gated_yaml=rubric_to_yaml(result.gated),

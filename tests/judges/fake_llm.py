@@ -18,6 +18,8 @@ from typing import Any
 CHECK = re.compile(r"<check>\n(.*?)\n</check>", re.DOTALL)
 CHECKLIST = re.compile(r'<check id="(c\d+)">\n(.*?)\n</check>', re.DOTALL)
 OUTPUT = re.compile(r"<output>\n(.*?)\n</output>", re.DOTALL)
+ORIGINAL = re.compile(r"<original>\n(.*?)\n</original>", re.DOTALL)
+REWORDING = re.compile(r"rewording (\d+) of")
 
 # Behaviours: ok, 429, 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape)
 
@@ -39,6 +41,14 @@ class FakeLLM:
     retry_after: str | None = "0"
     script: list[str] = field(default_factory=list)
     rules: dict[str, str] = field(default_factory=dict)  # check-text marker -> behaviour
+    # Judges that disagree: model name -> check keywords whose answer that model inverts.
+    contrary: dict[str, set[str]] = field(default_factory=dict)
+    # Unstable pairs: (check keyword, item output) -> answers given on successive calls, cycling.
+    sequences: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    sequence_calls: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # Paraphrase requests: check keyword -> keyword of each rewording (default: the same word,
+    # i.e. a faithful rewording); another word changes the check's meaning.
+    paraphrase_words: dict[str, list[str]] = field(default_factory=dict)
     received: int = 0
     answered: list[tuple[str, str, str]] = field(default_factory=list)  # (check, output, answer)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -113,7 +123,7 @@ class FakeLLM:
             if behaviour in ("429", "500", "401", "400"):
                 self._error(handler, int(behaviour), anthropic)
                 return
-            text = self._answer_text(prompt, behaviour)
+            text = self._answer_text(prompt, behaviour, body.get("model", "m"))
             self._reply(handler, text, anthropic, body.get("model", "m"))
         except (BrokenPipeError, ConnectionResetError):
             pass
@@ -121,23 +131,46 @@ class FakeLLM:
             with self.lock:
                 self.in_flight -= 1
 
-    def _answer_text(self, prompt: str, behaviour: str) -> str:
+    def _decide(self, check: str, output: str, model: str) -> dict[str, str]:
+        decided = decide(check, output)
+        word = keyword(check)
+        sequence = self.sequences.get((word, output))
+        if sequence:
+            with self.lock:
+                key = (model, word, output)
+                count = self.sequence_calls.get(key, 0)
+                self.sequence_calls[key] = count + 1
+            decided = {"answer": sequence[count % len(sequence)], "quote": ""}
+        if word in self.contrary.get(model, ()):
+            decided = {"answer": "no" if decided["answer"] == "yes" else "yes", "quote": ""}
+        return decided
+
+    def _answer_text(self, prompt: str, behaviour: str, model: str = "m") -> str:
         if behaviour == "nonjson":
             return "Sure! The answer is yes."
         if behaviour == "badjson":
             return json.dumps({"answer": "maybe", "quote": ""})
+        original = ORIGINAL.search(prompt)
+        if original:
+            word = keyword(original.group(1))
+            index = int(REWORDING.search(prompt).group(1)) - 1  # type: ignore[union-attr]
+            words = self.paraphrase_words.get(word, [])
+            new_word = words[index] if index < len(words) else word
+            with self.lock:
+                self.answered.append((original.group(1), "<paraphrase>", new_word))
+            return json.dumps({"paraphrase": f"Reworded ({index + 1}): the output names {new_word}"})
         output = OUTPUT.search(prompt).group(1)  # type: ignore[union-attr]
         listed = CHECKLIST.findall(prompt)
         if listed:
             answers = []
             for check_id, check in listed:
-                decided = decide(check, output)
+                decided = self._decide(check, output, model)
                 answers.append({"id": check_id, **decided})
                 with self.lock:
                     self.answered.append((check, output, decided["answer"]))
             return json.dumps({"answers": answers})
         check = CHECK.search(prompt).group(1)  # type: ignore[union-attr]
-        decided = decide(check, output)
+        decided = self._decide(check, output, model)
         with self.lock:
             self.answered.append((check, output, decided["answer"]))
         return json.dumps(decided)

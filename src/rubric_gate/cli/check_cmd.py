@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -10,8 +11,11 @@ import click
 from rubric_gate.cli.check_review import Review, review_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
-from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS
-from rubric_gate.judges import PROMPT_VERSION, judge_missing
+from rubric_gate.cli.panel_options import combined_stats, samples_option, unique_judges
+from rubric_gate.ensemble import PanelEvaluation, run_panel_check
+from rubric_gate.ensemble.measure import Measured, judge_panel
+from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
+from rubric_gate.judges import PROMPT_VERSION
 from rubric_gate.pipeline import (
     Evaluation,
     load_calibration_for,
@@ -33,22 +37,41 @@ from rubric_gate.verdicts import VerdictStore
               help="html: one self-contained page with charts.")
 @click.option("--rates-rule", is_flag=True, help="Also reject any change that lowers a calibration rate (rule R).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
-@click.option("--judge", "judge", help="PROVIDER:MODEL: judge missing pairs live first. Default: the rubric's `judge`.")
+@click.option("--judge", "judge_specs", multiple=True,
+              help="PROVIDER:MODEL: judge missing pairs live first; repeat (or comma-separate) for a panel "
+                   "gated on the per-pair majority. Default: the rubric's `judge`.")
+@samples_option
+@click.option("--paraphrases", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Have a model reword each added or reworded check P times and judge the rewordings.")
+@click.option("--paraphraser", help="PROVIDER:MODEL writing the paraphrases. Default: the first judge.")
+@click.option("--min-stability", type=click.FloatRange(0, 1), default=None,
+              help="Reject an added or reworded check whose paraphrase agreement or 1 - flip rate is below T.")
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
 @review_options
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
-                  fmt: str, rates_rule: bool, root: Path | None, judge: str | None, replay: bool,
-                  concurrency: int, max_calls: int | None, **review_args: object) -> int:
+                  fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
+                  paraphrases: int, paraphraser: str | None, min_stability: float | None,
+                  replay: bool, concurrency: int, max_calls: int | None, **review_args: object) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     root = root or repo_root()
     base = load_rubric(base_spec)
     head = load_rubric(head_spec)
     items = load_calibration_for(head, calibration, root)
-    judge = None if replay else judge or head.rubric.judge or base.rubric.judge
+    judges = unique_judges(judge_specs)
+    if replay and (samples > 1 or len(judges) > 1 or paraphrases):
+        raise JudgeError("--samples, --paraphrases and several --judge ask live judges; drop --replay")
+    if not judges and (head.rubric.judge or base.rubric.judge):
+        judges = [head.rubric.judge or base.rubric.judge]  # type: ignore[list-item]
+    if replay:
+        judges = []
+    judge = judges[0] if judges else None
     judging = None
+    measured = Measured()
+    if judge is None and (samples > 1 or paraphrases or min_stability is not None):
+        raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL")
     if judge is None:
         store = load_verdicts_for([base, head], verdicts, root)
     else:
@@ -58,14 +81,27 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         else:
             store = load_verdicts_for([base, head], None, root)
             store.path = resolve_path(root, head.rubric.verdicts)
-        stats = judge_missing([base.rubric, head.rubric], items, store, judge,
-                              concurrency=concurrency, max_calls=max_calls)
-        print(stats.summary, file=sys.stderr)
-        judging = stats.to_dict()
-    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
+        measured = judge_panel(base.rubric, head.rubric, items, store, judges, samples=samples,
+                               paraphrases=paraphrases, paraphraser=paraphraser,
+                               concurrency=concurrency, max_calls=max_calls)
+        judging = combined_stats(measured.runs)
+        if measured.paraphrase_info is not None:
+            judging["paraphrases"] = measured.paraphrase_info
     review = Review(**review_args)  # type: ignore[arg-type]
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
-    report = run_check(base, head, evaluation, options)
+    evaluation: Evaluation
+    if len(judges) > 1 or samples > 1 or paraphrases:
+        panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=samples,
+                                paraphrases=measured.paraphrases)
+        if min_stability is not None:
+            options = replace(options, min_stability=min_stability, stability=panel.stability)
+        report = run_panel_check(base, head, panel, options)
+        evaluation = panel
+    else:
+        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
+        report = run_check(base, head, evaluation, options)
+    if min_stability is not None and samples == 1 and not paraphrases:
+        report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")
     report.judging = judging
     review.repairs(base, head, evaluation, judge, options, root, concurrency, max_calls)
     with report_output():

@@ -9,6 +9,7 @@ import click
 
 from rubric_gate.cli.common import print_json, repo_root
 from rubric_gate.cli.errors import handle_errors
+from rubric_gate.cli.panel_options import samples_option, unique_judges
 from rubric_gate.errors import EXIT_PASS, JudgeError
 from rubric_gate.judges import judge_missing
 from rubric_gate.pipeline import load_calibration_for
@@ -22,7 +23,10 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--calibration", help="Labeled calibration set (JSONL). Default: the last rubric's `calibration`.")
 @click.option("--verdicts", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Verdict file (JSONL) to read and append to.")
-@click.option("--judge", "judge", help="PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6. Default: the rubric's `judge`.")
+@click.option("--judge", "judge_specs", multiple=True,
+              help="PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6; repeat (or comma-separate) for several "
+                   "judges, each kept apart. Default: the rubric's `judge`.")
+@samples_option
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to start if more calls are needed.")
 @click.option("--dry-run", is_flag=True, help="Print how many calls would be made and their estimated cost.")
@@ -32,22 +36,31 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--json", "as_json", is_flag=True, help="Print the run statistics as JSON.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @handle_errors
-def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdicts: Path, judge: str | None,
+def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdicts: Path,
+                  judge_specs: tuple[str, ...], samples: int,
                   concurrency: int, max_calls: int | None, dry_run: bool, mode: str, progress: bool | None,
                   as_json: bool, root: Path | None) -> int:
     """Judge every pair missing from VERDICTS for the given rubrics. Exit 0 done, 2 on error."""
     root = root or repo_root()
     docs = [load_rubric(spec) for spec in rubric_specs]
-    judge = judge or next((d.rubric.judge for d in reversed(docs) if d.rubric.judge), None)
-    if judge is None:
+    judges = unique_judges(judge_specs)
+    default = next((d.rubric.judge for d in reversed(docs) if d.rubric.judge), None)
+    if not judges and default:
+        judges = [default]
+    if not judges:
         raise JudgeError("no judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
     items = load_calibration_for(docs[-1], calibration, root)
     store = VerdictStore.load(verdicts, missing_ok=True)
-    stats = judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
-                          max_calls=max_calls, dry_run=dry_run, mode=mode,  # type: ignore[arg-type]
-                          progress=progress)
+    runs = [
+        judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
+                      max_calls=max_calls, dry_run=dry_run, mode=mode,  # type: ignore[arg-type]
+                      progress=progress, samples=samples)
+        for judge in judges
+    ]
     if as_json:
-        print_json(stats.to_dict())
+        # One judge: its statistics object, as before; several: a list of them.
+        print_json(runs[0].to_dict() if len(runs) == 1 else [run.to_dict() for run in runs])
     else:
-        print(stats.summary, file=sys.stdout)
+        for run in runs:
+            print(run.summary, file=sys.stdout)
     return EXIT_PASS

@@ -4,10 +4,13 @@ S (attribution): never delete a check holding a unique catch, never add one with
   never reword a check so a catch is lost or a correct item newly fails.
 P (provenance): a frozen check is never deleted, reworded or unfrozen.
 R (rates, opt-in): no change may lower either calibration rate.
+U (stability, opt-in): an added or reworded check must answer the same under paraphrase and
+  repeated sampling at least a given share of the time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,3 +142,14 @@ def rates_rule(ctx: RuleContext) -> Violation | None:
     if caught_after < caught_before:
         reasons.append(f"flawed caught drops {caught_before} -> {caught_after} of {int(ctx.flawed.sum())}")
     return Violation("R", "; ".join(reasons)) if reasons else None
+
+
+def stability_rule(ctx: RuleContext, *, threshold: float, stability: Callable[[str], float | None]) -> Violation | None:
+    change = ctx.change
+    if change.head is None or not (change.kind == "added" or change.reworded):
+        return None
+    value = stability(change.head.text)
+    if value is None or value >= threshold:
+        return None
+    return Violation("U", f"stability {100 * value:.0f}% is below --min-stability {100 * threshold:.0f}% "
+                          "(paraphrase agreement or 1 - flip rate)")

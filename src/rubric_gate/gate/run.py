@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from rubric_gate.gate.rules import (
     attribution_rule,
     provenance_rule,
     rates_rule,
+    stability_rule,
 )
 from rubric_gate.rubric.model import Check, Rubric
 
@@ -26,6 +28,10 @@ class GateOptions:
     rates_rule: bool = False  # rule R: reject any change that lowers a calibration rate
     # More rules applied to every change after S, P and R (e.g. the audit rule A).
     extra_rules: tuple[Callable[[RuleContext], Violation | None], ...] = ()
+    # rule U (opt-in): reject an added or reworded check whose stability (check text -> share
+    # in [0, 1], None if unmeasured) is below `min_stability`
+    min_stability: float | None = None
+    stability: Callable[[str], float | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,8 @@ def run_gate(
         )
         rules = [provenance_rule, attribution_rule] + ([rates_rule] if options.rates_rule else [])
         rules += options.extra_rules
+        if options.min_stability is not None and options.stability is not None:
+            rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
         decisions.append(Decision(change, violations))
         if not violations:

@@ -20,7 +20,8 @@ class AnthropicBackend:
 
     async def complete(self, request: JudgeRequest) -> Reply:
         try:
-            # The SDK no longer exposes `temperature`; structured output pins the reply shape.
+            # The SDK no longer exposes `temperature` (API 2026-10-21 rejects it), so `--samples`
+            # answers rely on the model's default sampling; structured output pins the reply shape.
             message = await self.client.messages.create(
                 model=self.model,
                 max_tokens=request.max_tokens,

@@ -47,6 +47,7 @@ def judge_missing(
     dry_run: bool = False,
     mode: Literal["per-check", "checklist"] = "per-check",
     progress: bool | None = None,
+    samples: int = 1,
 ) -> JudgeRunStats:
     """Judge the pairs `store` has no verdict for, appending each verdict as it arrives.
 
@@ -57,9 +58,11 @@ def judge_missing(
     spec = parse_judge_spec(judge)
     if concurrency < 1:
         raise JudgeError(f"concurrency must be at least 1, got {concurrency}")
-    pending = missing_pairs(rubrics, calibration, store, judge, mode=mode)
+    if samples < 1 or samples % 2 == 0:
+        raise JudgeError(f"samples must be an odd number (a majority always exists), got {samples}")
+    pending = missing_pairs(rubrics, calibration, store, judge, mode=mode, samples=samples)
     stats = JudgeRunStats(judge=judge, dry_run=dry_run)
-    stats.reused = len(all_pairs(rubrics, calibration)) - len(pending)
+    stats.reused = samples * len(all_pairs(rubrics, calibration)) - len(pending)
     jobs = build_jobs(pending, mode)
     stats.planned = len(jobs)
     if dry_run:

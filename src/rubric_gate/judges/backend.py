@@ -18,6 +18,7 @@ class JudgeRequest:
     schema: dict[str, Any]
     schema_name: str
     max_tokens: int
+    sampled: bool = False  # an extra `--samples` answer: sample where the provider lets us
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,19 @@ from rubric_gate.judges.backend import JudgeRequest, Reply, classify, request_ti
 LOCAL_PLACEHOLDER_KEY = "not-needed-for-local-server"
 
 
-def sampling_options(max_tokens: int, *, local: bool) -> dict[str, Any]:
+def sampling_options(max_tokens: int, *, local: bool, sampled: bool = False) -> dict[str, Any]:
     """Temperature 0 unless RUBRIC_GATE_TEMPERATURE=none (reasoning models reject it).
 
+    Extra `--samples` answers (sample 1, 2, ...) are drawn at RUBRIC_GATE_SAMPLE_TEMPERATURE
+    (default 0.7, as in PReMISE's re-runs) so repeated asks can disagree; with
+    RUBRIC_GATE_TEMPERATURE=none no temperature is sent at all (the model's default sampling).
     Local servers widely accept `max_tokens`; OpenAI's newer models want `max_completion_tokens`.
     """
     options: dict[str, Any] = {"max_tokens" if local else "max_completion_tokens": max_tokens}
     temperature = os.environ.get("RUBRIC_GATE_TEMPERATURE", "0").strip().lower()
     if temperature not in ("none", ""):
+        if sampled:
+            temperature = os.environ.get("RUBRIC_GATE_SAMPLE_TEMPERATURE", "0.7").strip()
         options["temperature"] = float(temperature)
     return options
 
@@ -46,7 +51,7 @@ class OpenAIBackend:
             completion = await self.client.chat.completions.create(
                 model=self.model,
                 messages=[{"role": "user", "content": request.prompt}],
-                **sampling_options(request.max_tokens, local=self.local),
+                **sampling_options(request.max_tokens, local=self.local, sampled=request.sampled),
                 response_format={
                     "type": "json_schema",
                     "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},

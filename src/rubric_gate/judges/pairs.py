@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.judges.prompt import Mode, prompt_version
@@ -17,6 +17,7 @@ class Pair:
     check_text: str
     item: CalibrationItem
     task: str
+    sample: int = 0  # which of the pair's `--samples` answers this is
 
     @property
     def key(self) -> tuple[str, str]:
@@ -42,11 +43,14 @@ def missing_pairs(
     judge: str,
     *,
     mode: Mode = "per-check",
+    samples: int = 1,
 ) -> list[Pair]:
-    """Pairs with no verdict from this judge under the current prompt version."""
+    """Pairs (one per missing sample index) with no verdict from this judge under the current
+    prompt version: raising `samples` asks only the new indices."""
     prompt = prompt_version(mode)
     return [
-        pair
+        replace(pair, sample=sample)
         for pair in all_pairs(rubrics, calibration)
-        if store.find(pair.check_text, pair.item, judge=judge, prompt=prompt) is None
+        for sample in range(samples)
+        if store.find(pair.check_text, pair.item, judge=judge, prompt=prompt, sample=sample) is None
     ]

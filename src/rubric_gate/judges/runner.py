@@ -51,13 +51,13 @@ def build_jobs(pairs: Sequence[Pair], mode: Mode) -> list[Job]:
         return [
             Job((p,), JudgeRequest(
                 render_per_check(p.task, p.item.input, p.item.output, p.check_text),
-                ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS,
+                ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS, sampled=p.sample > 0,
             ))
             for p in pairs
         ]
-    groups: dict[tuple[str, str], list[Pair]] = {}
+    groups: dict[tuple[str, str, int], list[Pair]] = {}
     for pair in pairs:
-        groups.setdefault((pair.item.content_hash, pair.task), []).append(pair)
+        groups.setdefault((pair.item.content_hash, pair.task, pair.sample), []).append(pair)
     jobs = []
     for group in groups.values():
         labels = tuple(f"c{i + 1}" for i in range(len(group)))
@@ -66,7 +66,8 @@ def build_jobs(pairs: Sequence[Pair], mode: Mode) -> list[Job]:
             first.task, first.item.input, first.item.output, [(lab, p.check_text) for lab, p in zip(labels, group, strict=True)]
         )
         max_tokens = CHECKLIST_BASE_TOKENS + CHECKLIST_TOKENS_PER_CHECK * len(group)
-        jobs.append(Job(tuple(group), JudgeRequest(prompt, CHECKLIST_SCHEMA, "checklist_answers", max_tokens), labels))
+        request = JudgeRequest(prompt, CHECKLIST_SCHEMA, "checklist_answers", max_tokens, sampled=first.sample > 0)
+        jobs.append(Job(tuple(group), request, labels))
     return jobs
 
 
@@ -148,6 +149,7 @@ class _Engine:
                 quote=answer.quote or None,
                 usage=Usage(input_tokens=tin, output_tokens=tout),
                 at=at,
+                sample=pair.sample or None,  # sample 0 is written exactly as before sampling existed
             )
             for pair, answer, tin, tout in zip(
                 job.pairs, answers, _split(input_tokens, n), _split(output_tokens, n), strict=True

@@ -9,8 +9,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate.attribution import Rate
 from rubric_gate.report.charts import credit_blame_mermaid
-from rubric_gate.report.model import CheckReport, RubricSummary
+from rubric_gate.report.model import ChangeRow, CheckReport, RubricSummary
 from rubric_gate.report.terminal import strip_controls
+from rubric_gate.report.trust import agreement_text, how_sure
 
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -90,7 +91,51 @@ def _environment() -> Environment:
     env.globals["code_fence"] = code_fence
     env.filters["pct"] = percent
     env.filters["num"] = number
+    env.filters["agreement"] = agreement_text
+    env.filters["share"] = share
+    env.filters["trust"] = trust_note
     return env
+
+
+def share(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def _decision_cell(change: ChangeRow) -> str:
+    text = "accepted" if change.accepted else "**rejected**"
+    by_judge = (change.reliability or {}).get("by_judge")
+    if by_judge:
+        same = sum((d == "accepted") == change.accepted for d in by_judge.values())
+        if same < len(by_judge):
+            text += f" ({same}/{len(by_judge)} judges)"
+    if change.unstable:
+        text += " ⚠ unstable"
+    if (change.reliability or {}).get("tied_items"):
+        text += " ⚠ tie"
+    return text
+
+
+def trust_note(change: ChangeRow) -> str:
+    """What makes a decision shaky, for the list of changes: plain text, neutralised by the caller."""
+    extra = change.reliability or {}
+    notes = []
+    if change.unstable:
+        notes.append("rests on unstable verdicts (samples disagree) on " + ", ".join(extra.get("unstable_items", [])))
+    if extra.get("tied_items"):
+        notes.append("judges tied (counted as no) on " + ", ".join(extra["tied_items"]))
+    by_judge = extra.get("by_judge") or {}
+    dissent = [j for j, d in by_judge.items() if (d == "accepted") != change.accepted]
+    if dissent:
+        notes.append("alone, " + ", ".join(dissent) + " would decide otherwise")
+    return "; ".join(notes)
+
+
+def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
+    """(key, header) of the reliability columns some check row carries, in a fixed order."""
+    keys = {key for summary in (report.head, report.base) for row in summary.checks for key in (row.reliability or {})}
+    return [(key, header) for key, header in (("alpha", "Alpha"), ("flip_rate", "Flip rate"),
+                                              ("paraphrase_agreement", "Paraphrase agr."))
+            if key in keys]
 
 
 def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
@@ -110,9 +155,19 @@ def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
                 "change": change.change if change else "",
                 "edited": ", ".join(change.edited) if change and change.edited else "",
                 "detail": change.detail if change else "",
-                "decision": ("accepted" if change.accepted else "**rejected**") if change else "",
+                "decision": _decision_cell(change) if change else "",
+                "measured": [measured_cell(row.reliability, key) for key, _ in measured_columns(report)],
             })
     return rows
+
+
+def measured_cell(reliability: dict[str, Any] | None, key: str) -> str:
+    if not reliability or key not in reliability:
+        return ""
+    value = reliability[key]
+    if key == "alpha":
+        return "n/a" if value is None else f"{value:.2f}"
+    return share(value)
 
 
 def _rate_rows(before: RubricSummary, after: RubricSummary, gated: RubricSummary) -> list[dict[str, Any]]:
@@ -137,6 +192,10 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
         mermaid=credit_blame_mermaid([r["row"] for r in rows]),
         rates=_rate_rows(report.base, report.head, report.gated),
         rejected=[c for c in report.changes if not c.accepted],
+        how_sure=how_sure(report),
+        columns=measured_columns(report),
+        shaky=[(c, trust_note(c)) for c in report.changes if c.accepted and trust_note(c)],
+        paraphrased=[r for r in report.head.checks if r.reliability and r.reliability.get("paraphrases")],
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.attribution import Rates
+from rubric_gate.reliability import LabelAgreement
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class CheckRow:
     unique_catches: int
     fails_correct: int  # correct items this check answers no on
     fails_flawed: int  # flawed items this check answers no on
+    reliability: dict[str, Any] | None = None  # flip_rate / alpha / ... when measured
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -30,6 +32,7 @@ class CheckRow:
             "unique_catches": self.unique_catches,
             "fails_correct": self.fails_correct,
             "fails_flawed": self.fails_flawed,
+            **(self.reliability or {}),
             "text": self.text,
         }
 
@@ -45,6 +48,7 @@ class RubricSummary:
     checks: list[CheckRow]
     rates: Rates
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
+    agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +59,7 @@ class RubricSummary:
             "checks": [row.to_dict() for row in self.checks],
             "rates": self.rates.to_dict(),
             "joint_catches": [{"checks": [a, b], "catches": n} for a, b, n in self.joint_catches],
+            "agreement": None if self.agreement is None else self.agreement.to_dict(),
         }
 
     def row(self, check_id: str) -> CheckRow | None:
@@ -71,6 +76,11 @@ class ChangeRow:
     rules: tuple[str, ...]  # rules that rejected it
     detail: str = ""  # for an aggregation change or a rename: old -> new
     renamed_from: str | None = None  # for a rename: the base id
+    reliability: dict[str, Any] | None = None  # unstable / by_judge / ... when measured
+
+    @property
+    def unstable(self) -> bool:
+        return bool(self.reliability and self.reliability.get("unstable"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +92,7 @@ class ChangeRow:
             "decision": "accepted" if self.accepted else "rejected",
             "reason": self.reason,
             "rules": list(self.rules),
+            **(self.reliability or {}),
         }
 
 
@@ -96,6 +107,7 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)
     judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
     override: str | None = None  # set when a human override turned a fail into a pass
+    reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
 
     @property
     def gate_passed(self) -> bool:
@@ -118,4 +130,5 @@ class CheckReport:
             "gated_rubric": self.gated_yaml,
             "notes": self.notes,
             "judging": self.judging,
+            "reliability": None if self.reliability is None else self.reliability.to_dict(),
         }

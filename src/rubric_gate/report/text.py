@@ -6,9 +6,12 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from rubric_gate.report.markdown import percent
+from rubric_gate.report.markdown import measured_cell, measured_columns, percent, trust_note
 from rubric_gate.report.model import CheckReport, RubricSummary
 from rubric_gate.report.terminal import strip_controls
+from rubric_gate.report.trust import agreement_text, how_sure
+
+SHORT_HEADERS = {"alpha": "alpha", "flip_rate": "flip", "paraphrase_agreement": "para"}
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -16,17 +19,21 @@ def _text(value: object, style: str = "") -> Text:
     return Text(strip_controls(str(value)), style=style)
 
 
-def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None) -> Table:
+def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None,
+                       columns: list[tuple[str, str]] | None = None) -> Table:
     table = Table(title=_text(title), title_justify="left")  # Text: user strings are not rich markup
     for name, justify in (("check", "left"), ("origin", "left"), ("frozen", "left"), ("credit", "right"),
                           ("blame", "right"), ("unique", "right"), ("fails ok", "right"), ("fails bad", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for key, _ in columns or []:
+        table.add_column(SHORT_HEADERS[key], justify="right")
     if decisions is not None:
         table.add_column("change")
         table.add_column("decision")
     for row in summary.checks:
         cells = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
+        cells += [measured_cell(row.reliability, key) for key, _ in columns or []]
         if decisions is not None:
             change, decision = decisions.get(row.id, ("", ""))
             cells += [_text(change), decision]
@@ -47,6 +54,10 @@ def _rates_lines(summary: RubricSummary) -> Text:
 def render_attribution_text(summary: RubricSummary, console: Console) -> None:
     console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
     console.print(_rates_lines(summary), soft_wrap=True)
+    if summary.agreement is not None:
+        console.print(Text(agreement_text(summary.agreement)), soft_wrap=True)
+        if summary.agreement.note:
+            console.print(Text(f"note: {summary.agreement.note}", style="yellow"), soft_wrap=True)
     for a, b, n in summary.joint_catches:
         console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
 
@@ -64,6 +75,8 @@ def render_check_text(report: CheckReport, console: Console) -> None:
         mark = "accepted" if change.accepted else "REJECTED"
         what = f"renamed {change.detail}" if change.change == "renamed" else f"{change.change:8} {change.check}"
         console.print(_text(f"  {mark:8} {what}: {change.reason}"), soft_wrap=True, highlight=False)
+        if trust_note(change):
+            console.print(_text(f"           not firm: {trust_note(change)}", style="yellow"), soft_wrap=True, highlight=False)
     for note in report.notes:
         console.print(_text(f"note: {note}", style="yellow"))
     head_ids = {r.id for r in report.head.checks}
@@ -71,6 +84,14 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     deleted = [r for r in report.base.checks if r.id not in head_ids and r.id not in renamed_away]
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
                               [*report.head.checks, *deleted], report.head.rates, report.head.joint_catches)
-    console.print(Group(_attribution_table(head_view, "per check (head; base for deleted checks)", decisions)))
+    columns = measured_columns(report)
+    table = _attribution_table(head_view, "per check (head; base for deleted checks)", decisions, columns)
+    # Each measured column needs ~8 more characters; rich would otherwise squeeze every column.
+    width = console.width
+    console.width = max(width, 120 + 8 * len(columns))
+    console.print(Group(table))
+    console.width = width
     for name, summary in (("base ", report.base), ("head ", report.head), ("gated", report.gated)):
         console.print(Text(f"{name}  ") + _rates_lines(summary), soft_wrap=True)
+    for clause in how_sure(report):
+        console.print(Text(f"how sure: {clause}"), soft_wrap=True, highlight=False)

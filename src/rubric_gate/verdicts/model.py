@@ -33,6 +33,9 @@ class Verdict(BaseModel):
     quote: str | None = None
     usage: Usage | None = None
     at: str | None = None
+    # Repeated sampling (`--samples N`): the 0-based index of this answer among a pair's
+    # samples. Absent means 0, so verdicts recorded before sampling existed stay sample 0.
+    sample: int | None = Field(None, ge=0, strict=True)
 
     @property
     def failed(self) -> bool:

@@ -22,7 +22,7 @@ from rubric_gate.rubric.model import normalize_text
 from rubric_gate.sources import SourceText, iter_jsonl, read_source
 from rubric_gate.verdicts.model import Verdict
 
-KeyedIndex = dict[tuple[str | None, str | None, str, str], Verdict]
+KeyedIndex = dict[tuple[str | None, str | None, str, str, int], Verdict]
 
 
 class VerdictStore:
@@ -67,10 +67,13 @@ class VerdictStore:
     def _index(self, verdict: Verdict) -> None:
         text = normalize_text(verdict.check_text)
         self._verdicts.append(verdict)
-        self._by_item_id[(text, verdict.item)] = verdict
+        sample = verdict.sample or 0
+        if sample == 0:  # replay reads one answer per pair: the first sample
+            self._by_item_id[(text, verdict.item)] = verdict
         if verdict.item_hash is not None:
-            self._by_item_hash[(text, verdict.item_hash)] = verdict
-            self._keyed[(verdict.judge, verdict.prompt, text, verdict.item_hash)] = verdict
+            if sample == 0:
+                self._by_item_hash[(text, verdict.item_hash)] = verdict
+            self._keyed[(verdict.judge, verdict.prompt, text, verdict.item_hash, sample)] = verdict
 
     def __len__(self) -> int:
         return len(self._verdicts)
@@ -85,10 +88,13 @@ class VerdictStore:
         *,
         judge: str | None = None,
         prompt: str | None = None,
+        sample: int = 0,
     ) -> Verdict | None:
         text = normalize_text(check_text)
         if judge is not None:
-            return self._keyed.get((judge, prompt, text, item.content_hash))
+            return self._keyed.get((judge, prompt, text, item.content_hash, sample))
+        if sample:
+            return None  # replay has no judge to key samples by
         by_id = self._by_item_id.get((text, item.id))
         if by_id is not None and by_id.item_hash not in (None, item.content_hash):
             by_id = None  # recorded for an older version of this item's content

@@ -31,11 +31,12 @@ def verdict_column(
     *,
     judge: str | None = None,
     prompt: str | None = None,
+    sample: int = 0,
 ) -> VerdictColumn:
     failed = np.zeros(len(items), dtype=bool)
     missing = np.zeros(len(items), dtype=bool)
     for index, item in enumerate(items):
-        verdict = store.find(check_text, item, judge=judge, prompt=prompt)
+        verdict = store.find(check_text, item, judge=judge, prompt=prompt, sample=sample)
         if verdict is None:
             missing[index] = True
         else:

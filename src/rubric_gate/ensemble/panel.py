@@ -1,0 +1,146 @@
+"""Verdict columns from a panel: several judges, each asked each pair `samples` times.
+
+The gate sees one column per check text, the per-pair majority: first over a judge's samples
+(odd, so never tied), then over the judges (a tie counts as "no"). The votes behind each
+column stay available for flip rate, alpha and the stability of each decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from rubric_gate.pipeline import Evaluation
+from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement
+from rubric_gate.report.model import RubricSummary
+from rubric_gate.rubric import Rubric, normalize_text
+from rubric_gate.verdicts import VerdictColumn, verdict_column
+
+
+@dataclass
+class Votes:
+    """One check text's answers: `failed[j, s, i]` is judge j's sample s on item i."""
+
+    failed: np.ndarray
+    missing: np.ndarray
+
+    @property
+    def per_judge(self) -> np.ndarray:
+        """(judges, items): each judge's majority over its samples."""
+        return np.stack([majority(samples).failed for samples in self.failed])
+
+    @property
+    def unstable(self) -> np.ndarray:
+        """Items on which some judge's samples disagree."""
+        return np.stack([majority(samples).split for samples in self.failed]).any(axis=0)
+
+    @property
+    def tied(self) -> np.ndarray:
+        """Items on which the judges split evenly (counted as "no")."""
+        return majority(self.per_judge).tie
+
+
+@dataclass
+class PanelEvaluation(Evaluation):
+    judges: tuple[str, ...] = ()
+    samples: int = 1
+    # original check text (normalised) -> its paraphrases, judged like any check text
+    paraphrases: dict[str, list[str]] = field(default_factory=dict)
+    _votes: dict[str, Votes] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.judges:
+            raise ValueError("a panel needs at least one judge")
+        self.judge = None  # columns come from `votes`, never from the single-judge lookup
+
+    @property
+    def measures_samples(self) -> bool:
+        return self.samples > 1
+
+    @property
+    def measures_judges(self) -> bool:
+        return len(self.judges) > 1
+
+    @property
+    def measures_anything(self) -> bool:
+        return self.measures_samples or self.measures_judges or bool(self.paraphrases)
+
+    def paraphrases_of(self, text: str) -> list[str]:
+        return self.paraphrases.get(normalize_text(text), [])
+
+    def paraphrase_agreement(self, text: str) -> float | None:
+        paraphrases = self.paraphrases_of(text)
+        if not paraphrases:
+            return None
+        return paraphrase_agreement(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
+
+    def stability(self, text: str) -> float | None:
+        """The lower of paraphrase agreement and 1 - flip rate, whichever were measured."""
+        measured = []
+        if self.measures_samples and len(self.items):
+            measured.append(1 - float(self.votes(text).unstable.mean()))
+        agreement = self.paraphrase_agreement(text)
+        if agreement is not None:
+            measured.append(agreement)
+        return min(measured) if measured else None
+
+    def votes(self, text: str) -> Votes:
+        cached = self._votes.get(text)
+        if cached is None:
+            columns = [
+                [verdict_column(text, self.items, self.store, judge=judge, prompt=self.prompt, sample=s)
+                 for s in range(self.samples)]
+                for judge in self.judges
+            ]
+            cached = Votes(
+                failed=np.array([[c.failed for c in row] for row in columns], dtype=bool).reshape(
+                    len(self.judges), self.samples, len(self.items)),
+                missing=np.array([[c.missing for c in row] for row in columns], dtype=bool).reshape(
+                    len(self.judges), self.samples, len(self.items)),
+            )
+            self._votes[text] = cached
+        return cached
+
+    def column(self, text: str) -> VerdictColumn:
+        cached = self._columns.get(text)
+        if cached is None:
+            votes = self.votes(text)
+            failed = majority(votes.per_judge).failed
+            cached = VerdictColumn(text, failed, votes.missing.any(axis=(0, 1)))
+            self._columns[text] = cached
+        return cached
+
+    def for_judge(self, judge: str) -> PanelEvaluation:
+        """The same votes with one judge alone: what `check --judge JUDGE` would see."""
+        index = self.judges.index(judge)
+        single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, judges=(judge,),
+                                 samples=self.samples, paraphrases=self.paraphrases)
+        single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1]) for text, v in self._votes.items()}
+        return single
+
+    def check_reliability(self, text: str) -> dict[str, Any]:
+        """Per-check figures, only those measured: flip rate with samples, alpha and ties with judges."""
+        votes = self.votes(text)
+        out: dict[str, Any] = {}
+        if self.measures_samples:
+            # With several judges an item is unstable when any judge's samples disagree.
+            out["flip_rate"] = float(votes.unstable.mean()) if len(self.items) else None
+            out["unstable_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.unstable)]
+        if self.measures_judges:
+            out["alpha"] = nominal_alpha(votes.per_judge)
+            out["tied_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.tied)]
+        paraphrases = self.paraphrases_of(text)
+        if paraphrases:
+            out["paraphrase_agreement"] = self.paraphrase_agreement(text)
+            out["paraphrases"] = paraphrases
+        return out
+
+    def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
+        summary = super().summarize(rubric, display)
+        if not self.measures_anything:
+            return summary
+        texts = {check.id: check.text for check in rubric.checks}
+        rows = [replace(row, reliability=self.check_reliability(texts[row.id])) for row in summary.checks]
+        return replace(summary, checks=rows)

@@ -1,0 +1,44 @@
+"""The paraphrase request, after PReMISE's paraphrase-generation prompt (appendix E.5)."""
+
+from __future__ import annotations
+
+import re
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"paraphrase": {"type": "string"}},
+    "required": ["paraphrase"],
+    "additionalProperties": False,
+}
+_TAG = re.compile(r"<(/?)(original)\b", re.IGNORECASE)
+
+
+def render(check_text: str, index: int, count: int) -> str:
+    fenced = _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", check_text)
+    return (
+        "Rewrite the following checklist question so that it keeps its exact meaning but uses "
+        "different wording, sentence structure and phrasing. Do not add or remove any requirement; "
+        "it must still be answerable yes or no about an output.\n"
+        f"This is rewording {index + 1} of {count}: make it differ from the other rewordings.\n\n"
+        f"<original>\n{fenced}\n</original>\n\n"
+        'Reply with JSON only: {"paraphrase": "<the reworded question>"}.'
+    )
+
+
+class MalformedParaphrase(ValueError):
+    pass
+
+
+def parse(text: str) -> str:
+    import json
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedParaphrase(f"not JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or set(data) != {"paraphrase"} or not isinstance(data["paraphrase"], str):
+        raise MalformedParaphrase('expected {"paraphrase": "..."}')
+    value = " ".join(data["paraphrase"].split())
+    if not value:
+        raise MalformedParaphrase("empty paraphrase")
+    return value

@@ -1,0 +1,104 @@
+"""Agreement statistics against hand computations."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rubric_gate.cli.main import main
+from rubric_gate.reliability import (
+    balanced_accuracy,
+    bootstrap_interval,
+    cohen_kappa,
+    label_agreement,
+    mcc,
+    wilson_interval,
+)
+from rubric_gate.reliability.agreement import kappa_from_counts
+
+# predicted (rubric fails) vs truth (flawed): tp=2, fp=1, fn=1, tn=4
+PREDICTED = np.array([1, 1, 0, 0, 1, 0, 0, 0], dtype=bool)
+TRUTH = np.array([1, 0, 0, 0, 1, 1, 0, 0], dtype=bool)
+
+
+def test_kappa_mcc_balanced_accuracy_by_hand() -> None:
+    observed = 6 / 8
+    expected = (3 * 3 + 5 * 5) / 64  # both raters say "yes" 3 of 8 times
+    assert cohen_kappa(PREDICTED, TRUTH) == pytest.approx((observed - expected) / (1 - expected))
+    assert mcc(PREDICTED, TRUTH) == pytest.approx((2 * 4 - 1 * 1) / math.sqrt(3 * 3 * 5 * 5))
+    assert balanced_accuracy(PREDICTED, TRUTH) == pytest.approx((2 / 3 + 4 / 5) / 2)
+
+
+def test_undefined_cases_are_none() -> None:
+    constant = np.zeros(6, dtype=bool)
+    assert cohen_kappa(constant, constant) is None  # no variation: expected agreement 1
+    assert mcc(constant, TRUTH[:6]) is None
+    assert balanced_accuracy(PREDICTED[:4], np.zeros(4, dtype=bool)) is None
+    assert cohen_kappa(~constant, constant) == 0.0  # complete disagreement, nothing by chance
+
+
+def test_perfect_and_inverted_agreement() -> None:
+    assert cohen_kappa(TRUTH, TRUTH) == pytest.approx(1.0)
+    assert mcc(~TRUTH, TRUTH) == pytest.approx(-1.0)
+    assert balanced_accuracy(~TRUTH, TRUTH) == pytest.approx(0.0)
+
+
+def test_vectorised_counts_match_scalar() -> None:
+    rng = np.random.default_rng(1)
+    a, b = rng.random((50, 20)) < 0.5, rng.random((50, 20)) < 0.4
+    vector = kappa_from_counts((a & b).sum(1), (~a & ~b).sum(1), (a & ~b).sum(1), (~a & b).sum(1))
+    for row in range(50):
+        scalar = cohen_kappa(a[row], b[row])
+        assert (scalar is None and np.isnan(vector[row])) or vector[row] == pytest.approx(scalar)
+
+
+def test_bootstrap_is_seeded_and_brackets_the_value() -> None:
+    predicted = np.tile(PREDICTED, 5)
+    truth = np.tile(TRUTH, 5)
+    first = bootstrap_interval(kappa_from_counts, predicted, truth)
+    assert first == bootstrap_interval(kappa_from_counts, predicted, truth)
+    assert first is not None and first[0] < cohen_kappa(predicted, truth) < first[1]  # type: ignore[operator]
+    narrower = bootstrap_interval(kappa_from_counts, np.tile(PREDICTED, 50), np.tile(TRUTH, 50))
+    assert narrower is not None and narrower[1] - narrower[0] < first[1] - first[0]
+
+
+def test_label_agreement_notes_small_sets() -> None:
+    small = label_agreement(PREDICTED, TRUTH)
+    assert small.small_set and "only 5 correct and 3 flawed" in (small.note or "")
+    big = label_agreement(np.tile(PREDICTED, 12), np.tile(TRUTH, 12))  # 60 correct, 36 flawed
+    assert not big.small_set and big.note is None
+    data = big.to_dict()
+    assert data["cohen_kappa"]["value"] == pytest.approx(0.4667, abs=1e-4)
+    assert data["cohen_kappa"]["ci95"][0] < 0.4667 < data["cohen_kappa"]["ci95"][1]
+
+
+def test_wilson_interval_by_hand() -> None:
+    # 20/22: the issue's example, 72-97%.
+    low, high = wilson_interval(20, 22)  # type: ignore[misc]
+    assert round(100 * low) == 72 and round(100 * high) == 97
+    assert wilson_interval(0, 0) is None
+
+
+def test_bundled_example_reports_agreement_with_the_labels(capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    code = main(["attribute", "rubrics/cloud-security-review.yaml", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    # 20 of 22 correct passed, 23 of 24 flawed caught: tp 23, fn 1, fp 2, tn 20.
+    tp, fn, fp, tn = 23, 1, 2, 20
+    n = tp + fn + fp + tn
+    expected_kappa = ((tp + tn) / n - ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / n**2) / (
+        1 - ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / n**2)
+    agreement = data["agreement"]
+    assert agreement["cohen_kappa"]["value"] == pytest.approx(expected_kappa, abs=1e-4)
+    assert agreement["mcc"]["value"] == pytest.approx((tp * tn - fp * fn) / math.sqrt(
+        (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)), abs=1e-4)
+    assert agreement["balanced_accuracy"]["value"] == pytest.approx((tp / 24 + tn / 22) / 2, abs=1e-4)
+    low, high = agreement["cohen_kappa"]["ci95"]
+    assert low < expected_kappa < high <= 1
+    assert agreement["correct"] == 22 and agreement["flawed"] == 24 and "fewer than 30" in agreement["note"]
