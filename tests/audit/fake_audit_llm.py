@@ -43,9 +43,9 @@ class FakeAuditLLM(FakeLLM):
         self.local.model = body.get("model", "")
         super().handle(handler, body)
 
-    def _answer_text(self, prompt: str, behaviour: str) -> str:
+    def _answer_text(self, prompt: str, behaviour: str, model: str = "m") -> str:
         if behaviour != "ok":
-            return super()._answer_text(prompt, behaviour)
+            return super()._answer_text(prompt, behaviour, model)
         contrarian = "contrarian" in getattr(self.local, "model", "")
         check_match = CHECK.search(prompt)
         check = check_match.group(1) if check_match else ""
@@ -81,4 +81,4 @@ class FakeAuditLLM(FakeLLM):
             meets = "genuine" in output
             return json.dumps({"meets_check": _yes(meets), "reason": "fake verifier"})
         self.kinds.append("verdict")
-        return super()._answer_text(prompt, behaviour)
+        return super()._answer_text(prompt, behaviour, model)
