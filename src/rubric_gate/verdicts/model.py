@@ -33,6 +33,7 @@ class Verdict(BaseModel):
     quote: str | None = None
     usage: Usage | None = None
     at: str | None = None
+    batch: str | None = None  # the provider batch id, for verdicts judged through a Batch API
 
     @property
     def failed(self) -> bool:
