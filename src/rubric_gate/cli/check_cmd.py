@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS
@@ -36,10 +37,13 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
+@click.option("--batch", is_flag=True, help="Judge missing pairs through the provider's batch API, waiting for it.")
+@click.option("--poll-interval", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_POLL_INTERVAL_S,
+              show_default=True, help="With --batch: seconds between batch status checks.")
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
                   fmt: str, rates_rule: bool, root: Path | None, judge: str | None, replay: bool,
-                  concurrency: int, max_calls: int | None) -> int:
+                  concurrency: int, max_calls: int | None, batch: bool, poll_interval: float) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     root = root or repo_root()
     base = load_rubric(base_spec)
@@ -47,6 +51,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     items = load_calibration_for(head, calibration, root)
     judge = None if replay else judge or head.rubric.judge or base.rubric.judge
     judging = None
+    if batch and judge is None:
+        raise click.UsageError("--batch needs a judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
     if judge is None:
         store = load_verdicts_for([base, head], verdicts, root)
     else:
@@ -56,10 +62,16 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         else:
             store = load_verdicts_for([base, head], None, root)
             store.path = resolve_path(root, head.rubric.verdicts)
-        stats = judge_missing([base.rubric, head.rubric], items, store, judge,
-                              concurrency=concurrency, max_calls=max_calls)
-        print(stats.summary, file=sys.stderr)
-        judging = stats.to_dict()
+        if batch:
+            outcome = judge_in_batches([base.rubric, head.rubric], items, store, judge,
+                                       max_calls=max_calls, poll_interval=poll_interval)
+            print(outcome.summary, file=sys.stderr)
+            judging = outcome.to_dict()
+        else:
+            stats = judge_missing([base.rubric, head.rubric], items, store, judge,
+                                  concurrency=concurrency, max_calls=max_calls)
+            print(stats.summary, file=sys.stderr)
+            judging = stats.to_dict()
     evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
     report = run_check(base, head, evaluation, GateOptions(rates_rule=rates_rule))
     report.judging = judging
