@@ -56,6 +56,23 @@ def phase_tool(port: int, workdir: Path, checks: int, items: int) -> dict[str, f
     import anthropic  # noqa: F401  (SDK imports belong to the baseline, not to the run)
     import openai  # noqa: F401
 
+    import rubric_gate.batch.runner as runner
+
+    phases: dict[str, float] = {"submit_cpu": 0.0, "collect_cpu": 0.0}
+
+    def timed(name: str, function):  # type: ignore[no-untyped-def]
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                phases[f"{name}_cpu"] += time.process_time() - started
+                if name == "submit":  # peak RSS so far: building, journaling and uploading requests
+                    phases["submit_peak_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+        return wrapper
+
+    runner.submit_batches = timed("submit", runner.submit_batches)  # type: ignore[assignment]
+    runner.collect_batch = timed("collect", runner.collect_batch)  # type: ignore[assignment]
     base = rss_kb()
     wall, cpu = time.perf_counter(), time.process_time()
     outcome = judge_in_batches([rubric], calibration, store, JUDGE, poll_interval=0.2, progress=False)
@@ -63,7 +80,7 @@ def phase_tool(port: int, workdir: Path, checks: int, items: int) -> dict[str, f
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert outcome.complete and outcome.stats.calls == checks * items, outcome.summary
     return {"wall": wall, "cpu": cpu, "peak_kb": peak - base, "batches": len(outcome.submitted),
-            "pairs": outcome.stats.calls}
+            "pairs": outcome.stats.calls, **phases}
 
 
 def phase_json(files: list[str], keep: bool) -> dict[str, float]:
@@ -130,12 +147,17 @@ def main() -> None:
     print(f"batch judging, {int(pairs)} pairs in {int(tool['batches'])} OpenAI batches (fake server in its own process)")
     print(f"  tool:  {tool['cpu']:.1f} s CPU ({tool['cpu'] / pairs * 1e6:.0f} us/pair), {tool['wall']:.1f} s wall, "
           f"peak memory +{tool['peak_kb'] / 1024:.0f} MB")
+    print(f"    building, journaling, uploading requests: {tool['submit_cpu']:.1f} s CPU, "
+          f"peak memory by then +{tool['submit_peak_kb'] / 1024:.0f} MB")
+    print(f"    reading results, routing, appending verdicts: {tool['collect_cpu']:.1f} s CPU "
+          "(the verdict store fsyncs each verdict)")
     print(f"  json:  {stream['cpu']:.2f} s CPU ({stream['cpu'] / pairs * 1e6:.1f} us/pair) streaming the results; "
           f"+{loaded['peak_kb'] / 1024:.0f} MB holding them")
     print(f"  largest batch input file: {request_bytes / 2**20:.0f} MB")
     print(f"  ratio time  (tool CPU / json.loads per result line): {tool['cpu'] / stream['cpu']:.1f}x")
     print(f"  ratio memory (tool peak / results held as JSON):     {tool['peak_kb'] / loaded['peak_kb']:.2f}x")
-    print(f"  ratio memory (tool peak / one batch input file):     {tool['peak_kb'] * 1024 / request_bytes:.2f}x")
+    print(f"  ratio memory (submission peak / one batch input file): "
+          f"{tool['submit_peak_kb'] * 1024 / request_bytes:.2f}x  (requests stream: at most one batch file)")
 
 
 if __name__ == "__main__":

@@ -142,6 +142,7 @@ def test_no_wait_then_reruns_collect_and_finally_make_no_request(batches: FakeBa
     collected = run(tmp_path, judge)
     assert collected.complete and collected.submitted == [] and collected.collected == batches.created
     assert_all_judged_once(tmp_path, batches, judge)
+    assert not journal_path(tmp_path / "verdicts.jsonl").exists()  # nothing open: journal dropped
     before = batches.total_requests
     last = run(tmp_path, judge)
     assert batches.total_requests == before and last.stats.calls == 0 and last.stats.reused == 40

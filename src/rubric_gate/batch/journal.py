@@ -135,6 +135,24 @@ class BatchJournal:
                     batch.keys.update(pair_key(tuple(p)) for p in record["pairs"])  # type: ignore[arg-type]
         return list(batches.values())
 
+    def known_batch_ids(self) -> set[str]:
+        return {r["batch_id"] for r in self._records() if r.get("event") == "submitted"}
+
+    def remove_if_idle(self) -> bool:
+        """Delete the journal once no batch in it (for any judge) is open: its history is in
+        the verdicts (each carries its batch id), and CI caches stay small."""
+        opened: set[str] = set()
+        for record in self._records():
+            if record.get("event") == "open":
+                opened.add(record.get("local"))  # type: ignore[arg-type]
+            elif record.get("event") in ("closed", "abandoned"):
+                opened.discard(record.get("local"))  # type: ignore[arg-type]
+        if opened:
+            return False
+        self.close()
+        self.path.unlink(missing_ok=True)
+        return True
+
     def requests_of(self, local: str) -> dict[str, list[PairRecord]]:
         """custom_id -> pairs, for one batch: read back when its results are collected."""
         return {

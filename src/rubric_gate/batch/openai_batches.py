@@ -13,6 +13,7 @@ from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion
+from pydantic import ValidationError
 
 from rubric_gate.batch.client import CONTROL_RETRIES, BatchState, RequestResult, provider_errors
 from rubric_gate.batch.requests import BatchLimits
@@ -90,8 +91,12 @@ class OpenAIBatches:
             with provider_errors(self.provider, f"reading file {file_id} of batch {batch_id}"), \
                     self.client.files.with_streaming_response.content(file_id) as response:
                 for text in response.iter_lines():
-                    if text.strip():
-                        yield _result(json.loads(text))
+                    try:
+                        line = json.loads(text)
+                    except json.JSONDecodeError:
+                        continue  # no readable custom_id: its pairs count as without a result
+                    if isinstance(line, dict):
+                        yield _result(line)
 
     def find(self, local: str, created_after: float, requests: int, exclude: set[str]) -> str | None:
         """The batch whose metadata names `local` (its id was lost to a kill mid-submit)."""
@@ -112,7 +117,11 @@ def _result(line: dict[str, Any]) -> RequestResult:
     response = line.get("response") or {}
     error = line.get("error")
     if not error and response.get("status_code") == 200:
-        return RequestResult(custom_id, reply_from_completion(ChatCompletion.model_validate(response["body"])))
+        try:
+            completion = ChatCompletion.model_validate(response.get("body"))
+        except ValidationError:
+            return RequestResult(custom_id, None, "malformed reply (unreadable chat completion)")
+        return RequestResult(custom_id, reply_from_completion(completion))
     if error:
         return RequestResult(custom_id, None, f"errored ({error.get('code')}: {str(error.get('message'))[:200]})")
     body = response.get("body") or {}

@@ -81,7 +81,7 @@ class _Run:
 
     def adopt_orphans(self, client: BatchClient) -> None:
         """Intents journaled without a batch id (a kill mid-submit): find the batch or drop it."""
-        known = {b.batch_id for b in self.open if b.batch_id}
+        known = self.journal.known_batch_ids()
         for batch in [b for b in self.open if b.batch_id is None]:
             found = client.find(batch.local, batch.created_after, batch.requests, known)
             if found is None:
@@ -164,9 +164,14 @@ def judge_in_batches(
     store_name = Path(store.path).name if store.path is not None else journal_file.name
     try:
         run.adopt_orphans(client)
+        changed = True
         while True:
+            collected = len(outcome.collected)
             run.poll(client, stats, outcome)
-            pending = run.to_submit()
+            changed = changed or len(outcome.collected) > collected
+            # Only a collected batch can leave pairs to (re)submit: skip the scan otherwise.
+            pending = run.to_submit() if changed else []
+            changed = False
             if pending:
                 resubmitted = sum(1 for p in pending if run.tries[p.key])
                 stats.retries += resubmitted
@@ -182,6 +187,8 @@ def judge_in_batches(
             if deadline is not None and now >= deadline:
                 break
             time.sleep(poll_interval if deadline is None else min(poll_interval, max(0.0, deadline - now)))
+        if not run.open:
+            book.remove_if_idle()
     finally:
         client.close()
         book.close()
