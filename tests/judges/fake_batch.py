@@ -61,6 +61,7 @@ class FakeBatches:
     seed: int = 7
     rules: dict[str, list[str]] = field(default_factory=dict)
     batch_status: list[str] = field(default_factory=list)
+    reject_status: int | None = None  # answer every request with this HTTP error (e.g. 401)
     batches: dict[str, _Batch] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     created: list[str] = field(default_factory=list)  # batch ids, in creation order
@@ -121,7 +122,12 @@ class FakeBatches:
         with self.lock:
             self.hits[f"{method} {generic}"] += 1
         try:
-            if method == "POST" and path == "/v1/messages/batches":
+            if self.reject_status is not None:
+                kind = "authentication_error" if self.reject_status == 401 else "invalid_request_error"
+                payload = ({"type": "error", "error": {"type": kind, "message": "fake rejection"}}
+                           if "/messages/" in path else {"error": {"type": kind, "message": "fake rejection"}})
+                self._send(handler, payload, self.reject_status)
+            elif method == "POST" and path == "/v1/messages/batches":
                 self._send(handler, self.create_anthropic(json.loads(body)))
             elif method == "GET" and path == "/v1/messages/batches":
                 self._send(handler, self.list_batches("anthropic"))

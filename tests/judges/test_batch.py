@@ -101,11 +101,11 @@ def test_batch_verdict_is_a_live_verdict_plus_batch_id(batches: FakeBatches, tmp
 @pytest.mark.parametrize("judge", JUDGES)
 def test_errored_expired_and_malformed_are_resubmitted(batches: FakeBatches, tmp_path: Path, judge: str) -> None:
     batches.rules = {"mentions kiwi": ["errored"] * 8, "mentions fig": ["expired"] * 3,
-                     "mentions plum": ["nonjson"] * 2}
+                     "mentions plum": ["nonjson"] * 2, "mentions pear": ["canceled"]}
     outcome = run(tmp_path, judge)
     assert outcome.complete and outcome.stats.failed == 0
-    assert len(batches.created) == 2  # the first batch, then one with the 13 unanswered pairs
-    assert len(batches.batches[batches.created[1]].requests) == 13 and outcome.stats.retries == 13
+    assert len(batches.created) == 2  # the first batch, then one with the 14 unanswered pairs
+    assert len(batches.batches[batches.created[1]].requests) == 14 and outcome.stats.retries == 14
     assert_all_judged_once(tmp_path, batches, judge)
     assert sum(n for (check, _), n in batches.requested.items() if "kiwi" in check) == 16
 
@@ -196,3 +196,28 @@ def test_dry_run_and_max_calls_count_batch_requests(batches: FakeBatches, tmp_pa
     with pytest.raises(JudgeError, match="40 batch requests needed, above --max-calls 39"):
         run(tmp_path, JUDGES[0], max_calls=39)
     assert batches.total_requests == 0 and not (tmp_path / "verdicts.jsonl").exists()
+
+
+def test_journal_keeps_other_judges_batches_and_survives_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / "v.jsonl.batches"
+    journal = BatchJournal(path)
+    for local, judge in (("rgA", JUDGES[0]), ("rgB", JUDGES[1])):
+        journal.open_batch(local, judge.split(":")[0], judge, PROMPT_VERSION)
+        journal.add_request(local, f"{local}-0", [("r1", "sha256:1", "k1", "The  output mentions apple")])
+        journal.sync()
+        journal.submitted(local, f"id-{local}")
+    journal.closed("rgB", "id-rgB")
+    journal.close()
+    with path.open("a") as handle:
+        handle.write('{"event":"closed","local":"rgA"')  # a kill mid-write: that step never happened
+    reopened = BatchJournal(path)
+    (open_a,) = reopened.open_batches(JUDGES[0], PROMPT_VERSION)
+    assert (open_a.batch_id, open_a.requests) == ("id-rgA", 1)
+    assert open_a.keys == {("The output mentions apple", "sha256:1")}
+    assert reopened.open_batches(JUDGES[1], PROMPT_VERSION) == []
+    assert reopened.open_batches(JUDGES[0], "v0-other") == []
+    assert reopened.requests_of("rgA") == {"rgA-0": [("r1", "sha256:1", "k1", "The  output mentions apple")]}
+    assert not reopened.remove_if_idle()  # rgA is still open
+    reopened.closed("rgA", "id-rgA")  # the torn line is cut before this one is written
+    assert reopened.open_batches(JUDGES[0], PROMPT_VERSION) == []
+    assert reopened.remove_if_idle() and not path.exists()

@@ -40,6 +40,8 @@ def test_kill_9_after_submit_then_rerun_collects_without_a_new_batch(batches: Fa
     assert resumed.returncode == 0, resumed.stderr
     assert len(batches.created) == 1  # collected, not resubmitted
     assert json.loads(resumed.stdout)["batch"]["collected"] == batches.created
+    assert f"batch {batches.created[0]} (40 requests): 40 succeeded, 0 errored, 0 expired, 0 processing" \
+        in resumed.stderr
     saved = list(VerdictStore.load(tmp_path / "verdicts.jsonl"))
     by_id = {i.id: i.output for i in items.items}
     assert len(saved) == 40 and len({(v.check_text, v.item) for v in saved}) == 40
@@ -63,8 +65,18 @@ def test_no_wait_dry_run_and_max_calls(batches: FakeBatches, tmp_path: Path) -> 
     submitted = cli(tmp_path, *judge_args("--batch", "--no-wait"))
     assert submitted.returncode == 0, submitted.stderr
     assert "judging 40 pairs in batch (1 batches processing), re-run to collect" in submitted.stdout
+    assert f"submitted batch {batches.created[0]}: 40 requests, 40 pairs" in submitted.stderr
     assert len(batches.created) == 1 and not (tmp_path / "verdicts.jsonl").exists()
     assert "SECRET" not in submitted.stdout + submitted.stderr
+
+
+def test_rejected_key_exits_2_with_one_line(batches: FakeBatches, tmp_path: Path) -> None:  # noqa: F811
+    batches.reject_status = 401
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    proc = cli(tmp_path, *judge_args("--batch", "--poll-interval", "0.05"))
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "authentication failed" in proc.stderr and "SECRET" not in proc.stderr
+    assert not (tmp_path / "verdicts.jsonl").exists()
 
 
 def test_check_with_batch_judges_then_gates(batches: FakeBatches, tmp_path: Path) -> None:  # noqa: F811
