@@ -221,3 +221,18 @@ def test_journal_keeps_other_judges_batches_and_survives_a_torn_tail(tmp_path: P
     reopened.closed("rgA", "id-rgA")  # the torn line is cut before this one is written
     assert reopened.open_batches(JUDGES[0], PROMPT_VERSION) == []
     assert reopened.remove_if_idle() and not path.exists()
+
+
+def test_batch_prices_are_half_the_live_table_unless_overridden(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rubric_gate.batch import batch_price, estimate_batch_cost
+
+    monkeypatch.delenv("RUBRIC_GATE_PRICES", raising=False)
+    monkeypatch.delenv("RUBRIC_GATE_BATCH_PRICES", raising=False)
+    assert batch_price("claude-haiku-4-5-20251001") == (0.5, 2.5)
+    assert batch_price("gpt-4o-mini") == (0.075, 0.3)
+    assert estimate_batch_cost("unknown-model", 10, 10) is None
+    monkeypatch.setenv("RUBRIC_GATE_BATCH_PRICES", '{"gpt-4o-mini": [0.1, 0.2]}')
+    assert batch_price("gpt-4o-mini") == (0.1, 0.2)
+    monkeypatch.setenv("RUBRIC_GATE_BATCH_PRICES", "{not json")
+    with pytest.raises(JudgeError, match="RUBRIC_GATE_BATCH_PRICES"):
+        batch_price("gpt-4o-mini")

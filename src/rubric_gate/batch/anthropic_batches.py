@@ -3,13 +3,13 @@ results (succeeded / errored / canceled / expired), list (to find a batch whose 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anthropic
+from anthropic.types.messages import MessageBatch
 
 from rubric_gate.batch.client import CONTROL_RETRIES, BatchState, RequestResult, provider_errors
 from rubric_gate.batch.requests import BatchLimits
@@ -21,6 +21,18 @@ from rubric_gate.judges.backend import JudgeRequest, request_timeout
 # guide). The margin leaves room for the body's own JSON around the requests.
 LIMITS = BatchLimits(max_requests=100_000, max_bytes=256_000_000 - 64_000)
 LOOKBACK_S = 120.0  # clock skew allowed when looking for a batch created after an intent
+
+
+BODY_HEAD, BODY_TAIL = b'{"requests":[', b"]}"
+
+
+def _body(requests_file: Path) -> Iterator[bytes]:
+    """The JSONL requests file as one JSON body: newline-separated lines become comma-separated."""
+    yield BODY_HEAD
+    with requests_file.open("rb") as handle:
+        for index, line in enumerate(handle):
+            yield (b"," if index else b"") + line.rstrip(b"\n")
+    yield BODY_TAIL
 
 
 class AnthropicBatches:
@@ -37,11 +49,20 @@ class AnthropicBatches:
         return {"custom_id": custom_id, "params": message_params(self.model, request)}
 
     def submit(self, local: str, requests_file: Path, metadata: dict[str, str]) -> str:
-        # Message Batches take no metadata; the custom ids carry the journal's local id.
-        with requests_file.open("r", encoding="utf-8") as handle:
-            requests = [json.loads(line) for line in handle]
+        """POST the batch body `{"requests": [...]}` streamed from the requests file, so not even
+        one batch is parsed into memory. Message Batches take no metadata: the custom ids carry
+        the journal's local id. Not retried by the SDK: a retry after a lost response could
+        create the batch twice; a rerun finds it through `find` instead."""
+        size, count = requests_file.stat().st_size, 0
+        with requests_file.open("rb") as handle:
+            count = sum(1 for _ in handle)
+        length = len(BODY_HEAD) + size - count + max(0, count - 1) + len(BODY_TAIL)
         with provider_errors(self.provider, "creating a message batch"):
-            return self.client.messages.batches.create(requests=requests).id
+            batch = self.client.with_options(max_retries=0).post(
+                "/v1/messages/batches", cast_to=MessageBatch, content=_body(requests_file),
+                options={"headers": {"Content-Type": "application/json", "Content-Length": str(length)}},
+            )
+        return batch.id
 
     def retrieve(self, batch_id: str) -> BatchState:
         with provider_errors(self.provider, f"retrieving batch {batch_id}"):

@@ -58,8 +58,10 @@ class OpenAIBatches:
         with provider_errors(self.provider, "uploading the batch input file"), requests_file.open("rb") as handle:
             uploaded = self.client.files.create(file=(f"{local}.jsonl", handle, "application/jsonl"),
                                                 purpose="batch")
+        # Not retried by the SDK: a retry after a lost response could create the batch twice;
+        # a rerun finds it by its metadata instead.
         with provider_errors(self.provider, "creating a batch"):
-            batch = self.client.batches.create(
+            batch = self.client.with_options(max_retries=0).batches.create(
                 input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h",
                 metadata={**metadata, LOCAL_ID_KEY: local},
             )
