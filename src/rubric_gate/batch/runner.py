@@ -68,10 +68,13 @@ class _Run:
     def in_flight(self) -> set[tuple[str, str]]:
         return set().union(*(b.keys for b in self.open)) if self.open else set()
 
-    def to_submit(self) -> list[Pair]:
+    def missing(self) -> list[Pair]:
+        return missing_pairs(self.rubrics, self.calibration, self.store, self.judge, mode=self.mode)
+
+    def to_submit(self, missing: list[Pair] | None = None) -> list[Pair]:
         busy = self.in_flight()
         return [
-            p for p in missing_pairs(self.rubrics, self.calibration, self.store, self.judge, mode=self.mode)
+            p for p in (self.missing() if missing is None else missing)
             if p.key not in busy and self.tries[p.key] <= self.resubmits
         ]
 
@@ -142,9 +145,10 @@ def judge_in_batches(
                None if progress is False else sys.stderr)
     stats = JudgeRunStats(judge=judge, dry_run=dry_run)
     outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()))
-    pending = run.to_submit()
-    stats.reused = len(all_pairs(rubrics, calibration)) - len(pending) - outcome.in_flight_before
-    stats.reused = max(0, stats.reused)
+    missing = run.missing()
+    pending = run.to_submit(missing)
+    stats.reused = len(all_pairs(rubrics, calibration)) - len(missing)
+    del missing
     needed = count_requests(pending, mode)
     if dry_run:
         stats.planned = needed
@@ -196,10 +200,7 @@ def judge_in_batches(
     outcome.pending = {b.batch_id: len(b.keys) for b in run.open}  # type: ignore[misc]
     stats.cost_usd = estimate_batch_cost(spec.model, stats.input_tokens, stats.output_tokens)
     busy = run.in_flight()
-    unanswered = [
-        p for p in missing_pairs(rubrics, calibration, store, judge, mode=mode)
-        if p.key not in busy and run.tries[p.key] > run.resubmits
-    ]
+    unanswered = [p for p in run.missing() if p.key not in busy and run.tries[p.key] > run.resubmits]
     stats.failed = len(unanswered)
     stats.failures = [run.reasons.get(p.key, f"{p.check_id} @ {p.item.id}: no answer") for p in unanswered]
     if unanswered:
