@@ -236,3 +236,15 @@ def test_batch_prices_are_half_the_live_table_unless_overridden(monkeypatch: pyt
     monkeypatch.setenv("RUBRIC_GATE_BATCH_PRICES", "{not json")
     with pytest.raises(JudgeError, match="RUBRIC_GATE_BATCH_PRICES"):
         batch_price("gpt-4o-mini")
+
+
+def test_openai_compatible_server_without_key_gets_the_live_body(batches: FakeBatches, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")  # a local server (vLLM) through OPENAI_BASE_URL alone
+    run(tmp_path, JUDGES[1], items_n=2)
+    batch = batches.batches[batches.created[0]]
+    assert batch.metadata["tool"] == "rubric-gate" and batch.metadata["store"] == "verdicts.jsonl"
+    body = batch.requests[0]["body"]
+    assert body["response_format"]["json_schema"]["strict"] is True and body["temperature"] == 0
+    assert "max_tokens" in body and body["model"] == "gpt-4o-mini"
+    assert_all_judged_once(tmp_path, batches, JUDGES[1], items_n=2)
