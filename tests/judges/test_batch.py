@@ -121,11 +121,41 @@ def test_resubmission_is_bounded_and_nothing_is_guessed(batches: FakeBatches, tm
     assert len(saved) == 32 and not any("kiwi" in v.check_text for v in saved)
 
 
-def test_expired_openai_batch_is_resubmitted(batches: FakeBatches, tmp_path: Path) -> None:
-    batches.batch_status = ["expired"]
-    outcome = run(tmp_path, JUDGES[1])
-    assert outcome.complete and len(batches.created) == 2
-    assert_all_judged_once(tmp_path, batches, JUDGES[1])
+@pytest.mark.parametrize(("judge", "status"), [(JUDGES[1], "expired"), (JUDGES[1], "cancelled"),
+                                               (JUDGES[0], "expired"), (JUDGES[0], "cancelled")])
+def test_expired_or_cancelled_batch_is_resubmitted(batches: FakeBatches, tmp_path: Path, judge: str,
+                                                   status: str) -> None:
+    batches.batch_status = [status]
+    outcome = run(tmp_path, judge)
+    assert outcome.complete and len(batches.created) == 2 and outcome.stats.retries == 40
+    assert_all_judged_once(tmp_path, batches, judge)
+
+
+def test_kill_while_collecting_stores_each_verdict_once(batches: FakeBatches, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed after some verdicts were appended but before the batch was marked collected."""
+    import rubric_gate.batch.collect as collect
+
+    monkeypatch.setattr(collect, "APPEND_CHUNK", 10)
+    appended = 0
+    real_append = VerdictStore.append
+
+    def append_then_die(self: VerdictStore, verdicts) -> None:  # type: ignore[no-untyped-def]
+        nonlocal appended
+        real_append(self, verdicts)
+        appended += 1
+        if appended == 2:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(VerdictStore, "append", append_then_die)
+        with pytest.raises(KeyboardInterrupt):
+            run(tmp_path, JUDGES[0])
+    assert len((tmp_path / "verdicts.jsonl").read_text().splitlines()) == 20
+    outcome = run(tmp_path, JUDGES[0])
+    assert outcome.submitted == [] and outcome.collected == batches.created
+    assert len((tmp_path / "verdicts.jsonl").read_text().splitlines()) == 40
+    assert_all_judged_once(tmp_path, batches, JUDGES[0])
 
 
 @pytest.mark.parametrize("judge", JUDGES)
