@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 from rubric_gate.cli.check_review import Review, review_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
@@ -49,12 +50,16 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
+@click.option("--batch", is_flag=True, help="Judge missing pairs through the provider's batch API, waiting for it.")
+@click.option("--poll-interval", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_POLL_INTERVAL_S,
+              show_default=True, help="With --batch: seconds between batch status checks.")
 @review_options
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
                   fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
                   paraphrases: int, paraphraser: str | None, min_stability: float | None,
-                  replay: bool, concurrency: int, max_calls: int | None, **review_args: object) -> int:
+                  replay: bool, concurrency: int, max_calls: int | None, batch: bool, poll_interval: float,
+                  **review_args: object) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     root = root or repo_root()
     base = load_rubric(base_spec)
@@ -72,6 +77,11 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     measured = Measured()
     if judge is None and (samples > 1 or paraphrases or min_stability is not None):
         raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL")
+    if batch and judge is None:
+        raise click.UsageError("--batch needs a judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
+    if batch and (len(judges) > 1 or samples > 1 or paraphrases):
+        raise click.UsageError("--batch judges with one judge, one sample each: drop --samples, --paraphrases "
+                               "or the extra --judge, or judge those live")
     if judge is None:
         store = load_verdicts_for([base, head], verdicts, root)
     else:
@@ -81,12 +91,18 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         else:
             store = load_verdicts_for([base, head], None, root)
             store.path = resolve_path(root, head.rubric.verdicts)
-        measured = judge_panel(base.rubric, head.rubric, items, store, judges, samples=samples,
-                               paraphrases=paraphrases, paraphraser=paraphraser,
-                               concurrency=concurrency, max_calls=max_calls)
-        judging = combined_stats(measured.runs)
-        if measured.paraphrase_info is not None:
-            judging["paraphrases"] = measured.paraphrase_info
+        if batch:
+            outcome = judge_in_batches([base.rubric, head.rubric], items, store, judge,
+                                       max_calls=max_calls, poll_interval=poll_interval)
+            print(outcome.summary, file=sys.stderr)
+            judging = outcome.to_dict()
+        else:
+            measured = judge_panel(base.rubric, head.rubric, items, store, judges, samples=samples,
+                                   paraphrases=paraphrases, paraphraser=paraphraser,
+                                   concurrency=concurrency, max_calls=max_calls)
+            judging = combined_stats(measured.runs)
+            if measured.paraphrase_info is not None:
+                judging["paraphrases"] = measured.paraphrase_info
     review = Review(**review_args)  # type: ignore[arg-type]
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
     evaluation: Evaluation

@@ -1,4 +1,5 @@
-"""`rubric-gate judge`: ask a live judge every (check, item) pair the verdict file lacks."""
+"""`rubric-gate judge`: ask a live judge (or, with --batch, the provider's batch API) every
+(check, item) pair the verdict file lacks."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 from rubric_gate.cli.common import print_json, repo_root
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
@@ -33,13 +35,17 @@ from rubric_gate.verdicts import VerdictStore
 @click.option("--mode", type=click.Choice(["per-check", "checklist"]), default="per-check", show_default=True,
               help="One call per (check, item), or one call per item for all its pending checks.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal; log lines in CI).")
+@click.option("--batch", is_flag=True, help="Judge through the provider's batch API (half price, results within 24 h).")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit, print what is pending and exit 0; re-run to collect.")
+@click.option("--poll-interval", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_POLL_INTERVAL_S,
+              show_default=True, help="With --batch: seconds between batch status checks.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run statistics as JSON.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @handle_errors
 def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdicts: Path,
                   judge_specs: tuple[str, ...], samples: int,
                   concurrency: int, max_calls: int | None, dry_run: bool, mode: str, progress: bool | None,
-                  as_json: bool, root: Path | None) -> int:
+                  batch: bool, no_wait: bool, poll_interval: float, as_json: bool, root: Path | None) -> int:
     """Judge every pair missing from VERDICTS for the given rubrics. Exit 0 done, 2 on error."""
     root = root or repo_root()
     docs = [load_rubric(spec) for spec in rubric_specs]
@@ -51,6 +57,23 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
         raise JudgeError("no judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
     items = load_calibration_for(docs[-1], calibration, root)
     store = VerdictStore.load(verdicts, missing_ok=True)
+    if no_wait and not batch:
+        raise click.UsageError("--no-wait only applies with --batch")
+    if batch:
+        if samples > 1:
+            raise click.UsageError("--batch asks each pair once: drop --samples, or judge samples live")
+        outcomes = []
+        for judge in judges:
+            outcome = judge_in_batches([d.rubric for d in docs], items, store, judge, mode=mode,  # type: ignore[arg-type]
+                                       max_calls=max_calls, dry_run=dry_run, wait_seconds=0 if no_wait else None,
+                                       poll_interval=poll_interval, progress=progress)
+            outcomes.append(outcome)
+        if as_json:
+            print_json(outcomes[0].to_dict() if len(outcomes) == 1 else [o.to_dict() for o in outcomes])
+        else:
+            for outcome in outcomes:
+                print(outcome.summary, file=sys.stdout)
+        return EXIT_PASS
     runs = [
         judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
                       max_calls=max_calls, dry_run=dry_run, mode=mode,  # type: ignore[arg-type]

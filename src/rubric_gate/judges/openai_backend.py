@@ -31,6 +31,30 @@ def sampling_options(max_tokens: int, *, local: bool, sampled: bool = False) -> 
     return options
 
 
+def chat_params(model: str, request: JudgeRequest, *, local: bool) -> dict[str, Any]:
+    """The Chat Completions body for one judge call (also an OpenAI Batch request line's `body`)."""
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": request.prompt}],
+        **sampling_options(request.max_tokens, local=local, sampled=request.sampled),
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+        },
+    }
+
+
+def reply_from_completion(completion: Any) -> Reply:
+    """Text and token usage of a ChatCompletion (a live reply or a batch output line's body)."""
+    text = completion.choices[0].message.content if completion.choices else None
+    usage = completion.usage
+    return Reply(
+        text or "",
+        usage.prompt_tokens if usage else 0,
+        usage.completion_tokens if usage else 0,
+    )
+
+
 class OpenAIBackend:
     def __init__(self, model: str) -> None:
         api_key = os.environ.get("OPENAI_API_KEY")
@@ -49,23 +73,11 @@ class OpenAIBackend:
     async def complete(self, request: JudgeRequest) -> Reply:
         try:
             completion = await self.client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": "user", "content": request.prompt}],
-                **sampling_options(request.max_tokens, local=self.local, sampled=request.sampled),
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
-                },
+                **chat_params(self.model, request, local=self.local)
             )
         except openai.APIError as exc:
             raise classify(exc, "openai") from None
-        text = completion.choices[0].message.content if completion.choices else None
-        usage = completion.usage
-        return Reply(
-            text or "",
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
-        )
+        return reply_from_completion(completion)
 
     async def aclose(self) -> None:
         await self.client.close()

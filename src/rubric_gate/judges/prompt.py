@@ -52,14 +52,20 @@ def _environment() -> SandboxedEnvironment:
     return env
 
 
+@cache
+def _template(mode: Mode) -> Any:
+    """Compiled once: compiling a template costs far more than rendering it."""
+    return _environment().from_string(template_source(mode))
+
+
 def render_per_check(task: str, item_input: Any, item_output: Any, check: str) -> str:
-    template = _environment().from_string(template_source("per-check"))
+    template = _template("per-check")
     return template.render(task=task, input=item_input, output=item_output, check=check)
 
 
 def render_checklist(task: str, item_input: Any, item_output: Any, checks: list[tuple[str, str]]) -> str:
     """`checks` is [(prompt-local id, check text)]."""
-    template = _environment().from_string(template_source("checklist"))
+    template = _template("checklist")
     return template.render(task=task, input=item_input, output=item_output, checks=checks)
 
 

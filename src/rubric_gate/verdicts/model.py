@@ -36,6 +36,7 @@ class Verdict(BaseModel):
     # Repeated sampling (`--samples N`): the 0-based index of this answer among a pair's
     # samples. Absent means 0, so verdicts recorded before sampling existed stay sample 0.
     sample: int | None = Field(None, ge=0, strict=True)
+    batch: str | None = None  # the provider batch id, for verdicts judged through a Batch API
 
     @property
     def failed(self) -> bool:

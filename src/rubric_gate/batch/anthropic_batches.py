@@ -1,0 +1,102 @@
+"""Anthropic Message Batches: create with per-request custom_id and params, retrieve, stream
+results (succeeded / errored / canceled / expired), list (to find a batch whose id was lost)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anthropic
+from anthropic.types.messages import MessageBatch
+
+from rubric_gate.batch.client import CONTROL_RETRIES, BatchState, RequestResult, provider_errors
+from rubric_gate.batch.requests import BatchLimits
+from rubric_gate.errors import JudgeError
+from rubric_gate.judges.anthropic_backend import message_params, reply_from_message
+from rubric_gate.judges.backend import JudgeRequest, request_timeout
+
+# Per batch: 100,000 requests or 256 MB, whichever comes first (Anthropic's batch processing
+# guide). The margin leaves room for the body's own JSON around the requests.
+LIMITS = BatchLimits(max_requests=100_000, max_bytes=256_000_000 - 64_000)
+LOOKBACK_S = 120.0  # clock skew allowed when looking for a batch created after an intent
+
+
+BODY_HEAD, BODY_TAIL = b'{"requests":[', b"]}"
+
+
+def _body(requests_file: Path) -> Iterator[bytes]:
+    """The JSONL requests file as one JSON body: newline-separated lines become comma-separated."""
+    yield BODY_HEAD
+    with requests_file.open("rb") as handle:
+        for index, line in enumerate(handle):
+            yield (b"," if index else b"") + line.rstrip(b"\n")
+    yield BODY_TAIL
+
+
+class AnthropicBatches:
+    provider = "anthropic"
+
+    def __init__(self, model: str) -> None:
+        if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            raise JudgeError("anthropic judge: set the ANTHROPIC_API_KEY environment variable")
+        self.model = model
+        self.limits = LIMITS.lowered_by_env()
+        self.client = anthropic.Anthropic(max_retries=CONTROL_RETRIES, timeout=request_timeout())
+
+    def request_line(self, custom_id: str, request: JudgeRequest) -> dict[str, Any]:
+        return {"custom_id": custom_id, "params": message_params(self.model, request)}
+
+    def submit(self, local: str, requests_file: Path, metadata: dict[str, str]) -> str:
+        """POST the batch body `{"requests": [...]}` streamed from the requests file, so not even
+        one batch is parsed into memory. Message Batches take no metadata: the custom ids carry
+        the journal's local id. Not retried by the SDK: a retry after a lost response could
+        create the batch twice; a rerun finds it through `find` instead."""
+        size, count = requests_file.stat().st_size, 0
+        with requests_file.open("rb") as handle:
+            count = sum(1 for _ in handle)
+        length = len(BODY_HEAD) + size - count + max(0, count - 1) + len(BODY_TAIL)
+        with provider_errors(self.provider, "creating a message batch"):
+            batch = self.client.with_options(max_retries=0).post(
+                "/v1/messages/batches", cast_to=MessageBatch, content=_body(requests_file),
+                options={"headers": {"Content-Type": "application/json", "Content-Length": str(length)}},
+            )
+        return batch.id
+
+    def retrieve(self, batch_id: str) -> BatchState:
+        with provider_errors(self.provider, f"retrieving batch {batch_id}"):
+            batch = self.client.messages.batches.retrieve(batch_id)
+        counts = batch.request_counts
+        return BatchState(batch_id, batch.processing_status, batch.processing_status == "ended",
+                          counts.succeeded, counts.errored, counts.expired, counts.canceled, counts.processing)
+
+    def results(self, batch_id: str) -> Iterator[RequestResult]:
+        with provider_errors(self.provider, f"reading the results of batch {batch_id}"):
+            for line in self.client.messages.batches.results(batch_id):
+                result = line.result
+                if result.type == "succeeded":
+                    yield RequestResult(line.custom_id, reply_from_message(result.message))
+                elif result.type == "errored":
+                    error = getattr(getattr(result, "error", None), "error", None)
+                    kind = getattr(error, "type", "error")
+                    message = getattr(error, "message", "")
+                    yield RequestResult(line.custom_id, None, f"errored ({kind}: {str(message)[:200]})")
+                else:
+                    yield RequestResult(line.custom_id, None, str(result.type))
+
+    def find(self, local: str, created_after: float, requests: int, exclude: set[str]) -> str | None:
+        """A batch created after the intent with its request count: Message Batches carry no
+        metadata. A wrong match is harmless: results are routed by custom ids, which name `local`."""
+        with provider_errors(self.provider, "listing message batches"):
+            for batch in self.client.messages.batches.list(limit=100):
+                if batch.created_at.timestamp() < created_after - LOOKBACK_S:
+                    break
+                counts = batch.request_counts
+                total = counts.succeeded + counts.errored + counts.expired + counts.canceled + counts.processing
+                if batch.id not in exclude and total == requests:
+                    return batch.id
+        return None
+
+    def close(self) -> None:
+        self.client.close()

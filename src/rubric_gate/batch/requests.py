@@ -1,0 +1,115 @@
+"""Batch requests: the live judge's jobs, built one at a time, cut into batches by the
+provider's per-batch request-count and size limits."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_gate.errors import JudgeError
+from rubric_gate.judges.backend import JudgeRequest
+from rubric_gate.judges.pairs import Pair
+from rubric_gate.judges.prompt import Mode
+from rubric_gate.judges.runner import Job, build_jobs
+
+ENV_MAX_REQUESTS = "RUBRIC_GATE_BATCH_MAX_REQUESTS"
+ENV_MAX_BYTES = "RUBRIC_GATE_BATCH_MAX_BYTES"
+
+
+@dataclass(frozen=True)
+class BatchLimits:
+    """What one batch may hold: requests, and bytes of serialised request lines."""
+
+    max_requests: int
+    max_bytes: int
+
+    def lowered_by_env(self) -> BatchLimits:
+        """RUBRIC_GATE_BATCH_MAX_REQUESTS / _MAX_BYTES can only lower the provider's limits."""
+        limits = self
+        for name, attr in ((ENV_MAX_REQUESTS, "max_requests"), (ENV_MAX_BYTES, "max_bytes")):
+            text = os.environ.get(name)
+            if not text:
+                continue
+            try:
+                value = int(text)
+            except ValueError:
+                raise JudgeError(f"{name}: expected a whole number, got {text!r}") from None
+            if value < 1:
+                raise JudgeError(f"{name}: must be at least 1, got {value}")
+            limits = BatchLimits(**{**limits.__dict__, attr: min(getattr(limits, attr), value)})
+        return limits
+
+
+def new_local_id() -> str:
+    """The journal's name for one batch; custom ids are `<local>-<n>`, so they are unique across
+    batches and match the providers' custom_id rules (letters, digits, `-`, `_`; at most 64)."""
+    return "rg" + secrets.token_hex(6)
+
+
+def iter_jobs(pairs: Sequence[Pair], mode: Mode) -> Iterator[Job]:
+    """The live runner's jobs, rendered one at a time so no more than one is built ahead."""
+    if mode == "per-check":
+        for pair in pairs:
+            yield from build_jobs([pair], mode)
+        return
+    groups: dict[tuple[str, str], list[Pair]] = {}
+    for pair in pairs:
+        groups.setdefault((pair.item.content_hash, pair.task), []).append(pair)
+    for group in groups.values():
+        yield from build_jobs(group, mode)
+
+
+Serialise = Callable[[str, JudgeRequest], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Line:
+    custom_id: str
+    job: Job
+    data: bytes  # the serialised request line, newline-terminated
+
+
+class BatchCutter:
+    """Cuts a stream of jobs into batches. `next_batch()` returns (local id, lines) for one batch,
+    produced lazily; consume them before asking for the next. A batch ends before a line that
+    would take it past either limit; one line alone above the size limit is an error."""
+
+    def __init__(self, jobs: Iterable[Job], limits: BatchLimits, serialise: Serialise) -> None:
+        self._jobs = iter(jobs)
+        self._held: Job | None = None
+        self.limits = limits
+        self.serialise = serialise
+
+    def next_batch(self) -> tuple[str, Iterator[Line]] | None:
+        if self._held is None:
+            self._held = next(self._jobs, None)
+            if self._held is None:
+                return None
+        local = new_local_id()
+        return local, self._lines(local)
+
+    def _lines(self, local: str) -> Iterator[Line]:
+        count = size = 0
+        while True:
+            job = self._held if self._held is not None else next(self._jobs, None)
+            self._held = None
+            if job is None:
+                return
+            custom_id = f"{local}-{count}"
+            data = (json.dumps(self.serialise(custom_id, job.request), ensure_ascii=False,
+                               separators=(",", ":")) + "\n").encode("utf-8")
+            if len(data) > self.limits.max_bytes:
+                raise JudgeError(
+                    f"one batch request is {len(data)} bytes, above the batch size limit "
+                    f"{self.limits.max_bytes}; judge these pairs live (without --batch)"
+                )
+            if count >= self.limits.max_requests or size + len(data) > self.limits.max_bytes:
+                self._held = job  # opens the next batch
+                return
+            count += 1
+            size += len(data)
+            yield Line(custom_id, job, data)

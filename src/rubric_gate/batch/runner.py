@@ -1,0 +1,214 @@
+"""`judge_in_batches`: judge every pair the store lacks through the provider's batch API.
+
+Each round polls the journaled batches still open (collecting those that ended), then submits
+what has no verdict and is in no open batch, then waits `poll_interval` - until nothing is open,
+or until `wait_seconds` have passed (0: submit, collect what has ended, and return at once).
+Pairs that come back without a valid answer are resubmitted, at most `resubmits` times per run;
+what is still unanswered is reported and raised as a JudgeError. Nothing is ever guessed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal, TextIO
+
+from rubric_gate.batch.client import BatchClient, make_batch_client
+from rubric_gate.batch.collect import collect_batch
+from rubric_gate.batch.cost import estimate_batch_cost
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch, journal_path
+from rubric_gate.batch.outcome import BatchOutcome
+from rubric_gate.batch.requests import iter_jobs
+from rubric_gate.batch.submit import count_requests, submit_batches
+from rubric_gate.calibration import CalibrationSet
+from rubric_gate.errors import JudgeError
+from rubric_gate.judges.api import CHARS_PER_TOKEN, MAX_LISTED_FAILURES, OUTPUT_TOKENS_PER_VERDICT
+from rubric_gate.judges.pairs import Pair, all_pairs, missing_pairs
+from rubric_gate.judges.prompt import prompt_version
+from rubric_gate.judges.spec import JudgeSpec, parse_judge_spec
+from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.rubric import Rubric
+from rubric_gate.verdicts import VerdictStore
+
+DEFAULT_POLL_INTERVAL_S = 30.0
+DEFAULT_RESUBMITS = 2
+ENV_RESUBMITS = "RUBRIC_GATE_BATCH_RESUBMITS"
+
+
+def _resubmits() -> int:
+    text = os.environ.get(ENV_RESUBMITS, str(DEFAULT_RESUBMITS))
+    try:
+        return max(0, int(text))
+    except ValueError:
+        raise JudgeError(f"{ENV_RESUBMITS}: expected a whole number, got {text!r}") from None
+
+
+class _Run:
+    def __init__(self, rubrics: Sequence[Rubric], calibration: CalibrationSet, store: VerdictStore,
+                 judge: str, mode: Literal["per-check", "checklist"], journal: BatchJournal,
+                 progress: TextIO | None) -> None:
+        self.rubrics, self.calibration, self.store, self.judge, self.mode = rubrics, calibration, store, judge, mode
+        self.prompt = prompt_version(mode)
+        self.journal = journal
+        self.progress = progress
+        self.started = time.monotonic()
+        self.open: list[JournaledBatch] = journal.open_batches(judge, self.prompt)
+        self.tries: Counter[tuple[str, str]] = Counter()  # failed answers per pair, this run
+        self.reasons: dict[tuple[str, str], str] = {}
+        self.resubmits = _resubmits()
+
+    def say(self, text: str) -> None:
+        if self.progress is not None:
+            print(text, file=self.progress, flush=True)
+
+    def in_flight(self) -> set[tuple[str, str]]:
+        return set().union(*(b.keys for b in self.open)) if self.open else set()
+
+    def missing(self) -> list[Pair]:
+        return missing_pairs(self.rubrics, self.calibration, self.store, self.judge, mode=self.mode)
+
+    def to_submit(self, missing: list[Pair] | None = None) -> list[Pair]:
+        busy = self.in_flight()
+        return [
+            p for p in (self.missing() if missing is None else missing)
+            if p.key not in busy and self.tries[p.key] <= self.resubmits
+        ]
+
+    def on_failure(self, key: tuple[str, str], reason: str) -> None:
+        self.tries[key] += 1
+        self.reasons[key] = reason
+
+    def adopt_orphans(self, client: BatchClient) -> None:
+        """Intents journaled without a batch id (a kill mid-submit): find the batch or drop it."""
+        known = self.journal.known_batch_ids()
+        for batch in [b for b in self.open if b.batch_id is None]:
+            found = client.find(batch.local, batch.created_after, batch.requests, known)
+            if found is None:
+                self.journal.abandoned(batch.local)
+                self.open.remove(batch)
+                self.say(f"batch intent {batch.local} was never submitted; its pairs will be submitted again")
+            else:
+                self.journal.submitted(batch.local, found)
+                batch.batch_id = found
+                known.add(found)
+
+    def poll(self, client: BatchClient, stats: JudgeRunStats, outcome: BatchOutcome) -> None:
+        for batch in list(self.open):
+            assert batch.batch_id is not None
+            state = client.retrieve(batch.batch_id)
+            elapsed = time.monotonic() - self.started
+            self.say(f"batch {batch.batch_id} ({batch.requests} requests): {state.progress}; "
+                     f"{state.status}, {elapsed:.0f}s elapsed")
+            if not state.ended:
+                continue
+            collect_batch(batch, state, client, self.journal, self.store, stats, self.on_failure)
+            self.open.remove(batch)
+            outcome.collected.append(batch.batch_id)
+
+
+def judge_in_batches(
+    rubrics: Sequence[Rubric],
+    calibration: CalibrationSet,
+    store: VerdictStore,
+    judge: str,
+    *,
+    mode: Literal["per-check", "checklist"] = "per-check",
+    max_calls: int | None = None,
+    dry_run: bool = False,
+    wait_seconds: float | None = None,
+    poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+    progress: bool | None = None,
+    journal: Path | None = None,
+    client_factory: Callable[[JudgeSpec], BatchClient] = make_batch_client,
+) -> BatchOutcome:
+    """Judge the pairs `store` lacks through `judge`'s batch API, resumably.
+
+    `wait_seconds`: None waits until every batch has ended; 0 submits and returns (`--no-wait`);
+    otherwise returns after about that long with `outcome.pending` naming what still processes.
+    The journal (default: the verdict file's name plus `.batches`) must be kept between runs
+    for a later run to collect instead of resubmitting. Raises JudgeError before anything is
+    submitted when `max_calls` would be exceeded or a key is missing, and after the run (good
+    verdicts saved) naming pairs still without a valid answer.
+    """
+    spec = parse_judge_spec(judge)
+    if poll_interval <= 0:
+        raise JudgeError(f"poll interval must be positive, got {poll_interval}")
+    if store.path is None and journal is None:
+        raise JudgeError("batch judging needs a verdict file (the batch journal is kept beside it)")
+    journal_file = journal or journal_path(Path(store.path))  # type: ignore[arg-type]
+    book = BatchJournal(journal_file)
+    run = _Run(rubrics, calibration, store, judge, mode, book,
+               None if progress is False else sys.stderr)
+    stats = JudgeRunStats(judge=judge, dry_run=dry_run)
+    outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()))
+    missing = run.missing()
+    pending = run.to_submit(missing)
+    stats.reused = len(all_pairs(rubrics, calibration)) - len(missing)
+    del missing
+    needed = count_requests(pending, mode)
+    if dry_run:
+        stats.planned = needed
+        est_in = sum(len(job.request.prompt) // CHARS_PER_TOKEN for job in iter_jobs(pending, mode))
+        stats.cost_usd = estimate_batch_cost(spec.model, est_in,
+                                             OUTPUT_TOKENS_PER_VERDICT * len(pending))
+        return outcome
+    if max_calls is not None and needed > max_calls:
+        raise JudgeError(f"{judge}: {needed} batch requests needed, above --max-calls {max_calls}; "
+                         "nothing was submitted")
+    if not pending and not run.open:
+        stats.cost_usd = estimate_batch_cost(spec.model, 0, 0)
+        return outcome  # nothing to do: no client, no request, no key needed
+
+    client = client_factory(spec)
+    deadline = None if wait_seconds is None else run.started + max(0.0, wait_seconds)
+    store_name = Path(store.path).name if store.path is not None else journal_file.name
+    try:
+        run.adopt_orphans(client)
+        changed = True
+        while True:
+            collected = len(outcome.collected)
+            run.poll(client, stats, outcome)
+            changed = changed or len(outcome.collected) > collected
+            # Only a collected batch can leave pairs to (re)submit: skip the scan otherwise.
+            pending = run.to_submit() if changed else []
+            changed = False
+            if pending:
+                resubmitted = sum(1 for p in pending if run.tries[p.key])
+                stats.retries += resubmitted
+                for batch in submit_batches(pending, mode, client, book, judge, run.prompt, store_name):
+                    run.open.append(batch)
+                    outcome.submitted.append(batch.batch_id)  # type: ignore[arg-type]
+                    stats.planned += batch.requests
+                    run.say(f"submitted batch {batch.batch_id}: {batch.requests} requests, "
+                            f"{len(batch.keys)} pairs")
+            if not run.open:
+                break
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                break
+            time.sleep(poll_interval if deadline is None else min(poll_interval, max(0.0, deadline - now)))
+        if not run.open:
+            book.remove_if_idle()
+    finally:
+        client.close()
+        book.close()
+        stats.seconds = time.monotonic() - run.started
+    outcome.pending = {b.batch_id: len(b.keys) for b in run.open}  # type: ignore[misc]
+    stats.cost_usd = estimate_batch_cost(spec.model, stats.input_tokens, stats.output_tokens)
+    busy = run.in_flight()
+    unanswered = [p for p in run.missing() if p.key not in busy and run.tries[p.key] > run.resubmits]
+    stats.failed = len(unanswered)
+    stats.failures = [run.reasons.get(p.key, f"{p.check_id} @ {p.item.id}: no answer") for p in unanswered]
+    if unanswered:
+        listed = "; ".join(stats.failures[:MAX_LISTED_FAILURES])
+        more = f" (+{len(unanswered) - MAX_LISTED_FAILURES} more)" if len(unanswered) > MAX_LISTED_FAILURES else ""
+        error = JudgeError(f"{judge}: {len(unanswered)} pairs have no valid answer after "
+                           f"{run.resubmits} resubmissions, none guessed: {listed}{more}")
+        error.stats = stats  # type: ignore[attr-defined]
+        error.outcome = outcome  # type: ignore[attr-defined]
+        raise error
+    return outcome

@@ -1,0 +1,63 @@
+"""Submitting: cut the pending jobs into batches and, per batch, journal the intent and its
+requests (synced), submit, then journal the batch id. One batch's requests at a time are
+held: written to a temporary file beside the journal, which is removed after submission."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from rubric_gate.batch.client import BatchClient
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord
+from rubric_gate.batch.requests import BatchCutter, iter_jobs
+from rubric_gate.errors import JudgeAuthError
+from rubric_gate.judges.pairs import Pair
+from rubric_gate.judges.prompt import Mode
+
+TOOL = "rubric-gate"
+
+
+def pair_record(pair: Pair) -> PairRecord:
+    return pair.item.id, pair.item.content_hash, pair.check_id, pair.check_text
+
+
+def count_requests(pairs: Sequence[Pair], mode: Mode) -> int:
+    """Requests the pairs need: one per pair, or (checklist) one per item content and task."""
+    if mode == "per-check":
+        return len(pairs)
+    return len({(p.item.content_hash, p.task) for p in pairs})
+
+
+def submit_batches(
+    pairs: Sequence[Pair], mode: Mode, client: BatchClient, journal: BatchJournal,
+    judge: str, prompt: str, store_name: str,
+) -> list[JournaledBatch]:
+    submitted: list[JournaledBatch] = []
+    cutter = BatchCutter(iter_jobs(pairs, mode), client.limits, client.request_line)
+    while (batch := cutter.next_batch()) is not None:
+        local, lines = batch
+        journal.open_batch(local, client.provider, judge, prompt)
+        entry = JournaledBatch(local, client.provider, judge, prompt, 0.0)
+        with tempfile.NamedTemporaryFile("wb", dir=journal.path.parent, prefix=".rubric-gate-",
+                                         suffix=".jsonl", delete=False) as handle:
+            requests_file = Path(handle.name)
+            for line in lines:
+                handle.write(line.data)
+                records = [pair_record(p) for p in line.job.pairs]
+                journal.add_request(local, line.custom_id, records)
+                entry.requests += 1
+                entry.keys.update(p.key for p in line.job.pairs)
+        try:
+            journal.sync()  # the intent is on disk before the provider can know the batch
+            metadata = {"tool": TOOL, "store": store_name[-500:], "judge": judge[:500]}
+            try:
+                entry.batch_id = client.submit(local, requests_file, metadata)
+            except JudgeAuthError:
+                journal.abandoned(local)  # rejected outright: no batch exists
+                raise
+        finally:
+            requests_file.unlink(missing_ok=True)
+        journal.submitted(local, entry.batch_id)
+        submitted.append(entry)
+    return submitted
