@@ -59,7 +59,10 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
     batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
     output: dict[str, Any] = {"title": title, "summary": _cut_bytes(summary, SUMMARY_LIMIT), "annotations": batches[0]}
     try:
-        run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output)
+        if conclusion == "pending":  # batches still judging: neither pass nor fail until collected
+            run = repo.create_check_run(CHECK_NAME, head_sha, status="in_progress", output=output)
+        else:
+            run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output)
         for batch in batches[1:]:  # later batches are appended by updating the run
             run.edit(output={"title": title, "summary": output["summary"], "annotations": batch})
         return CheckResult("check_run", url=run.html_url)
@@ -67,7 +70,7 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
         if not is_forbidden(exc):
             return CheckResult("none", f"check run failed: {describe(exc)}")
         refused = describe(exc)
-    state = "success" if conclusion in ("success", "neutral") else "failure"
+    state = "pending" if conclusion == "pending" else "success" if conclusion in ("success", "neutral") else "failure"
     try:
         repo.get_commit(head_sha).create_status(
             state, target_url=target_url or NotSet, description=title[:STATUS_DESCRIPTION_LIMIT], context=CHECK_NAME

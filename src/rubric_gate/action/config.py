@@ -31,6 +31,8 @@ DEFAULTS: dict[str, str] = {
     "audit": "false",
     "audit_rule": "false",
     "suggest_repairs": "false",
+    "batch": "false",
+    "batch_wait": "20",
 }
 
 FAIL_ON = ("rejected", "error", "never")
@@ -53,6 +55,8 @@ class ActionConfig:
     audit: bool  # audit added and reworded checks (advisory)
     audit_rule: bool  # and reject those the audit flags
     suggest_repairs: bool  # propose rewrites of rejected checks that the gate accepts
+    batch: bool  # judge through the provider's batch API
+    batch_wait: int  # minutes to wait for batches before reporting them pending
     event_name: str
     event_path: Path
     repository: str
@@ -130,6 +134,8 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
         audit=_bool(env, "audit"),
         audit_rule=_bool(env, "audit_rule"),
         suggest_repairs=_bool(env, "suggest_repairs"),
+        batch=_bool(env, "batch"),
+        batch_wait=_int(env, "batch_wait", 0) or 0,
         cache_dir=cache_dir if cache_dir.is_absolute() else workspace / cache_dir,
         event_name=_required(env, "GITHUB_EVENT_NAME"),
         event_path=Path(_required(env, "GITHUB_EVENT_PATH")),

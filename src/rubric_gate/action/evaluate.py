@@ -23,6 +23,7 @@ from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, parse_rubric_text
 from rubric_gate.sources import SourceText
+from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
@@ -43,6 +44,8 @@ class GateSettings:
     audit: bool = False
     audit_rule: bool = False
     suggest_repairs: bool = False
+    batch: bool = False  # judge through the provider's batch API
+    batch_wait_seconds: float = 20 * 60
 
 
 @dataclass
@@ -56,12 +59,17 @@ class RubricOutcome:
     failures: list[str] = field(default_factory=list)  # reasons to fail besides the gate
     error: str | None = None
     judging: dict[str, object] | None = None
+    pending_pairs: int = 0  # pairs still being judged in a batch: no decision yet
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
 
     @property
+    def pending(self) -> bool:
+        return self.error is None and self.pending_pairs > 0
+
+    @property
     def passed(self) -> bool:
-        if self.error is not None:
+        if self.error is not None or self.pending:
             return False
         gate_ok = self.report is None or self.report.decision == "pass"
         return gate_ok and (not self.failures or bool(self.report and self.report.override))
@@ -71,7 +79,8 @@ class RubricOutcome:
             "file": self.file.path,
             "base_file": self.file.base_path,
             "status": self.file.status,
-            "decision": "pass" if self.passed else "fail",
+            "decision": "pending" if self.pending else "pass" if self.passed else "fail",
+            "pending_pairs": self.pending_pairs,
             "error": self.error,
             "failures": self.failures,
             "notices": self.notices,
@@ -139,12 +148,18 @@ def evaluate(changed: ChangedFile, reader: FileReader, settings: GateSettings) -
             _evaluate_new(outcome, reader, settings)
         else:
             _evaluate_edit(outcome, reader, settings)
+    except _BatchPending:
+        pass  # reported as pending: nothing to decide until the batch is collected
     except MissingVerdictsError as exc:
         parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
         outcome.error = f"no verdict for checks {parts}: {JUDGE_HINT}"
     except RubricGateError as exc:
         outcome.error = exc.message
     return outcome
+
+
+class _BatchPending(Exception):
+    """Batches are still judging some of this rubric's pairs."""
 
 
 def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
@@ -155,10 +170,30 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
     cache = s.cache
     store = cache.store_for(base_store) if cache is not None else VerdictStore(base_store)
     before = len(store)
-    outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
-                                          max_calls=s.max_judge_calls)
-    if cache is not None:
-        cache.keep(store, before)
+    if s.batch:
+        from rubric_gate.batch import judge_in_batches
+
+        try:
+            result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
+                                      max_calls=s.max_judge_calls, wait_seconds=s.batch_wait_seconds,
+                                      poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", 30.0, minimum=0.001),
+                                      progress=False)
+        finally:
+            if cache is not None:
+                cache.keep(store, before)
+        outcome.judging = result.to_dict()
+        if result.pending:
+            outcome.pending_pairs = result.pending_pairs
+            outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
+                                   "still processing): re-run this check to collect them; nothing is resubmitted.")
+            raise _BatchPending
+    else:
+        try:
+            outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
+                                                  max_calls=s.max_judge_calls)
+        finally:
+            if cache is not None:
+                cache.keep(store, before)
     return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt)
 
 

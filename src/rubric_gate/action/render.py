@@ -31,6 +31,8 @@ def _section(outcome: RubricOutcome) -> str:
     path = code_span(outcome.file.path, table=False)
     failures = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
     notes = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in outcome.notices)
+    if outcome.pending:
+        return f"### ⏳ {path}: judging {outcome.pending_pairs} pair(s) in batch, re-run to collect\n{notes}"
     if outcome.error is not None:
         error = outcome.error.replace("```", "'''")
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
@@ -82,13 +84,16 @@ def _base_line(summary: RunSummary) -> str:
 def render_body(summary: RunSummary) -> str:
     ok = summary.decision == "pass"
     changed = len(summary.outcomes)
-    failed = sum(not o.passed for o in summary.outcomes)
-    parts = [MARKER, f"## {'✅' if ok else '❌'} rubric-gate: {summary.decision.upper()}", ""]
+    failed = sum(not o.passed and not o.pending for o in summary.outcomes)
+    waiting = sum(o.pending for o in summary.outcomes)
+    mark = "⏳" if summary.decision == "pending" else "✅" if ok else "❌"
+    parts = [MARKER, f"## {mark} rubric-gate: {summary.decision.upper()}", ""]
     if changed == 0:
         parts.append("This PR changes no rubric file." + ("" if summary.standard else " Nothing to gate."))
     else:
         parts.append(f"{changed} rubric file{'s' if changed != 1 else ''} changed, "
-                     f"{changed - failed} passed, {failed} failed.")
+                     f"{changed - failed - waiting} passed, {failed} failed"
+                     + (f", {waiting} waiting for batch verdicts." if waiting else "."))
     parts += ["", _base_line(summary)]
     if summary.override:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]

@@ -87,7 +87,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
     errors = [o for o in outcomes if o.error is not None]
-    failing = [o for o in outcomes if not o.passed] + [f for f in standard if f.blocking]
+    failing = [o for o in outcomes if not o.passed and not o.pending] + [f for f in standard if f.blocking]
     if failing:
         override = check_override(repo, pr.number, pr.labels, config.override_label)
         if override is not None and override.granted and errors:
@@ -102,7 +102,8 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         elif override is not None:
             summary.notices.append(f"Override refused: {override.text}.")
     failed = errors if summary.override else failing
-    summary.decision = "fail" if failed else "pass"
+    pending = [o for o in outcomes if o.pending]
+    summary.decision = "fail" if failed else "pending" if pending else "pass"
     exit_code = _exit_code(config, summary.decision, bool(errors))
 
     report_path = _write_report(config, pr, summary, reader.kind)
@@ -195,6 +196,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
             concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
             audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
+            batch=config.batch, batch_wait_seconds=config.batch_wait * 60,
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
@@ -227,6 +229,8 @@ def _exit_code(config: ActionConfig, decision: str, errors: bool) -> int:
         return EXIT_BAD_INPUT
     if decision == "fail" and config.fail_on == "rejected":
         return EXIT_GATE_FAILED
+    if decision == "pending" and config.fail_on == "rejected":
+        return EXIT_GATE_FAILED  # not passed yet: a required job must not go green before the verdict
     return EXIT_PASS
 
 
@@ -267,7 +271,8 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
             why = ("this PR comes from a fork, whose token is read-only" if pr.is_fork
                    else "the token may not write pull request comments (needs `pull-requests: write`)")
             posted_notices.append(f"No PR comment was posted: {why} ({result.detail}); {FORK_DOCS}.")
-    conclusion = "failure" if exit_code else ("success" if summary.decision == "pass" else "neutral")
+    conclusion = ("pending" if summary.decision == "pending" and exit_code != EXIT_BAD_INPUT
+                  else "failure" if exit_code else ("success" if summary.decision == "pass" else "neutral"))
     title = f"rubric-gate: {summary.decision}" + (" (overridden)" if summary.override else "")
     check = publish_check(repo, pr.head_sha, conclusion, title,
                           fit(render_body(summary), SUMMARY_LIMIT, where, unit="bytes"),
