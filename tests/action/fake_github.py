@@ -60,6 +60,7 @@ class FakeGitHub:
     statuses: list[dict[str, Any]] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
     judge: Any = None  # (prompt) -> "yes" | "no": answers an OpenAI-compatible chat request
+    judge_by_model: dict[str, Any] = field(default_factory=dict)  # model -> (prompt) -> answer, over `judge`
     judge_calls: int = 0
     copies: dict[str, str] = field(default_factory=dict)  # new path -> source: listed as "copied"
     review_comments: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -81,7 +82,7 @@ class FakeGitHub:
     # -- request handling ----------------------------------------------------------------------
     def handle(self, method: str, path: str, token: str | None, body: Any) -> tuple[int, Any]:
         self.requests.append((method, path))
-        if method == "POST" and path == "/v1/chat/completions" and self.judge is not None:
+        if method == "POST" and path == "/v1/chat/completions" and (self.judge or self.judge_by_model):
             return 200, self._chat(body)
         if method == "GET" and path == "/user":
             if token in self.token_users:
@@ -206,7 +207,7 @@ class FakeGitHub:
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         self.judge_calls += 1
-        answer = self.judge(body["messages"][-1]["content"])
+        answer = self.judge_by_model.get(body["model"], self.judge)(body["messages"][-1]["content"])
         return {"id": f"c{self.judge_calls}", "object": "chat.completion", "created": 0, "model": body["model"],
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": json.dumps({"answer": answer, "quote": ""})}}],

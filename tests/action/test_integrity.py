@@ -255,3 +255,27 @@ def test_an_api_key_alone_judges_nothing_and_says_which_input_to_set(scenario: S
     assert result.code == 1
     body = scenario.fake.marked_comments()[0]["body"]
     assert "no judge is configured" in body and "'judge' input" in body
+
+
+def test_a_judge_panel_with_samples_in_the_action(scenario: Scenario) -> None:
+    """`judge: a, b` with `samples: 3`: the gate decides on the majority and says how sure it is."""
+    def truth(prompt: str, *, flip: bool = False) -> str:
+        check = next(cid for cid, text in TEXTS.items() if text in prompt)
+        item = next(i for i in LABELS if f"review {i}" in prompt)
+        answer = "no" if check in FAILS[item] else "yes"
+        if flip and check == "A2" and item == "R4":  # judge b thinks A2 fails the correct item R4
+            answer = "no"
+        return answer
+
+    scenario.fake.judge_by_model = {"a": truth, "b": lambda p: truth(p, flip=True), "c": truth}
+    env = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
+    result = scenario.run(head, judge="openai:a, openai:b, openai:c", samples="3", env_extra=env)
+    assert result.code == 0, result.stdout + result.stderr  # 2 of 3 judges: A2 passes R4
+    (rubric,) = result.report()["rubrics"]
+    (change,) = rubric["report"]["changes"]
+    assert change["by_judge"] == {"openai:a": "accepted", "openai:b": "rejected", "openai:c": "accepted"}
+    assert scenario.fake.judge_calls == 3 * 3 * 25  # three judges, three samples, 5 texts x 5 items
+    assert "How sure" in scenario.fake.marked_comments()[0]["body"]
+    again = scenario.run(head, judge="openai:a, openai:b, openai:c", samples="3", env_extra=env)
+    assert again.code == 0 and scenario.fake.judge_calls == 225  # every sample came from the cache

@@ -31,6 +31,9 @@ DEFAULTS: dict[str, str] = {
     "audit": "false",
     "audit_rule": "false",
     "suggest_repairs": "false",
+    "samples": "1",
+    "paraphrases": "0",
+    "min_stability": "",
     "batch": "false",
     "batch_wait": "20",
 }
@@ -42,7 +45,11 @@ FAIL_ON = ("rejected", "error", "never")
 class ActionConfig:
     token: str
     rubric_globs: tuple[str, ...]
-    judge: str | None
+    judge: str | None  # the first of `judges`
+    judges: tuple[str, ...]  # the `judge` input, comma-separated: several form a panel
+    samples: int  # answers per pair (odd); the gate uses the majority
+    paraphrases: int  # rewordings of each added or reworded check, judged for stability
+    min_stability: float | None  # rule U: reject a check below this stability
     override_label: str
     trust_pr_verdicts: bool
     fail_on: str
@@ -116,13 +123,32 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
     output_dir = output_dir if output_dir.is_absolute() else workspace / output_dir
     cache_input = read_input(env, "verdict_cache")
     cache_dir = Path(cache_input) if cache_input else output_dir / "cache"
-    judge = read_input(env, "judge") or None
-    if judge is not None and ":" not in judge:
-        raise InputError("input judge", "must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6")
+    judges = tuple(dict.fromkeys(j.strip() for j in read_input(env, "judge").split(",") if j.strip()))
+    for judge in judges:
+        if ":" not in judge:
+            raise InputError("input judge", f"{judge!r} must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6 "
+                             "(several: comma-separated)")
+    samples = _int(env, "samples", 1) or 1
+    if samples % 2 == 0:
+        raise InputError("input samples", f"must be odd (the gate takes the majority), got {samples}")
+    min_stability = read_input(env, "min_stability")
+    try:
+        stability = float(min_stability) if min_stability else None
+    except ValueError:
+        raise InputError("input min_stability", f"expected a number between 0 and 1, got {min_stability!r}") from None
+    if stability is not None and not 0 <= stability <= 1:
+        raise InputError("input min_stability", f"expected a number between 0 and 1, got {min_stability!r}")
+    if _bool(env, "batch") and (len(judges) > 1 or samples > 1 or (_int(env, "paraphrases", 0) or 0) > 0):
+        raise InputError("input batch", "batch judging asks one judge once per pair: drop `samples`, `paraphrases` "
+                         "or the extra judges, or set `batch: false`")
     return ActionConfig(
         token=read_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
         rubric_globs=globs,
-        judge=judge,
+        judge=judges[0] if judges else None,
+        judges=judges,
+        samples=samples,
+        paraphrases=_int(env, "paraphrases", 0) or 0,
+        min_stability=stability,
         override_label=read_input(env, "override_label"),
         trust_pr_verdicts=_bool(env, "trust_pr_verdicts"),
         fail_on=fail_on,

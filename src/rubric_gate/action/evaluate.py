@@ -7,7 +7,7 @@ one (or one whose base version does not load) is scored like `rubric-gate attrib
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_gate.action.cache import VerdictCache
@@ -44,6 +44,10 @@ class GateSettings:
     audit: bool = False
     audit_rule: bool = False
     suggest_repairs: bool = False
+    panel: tuple[str, ...] = ()  # several judges: gate on the per-pair majority
+    samples: int = 1
+    paraphrases: int = 0
+    min_stability: float | None = None
     batch: bool = False  # judge through the provider's batch API
     batch_wait_seconds: float = 20 * 60
 
@@ -162,6 +166,33 @@ class _BatchPending(Exception):
     """Batches are still judging some of this rubric's pairs."""
 
 
+def _measures_reliability(s: GateSettings) -> bool:
+    return s.judge is not None and (len(s.panel) > 1 or s.samples > 1 or s.paraphrases > 0)
+
+
+def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
+                      base_store: VerdictStore, s: GateSettings) -> Evaluation:
+    """Several judges, samples or paraphrases: judge them all into the cache, gate on the majority."""
+    from rubric_gate.cli.panel_options import combined_stats
+    from rubric_gate.ensemble import PanelEvaluation
+    from rubric_gate.ensemble.measure import judge_panel
+    from rubric_gate.judges import PROMPT_VERSION
+
+    judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
+    cache = s.cache
+    store = cache.store_for(base_store) if cache is not None else VerdictStore(base_store)
+    before = len(store)
+    try:
+        measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
+                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=s.max_judge_calls)
+    finally:
+        if cache is not None:
+            cache.keep(store, before)
+    outcome.judging = combined_stats(measured.runs)
+    return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=s.samples,
+                           paraphrases=measured.paraphrases)
+
+
 def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
                 base_store: VerdictStore, s: GateSettings) -> Evaluation:
     """Judge the missing pairs (keyed to this judge) into the cache and return the evaluation."""
@@ -276,7 +307,9 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
     added, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
 
-    if s.judge is not None:
+    if _measures_reliability(s):
+        evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
+    elif s.judge is not None:
         evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
         assert isinstance(evaluation.store, VerdictStore)
         disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt)
@@ -298,7 +331,14 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
                 notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
     options = _audit(outcome, base, head, s)
-    report = run_check(base, head, evaluation, options)
+    if _measures_reliability(s):
+        from rubric_gate.ensemble import run_panel_check
+
+        if s.min_stability is not None:
+            options = replace(options, min_stability=s.min_stability, stability=evaluation.stability)  # type: ignore[attr-defined]
+        report = run_panel_check(base, head, evaluation, options)  # type: ignore[arg-type]
+    else:
+        report = run_check(base, head, evaluation, options)
     if s.suggest_repairs and not report.gate_passed:
         _repair(outcome, base, head, evaluation, options, s)
     report.notes.extend(notes)

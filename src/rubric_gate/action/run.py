@@ -179,15 +179,17 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
-        spec = config.judge or _rubric_judge(reader, gate_base, pr.head_sha, change)
+        specs = config.judges or tuple(j for j in [_rubric_judge(reader, gate_base, pr.head_sha, change)] if j)
         judge, why_not = (None, None)
-        if spec is not None:
+        for spec in specs:
             if spec not in backends:
                 backends[spec] = load_backend(spec)
                 if backends[spec][1]:
                     command("warning", str(backends[spec][1]))
-            judge, why_not = backends[spec]
-        elif change.status != "removed":
+        if specs:
+            unavailable = [backends[spec][1] for spec in specs if backends[spec][0] is None]
+            judge, why_not = (None, str(unavailable[0])) if unavailable else (backends[specs[0]][0], None)
+        if not specs and change.status != "removed":
             unjudged.append(change.path)
         if judge is not None:
             judged.add(change.path)
@@ -196,7 +198,8 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
             concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
             audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
-            batch=config.batch, batch_wait_seconds=config.batch_wait * 60,
+            batch=config.batch, batch_wait_seconds=config.batch_wait * 60, panel=specs if judge else (),
+            samples=config.samples, paraphrases=config.paraphrases, min_stability=config.min_stability,
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
