@@ -6,7 +6,6 @@ implement /v1/files and /v1/batches (vLLM does) through OPENAI_BASE_URL."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,10 @@ from pydantic import ValidationError
 
 from rubric_gate.batch.client import CONTROL_RETRIES, BatchState, RequestResult, provider_errors
 from rubric_gate.batch.requests import BatchLimits
-from rubric_gate.errors import JudgeError
 from rubric_gate.judges.backend import JudgeRequest, request_timeout
 from rubric_gate.judges.openai_backend import (
-    LOCAL_PLACEHOLDER_KEY,
     chat_params,
+    openai_credentials,
     reply_from_completion,
 )
 
@@ -37,16 +35,8 @@ class OpenAIBatches:
     provider = "openai"
 
     def __init__(self, model: str) -> None:
-        api_key = os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            if not os.environ.get("OPENAI_BASE_URL"):
-                raise JudgeError(
-                    "openai judge: set the OPENAI_API_KEY environment variable "
-                    "(or OPENAI_BASE_URL for a local OpenAI-compatible server)"
-                )
-            api_key = LOCAL_PLACEHOLDER_KEY
+        api_key, self.local = openai_credentials()
         self.model = model
-        self.local = bool(os.environ.get("OPENAI_BASE_URL"))
         self.limits = LIMITS.lowered_by_env()
         self.client = openai.OpenAI(api_key=api_key, max_retries=CONTROL_RETRIES, timeout=request_timeout())
 

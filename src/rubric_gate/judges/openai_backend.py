@@ -55,18 +55,24 @@ def reply_from_completion(completion: Any) -> Reply:
     )
 
 
+def openai_credentials() -> tuple[str, bool]:
+    """The API key (a placeholder for a keyless local server) and whether the server is local."""
+    api_key = os.environ.get("OPENAI_API_KEY")
+    local = bool(os.environ.get("OPENAI_BASE_URL"))
+    if not api_key:
+        if not local:
+            raise JudgeError(
+                "openai judge: set the OPENAI_API_KEY environment variable "
+                "(or OPENAI_BASE_URL for a local OpenAI-compatible server)"
+            )
+        api_key = LOCAL_PLACEHOLDER_KEY
+    return api_key, local
+
+
 class OpenAIBackend:
     def __init__(self, model: str) -> None:
-        api_key = os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            if not os.environ.get("OPENAI_BASE_URL"):
-                raise JudgeError(
-                    "openai judge: set the OPENAI_API_KEY environment variable "
-                    "(or OPENAI_BASE_URL for a local OpenAI-compatible server)"
-                )
-            api_key = LOCAL_PLACEHOLDER_KEY
+        api_key, self.local = openai_credentials()
         self.model = model
-        self.local = bool(os.environ.get("OPENAI_BASE_URL"))
         # Our runner owns retries (backoff, retry-after, adaptive concurrency): the SDK's are off.
         self.client = openai.AsyncOpenAI(api_key=api_key, max_retries=0, timeout=request_timeout())
 
