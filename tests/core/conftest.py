@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -45,9 +48,18 @@ class Project:
         return path
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "rubric_gate", *args], cwd=self.root, capture_output=True, text=True, check=False
-        )
+        """`rubric-gate ARGS` in the project: in this process (the console script's own entry
+        point and error handling), or as a subprocess with RUBRIC_GATE_TEST_SUBPROCESS=1."""
+        if os.environ.get("RUBRIC_GATE_TEST_SUBPROCESS"):
+            return subprocess.run(
+                [sys.executable, "-m", "rubric_gate", *args], cwd=self.root, capture_output=True, text=True, check=False
+            )
+        from rubric_gate.cli.main import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+        return subprocess.CompletedProcess(["rubric-gate", *args], code, out.getvalue(), err.getvalue())
 
     def git(self, *args: str) -> str:
         return subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True, check=True).stdout
