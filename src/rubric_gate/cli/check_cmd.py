@@ -11,7 +11,7 @@ from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS
 from rubric_gate.gate import GateOptions
-from rubric_gate.judges import PROMPT_VERSION, judge_missing
+from rubric_gate.judges.prompt import PROMPT_VERSION
 from rubric_gate.pipeline import (
     Evaluation,
     load_calibration_for,
@@ -56,6 +56,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         else:
             store = load_verdicts_for([base, head], None, root)
             store.path = resolve_path(root, head.rubric.verdicts)
+        from rubric_gate.judges.api import judge_missing  # the judging stack loads only to judge
+
         stats = judge_missing([base.rubric, head.rubric], items, store, judge,
                               concurrency=concurrency, max_calls=max_calls)
         print(stats.summary, file=sys.stderr)

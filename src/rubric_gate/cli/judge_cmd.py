@@ -10,7 +10,6 @@ import click
 from rubric_gate.cli.common import print_json, repo_root
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, JudgeError
-from rubric_gate.judges import judge_missing
 from rubric_gate.pipeline import load_calibration_for
 from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
@@ -43,6 +42,8 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
         raise JudgeError("no judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
     items = load_calibration_for(docs[-1], calibration, root)
     store = VerdictStore.load(verdicts, missing_ok=True)
+    from rubric_gate.judges.api import judge_missing  # loads asyncio and the SDKs only when judging
+
     stats = judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
                           max_calls=max_calls, dry_run=dry_run, mode=mode,  # type: ignore[arg-type]
                           progress=progress)

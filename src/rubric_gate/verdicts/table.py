@@ -32,12 +32,6 @@ def verdict_column(
     judge: str | None = None,
     prompt: str | None = None,
 ) -> VerdictColumn:
-    failed = np.zeros(len(items), dtype=bool)
-    missing = np.zeros(len(items), dtype=bool)
-    for index, item in enumerate(items):
-        verdict = store.find(check_text, item, judge=judge, prompt=prompt)
-        if verdict is None:
-            missing[index] = True
-        else:
-            failed[index] = verdict.failed
+    """One vectorised lookup for the whole column (items' keys are computed once per store)."""
+    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt)
     return VerdictColumn(check_text, failed, missing)
