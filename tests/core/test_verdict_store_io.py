@@ -103,3 +103,38 @@ def test_memory_error_exits_2_not_the_gate_failed_code(capsys: pytest.CaptureFix
 
     assert command() == 2
     assert "out of memory" in capsys.readouterr().err
+
+
+def _store_text(lines: list[dict]) -> str:
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def test_added_since_finds_only_new_lines_and_ignores_reformatted_copies(tmp_path: Path) -> None:
+    base_lines = [{"item": "r1", "check_text": f"c{i}", "answer": "no", "quote": "q"} for i in range(4)]
+    base = VerdictStore.from_bytes(_store_text(base_lines).encode(), "base")
+    reformatted = json.dumps(base_lines[2], indent=None, separators=(",", ":"))  # same verdict, new spacing
+    new = {"item": "r1", "check_text": "c9", "answer": "yes"}
+    changed = {**base_lines[1], "answer": "yes"}
+    head_text = _store_text(base_lines[:2]) + reformatted + "\n" + _store_text([base_lines[3], new, changed])
+    head = VerdictStore.from_bytes(head_text.encode(), "head")
+    assert [v.model_dump(exclude_none=True) for v in head.added_since(base)] == [new, changed]
+    assert head.added_since(head) == []
+
+
+def test_since_keyed_only_and_merged_into_a_new_file(tmp_path: Path) -> None:
+    lines = [{"item": "r1", "check_text": "hand", "answer": "no"},
+             {"item": "r1", "check_text": "judged", "answer": "yes", "judge": "openai:m", "prompt": "v1",
+              "item_hash": ITEM.content_hash}]
+    path = tmp_path / "cache.jsonl"
+    path.write_text(_store_text(lines))
+    loaded = VerdictStore.load(path)
+    keyed = loaded.keyed_only()
+    assert [v.check_text for v in keyed] == ["judged"]
+    assert keyed.find("judged", ITEM, judge="openai:m", prompt="v1") is not None
+    target = tmp_path / "out.jsonl"
+    merged = VerdictStore.from_bytes(_store_text(lines[:1]).encode(), "base").merged(keyed, path=target)
+    before = len(merged)
+    merged.append([Verdict(item="r1", check_text="new", answer="no")])
+    assert [v.check_text for v in merged.since(before)] == ["new"]
+    assert [v.check_text for v in merged] == ["hand", "judged", "new"]
+    assert target.read_text().count("\n") == 1 and merged.path == target

@@ -206,11 +206,75 @@ class VerdictStore:
         row = int(self.rows(check_text, [item], judge=judge, prompt=prompt)[0])
         return None if row < 0 else self._verdict(row)
 
-    def merged(self, other: VerdictStore) -> VerdictStore:
-        """A store holding this store's verdicts, then `other`'s (which win on conflict)."""
+    def merged(self, other: VerdictStore, *, path: Path | None = None, display: str | None = None) -> VerdictStore:
+        """A store holding this store's verdicts, then `other`'s (which win on conflict).
+
+        Columns are concatenated; no verdict is re-read or re-serialised. `path`/`display`
+        name the file the merged store appends to (default: this store's).
+        """
         data = self._data.copy()
         data.extend(other._data)
-        return VerdictStore._wrap(data, self.path, self.display)
+        return VerdictStore._wrap(data, path if path is not None else self.path,
+                                  display if display is not None else self.display)
+
+    def since(self, start: int) -> VerdictStore:
+        """The verdicts after the first `start` (e.g. those appended by a judging run), in memory."""
+        rows = np.arange(start, len(self._data), dtype=np.int64)
+        return VerdictStore._wrap(self._data.subset(rows), None, self.display)
+
+    def keyed_only(self) -> VerdictStore:
+        """The verdicts that record judge, prompt version and item hash (a live judge's), in memory."""
+        data = self._data
+        arrays = data.columns.arrays()
+        keyed_sources = np.array([bool(judge and prompt) for judge, prompt in data.sources.values] + [False])
+        mask = keyed_sources[arrays["source"]] & (arrays["hash"] >= 0)
+        if data.hashes.values:
+            mask &= np.array([bool(h) for h in data.hashes.values] + [False])[arrays["hash"]]
+        return VerdictStore._wrap(data.subset(np.flatnonzero(mask)), None, self.display)
+
+    def _line_fingerprints(self) -> np.ndarray:
+        """A hash of each row's line as written (trailing whitespace aside), in row order."""
+        data = self._data
+        offsets = data.columns.arrays()["offset"].tolist()
+        out = np.empty(len(offsets), dtype=np.int64)
+        bounds = [s.row_start for s in data.segments] + [len(data)]
+        for number, segment in enumerate(data.segments):
+            first, end = bounds[number], bounds[number + 1]
+            if segment.objects is not None:
+                for row in range(first, end):
+                    out[row] = hash(segment.objects[offsets[row]].to_json_line().rstrip().encode())
+                continue
+            raw = segment.data if segment.data is not None else segment.path.read_bytes()  # type: ignore[union-attr]
+            for row in range(first, end):
+                stop = raw.find(b"\n", offsets[row])
+                out[row] = hash(raw[offsets[row]: stop if stop >= 0 else None].rstrip())
+        return out
+
+    def added_since(self, base: VerdictStore) -> list[Verdict]:
+        """This store's verdicts that `base` does not hold: lines not in `base`, unless one is a
+        reformatted copy (same fields) of a `base` verdict for the same check text and item.
+
+        For a PR's head store against its base: only the new lines are read back as `Verdict`s.
+        """
+        candidates = np.flatnonzero(~np.isin(self._line_fingerprints(), base._line_fingerprints()))
+        if not len(candidates):
+            return []
+        fresh = [self._verdict(int(row)) for row in candidates]
+        # Canonical lines of the base verdicts that share a (check text, item) with a candidate.
+        base_data = base._data
+        arrays = base_data.columns.arrays()
+        wanted = set()
+        for verdict in fresh:
+            text_id = base_data.texts.ids.get(normalize_text(verdict.check_text))
+            item_id = base_data.items.ids.get(verdict.item)
+            if text_id is not None and item_id is not None:
+                wanted.add(text_id * max(1, len(base_data.items)) + item_id)
+        known: set[str] = set()
+        if wanted:
+            keys = arrays["text"].astype(np.int64) * max(1, len(base_data.items)) + arrays["item"]
+            for row in np.flatnonzero(np.isin(keys, np.fromiter(wanted, dtype=np.int64))):
+                known.add(base._verdict(int(row)).to_json_line())
+        return [v for v in fresh if v.to_json_line() not in known]
 
     # -- writing -----------------------------------------------------------------------------
     def append(self, verdicts: Iterable[Verdict], *, sync: bool = True) -> None:

@@ -138,3 +138,18 @@ class VerdictData:
         for raw, text_id in other.raw_texts.items():
             self.raw_texts.setdefault(raw, int(maps["text"][text_id]))
         self.changed()
+
+    def subset(self, rows: np.ndarray) -> VerdictData:
+        """The given rows (ascending), sharing string pools and line sources with this data."""
+        other = VerdictData()
+        other.texts, other.items, other.hashes, other.sources = (
+            self.texts.copy(), self.items.copy(), self.hashes.copy(), self.sources.copy())
+        other.raw_texts = dict(self.raw_texts)
+        arrays = self.columns.arrays()
+        other.columns = Columns({name: array_[rows] for name, array_ in arrays.items()})
+        bounds = [s.row_start for s in self.segments] + [len(self)]
+        for number, segment in enumerate(self.segments):
+            first, end = np.searchsorted(rows, bounds[number]), np.searchsorted(rows, bounds[number + 1])
+            if end > first:  # offsets are kept, so the rows still point into the same source
+                other.segments.append(Segment(int(first), segment.path, segment.data, segment.objects))
+        return other
