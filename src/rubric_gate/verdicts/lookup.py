@@ -13,50 +13,85 @@ import numpy as np
 
 from rubric_gate.verdicts.table_data import NONE, VerdictData
 
-
-def _last_per_key(keys: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    last = np.ones(len(ordered), dtype=bool)
-    last[:-1] = ordered[1:] != ordered[:-1]
-    return ordered[last], rows[order[last]]
+DENSE_MIN = 1 << 20
 
 
-def _find(keys: np.ndarray, rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    if not len(keys):
-        return np.full(len(wanted), NONE, dtype=np.int64)
-    pos = np.searchsorted(keys, wanted)
-    pos[pos >= len(keys)] = 0
-    return np.where(keys[pos] == wanted, rows[pos], NONE)
+@dataclass(frozen=True)
+class KeyIndex:
+    """Last row per key: a dense table when the key space is small, else sorted keys."""
 
-
-@dataclass
-class Lookups:
-    n_items: int
-    n_hashes: int
-    n_texts: int
-    by_id: tuple[np.ndarray, np.ndarray]
-    by_hash: tuple[np.ndarray, np.ndarray]
-    keyed: tuple[np.ndarray, np.ndarray]
+    table: np.ndarray | None  # dense: table[key] = row or NONE
+    keys: np.ndarray | None  # sorted: unique keys ...
+    rows: np.ndarray | None  # ... and their last rows
 
     @classmethod
-    def build(cls, data: VerdictData) -> Lookups:
-        a = data.columns.arrays()
-        n_items, n_hashes, n_texts = max(1, len(data.items)), max(1, len(data.hashes)), max(1, len(data.texts))
-        rows = np.arange(len(a["text"]), dtype=np.int64)
-        text = a["text"].astype(np.int64)
-        by_id = _last_per_key(text * n_items + a["item"], rows)
-        hashed = a["hash"] >= 0
-        hash_ids = a["hash"][hashed].astype(np.int64)
-        by_hash = _last_per_key(text[hashed] * n_hashes + hash_ids, rows[hashed])
-        keyed_keys = (a["source"][hashed].astype(np.int64) * n_texts + text[hashed]) * n_hashes + hash_ids
-        keyed = _last_per_key(keyed_keys, rows[hashed])
-        return cls(n_items, n_hashes, n_texts, by_id, by_hash, keyed)
+    def build(cls, keys: np.ndarray, rows: np.ndarray, space: int) -> KeyIndex:
+        if space <= max(DENSE_MIN, 4 * len(keys)):
+            table = np.full(space, NONE, dtype=np.int64)
+            np.maximum.at(table, keys, rows)  # rows ascend, so the maximum is the last line
+            return cls(table, None, None)
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        last = np.ones(len(ordered), dtype=bool)
+        last[:-1] = ordered[1:] != ordered[:-1]
+        return cls(None, ordered[last], rows[order[last]])
+
+    def find(self, wanted: np.ndarray) -> np.ndarray:
+        if self.table is not None:
+            return self.table[wanted]
+        assert self.keys is not None and self.rows is not None
+        if not len(self.keys):
+            return np.full(len(wanted), NONE, dtype=np.int64)
+        pos = np.searchsorted(self.keys, wanted)
+        pos[pos >= len(self.keys)] = 0
+        return np.where(self.keys[pos] == wanted, self.rows[pos], NONE)
+
+
+class Lookups:
+    """The three key indexes of one state of the rows, each built on first use."""
+
+    def __init__(self, data: VerdictData) -> None:
+        self.data = data
+        self.n_items, self.n_hashes = max(1, len(data.items)), max(1, len(data.hashes))
+        self.n_texts, self.n_sources = max(1, len(data.texts)), max(1, len(data.sources))
+        self._by_id: KeyIndex | None = None
+        self._by_hash: KeyIndex | None = None
+        self._keyed: KeyIndex | None = None
+
+    def _hashed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a = self.data.columns.arrays()
+        rows = np.flatnonzero(a["hash"] >= 0)
+        return rows, a["text"][rows].astype(np.int64), a["hash"][rows].astype(np.int64)
+
+    @property
+    def by_id(self) -> KeyIndex:
+        if self._by_id is None:
+            a = self.data.columns.arrays()
+            keys = a["text"].astype(np.int64) * self.n_items + a["item"]
+            rows = np.arange(len(keys), dtype=np.int64)
+            self._by_id = KeyIndex.build(keys, rows, self.n_texts * self.n_items)
+        return self._by_id
+
+    @property
+    def by_hash(self) -> KeyIndex:
+        if self._by_hash is None:
+            rows, text, hashes = self._hashed()
+            self._by_hash = KeyIndex.build(text * self.n_hashes + hashes, rows, self.n_texts * self.n_hashes)
+        return self._by_hash
+
+    @property
+    def keyed(self) -> KeyIndex:
+        if self._keyed is None:
+            rows, text, hashes = self._hashed()
+            source = self.data.columns.arrays()["source"][rows].astype(np.int64)
+            keys = (source * self.n_texts + text) * self.n_hashes + hashes
+            self._keyed = KeyIndex.build(keys, rows, self.n_sources * self.n_texts * self.n_hashes)
+        return self._keyed
 
 
 def lookups(data: VerdictData) -> Lookups:
     if data._lookups is None:
-        data._lookups = Lookups.build(data)
+        data._lookups = Lookups(data)
     return data._lookups
 
 
@@ -75,17 +110,17 @@ def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash
     if keyed:
         found = np.full(n, NONE, dtype=np.int64)
         wanted = (source_id * index.n_texts + text_id) * index.n_hashes + hash_ids[hashed]
-        found[hashed] = _find(*index.keyed, wanted)
+        found[hashed] = index.keyed.find(wanted)
         return found
     found = np.full(n, NONE, dtype=np.int64)
     known = item_ids >= 0
-    found[known] = _find(*index.by_id, text_id * index.n_items + item_ids[known])
+    found[known] = index.by_id.find(text_id * index.n_items + item_ids[known])
     hit = found >= 0
     if hit.any():
         recorded = data.columns.arrays()["hash"][found[hit]]
         stale = (recorded >= 0) & (recorded != hash_ids[hit])  # recorded for older content
         found[np.flatnonzero(hit)[stale]] = NONE
     retry = (found < 0) & hashed
-    if retry.any():
-        found[retry] = _find(*index.by_hash, text_id * index.n_hashes + hash_ids[retry])
+    if retry.any() and len(data.hashes):
+        found[retry] = index.by_hash.find(text_id * index.n_hashes + hash_ids[retry])
     return found

@@ -146,17 +146,21 @@ class VerdictStore:
 
     # -- lookups -----------------------------------------------------------------------------
     def _keys_for(self, items: Sequence[CalibrationItem]) -> tuple[np.ndarray, np.ndarray]:
-        """Interned item ids and content hashes of `items`: each item's hash computed once."""
+        """Interned item ids and content hashes of `items`: each item's hash computed once, and
+        not at all while no verdict records an item hash."""
         data = self._data
         cached = self._item_keys
         sizes = (len(data.items), len(data.hashes))
         if cached is None or cached[0] is not items:
-            hashes = [item.content_hash for item in items]
-            cached = (items, hashes, None, None)
+            cached = (items, None, None, None)
         if cached[3] != sizes:
+            hashes = cached[1]
+            if hashes is None and len(data.hashes):
+                hashes = [item.content_hash for item in items]
             item_ids = np.array([data.items.ids.get(item.id, NONE) for item in items], dtype=np.int64)
-            hash_ids = np.array([data.hashes.ids.get(h, NONE) for h in cached[1]], dtype=np.int64)
-            cached = (items, cached[1], (item_ids, hash_ids), sizes)
+            hash_ids = (np.full(len(items), NONE, dtype=np.int64) if hashes is None else
+                        np.array([data.hashes.ids.get(h, NONE) for h in hashes], dtype=np.int64))
+            cached = (items, hashes, (item_ids, hash_ids), sizes)
         self._item_keys = cached
         return cached[2]
 
