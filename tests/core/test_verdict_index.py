@@ -202,3 +202,19 @@ def test_index_can_be_switched_off(tmp_path: Path, monkeypatch, off: str) -> Non
     path.write_text(_line("r0", "no"))
     assert len(VerdictStore.load(path)) == 1
     assert index_path(path) is None
+
+
+def test_many_appends_compact_the_index_and_keep_the_table(tmp_path: Path) -> None:
+    from rubric_gate.verdicts.index import MAX_SEGMENTS
+
+    path = tmp_path / "v.jsonl"
+    path.write_text("")
+    for n in range(MAX_SEGMENTS + 3):
+        with path.open("a") as handle:
+            handle.write(json.dumps({"item": ITEMS[n % 4].id, "check_text": TEXTS[n % 3], "answer": "no" if n % 2 else "yes"}) + "\n")
+        assert table(VerdictStore.load(path)) == table(VerdictStore.load(path, use_index=False))
+    import sqlite3
+
+    index = index_path(path)
+    segments = sqlite3.connect(index).execute("SELECT COUNT(*) FROM segments").fetchone()[0]
+    assert segments < MAX_SEGMENTS

@@ -136,32 +136,50 @@ def _valid_prefix(index: _Index, path: Path, st: os.stat_result) -> tuple[int, i
 
 def _read_segments(index: _Index, data: VerdictData) -> None:
     parts: dict[str, list[np.ndarray]] = {name: [] for name, _, _ in COLUMNS}
-    for row in index.db.execute(
-        "SELECT pools, text, item, hash, source, failed, offset FROM segments ORDER BY seq"
-    ):
-        pools = orjson.loads(row[0])
+    for seq, pool_blob in index.db.execute("SELECT seq, pools FROM segments ORDER BY seq").fetchall():
+        pools = orjson.loads(pool_blob)
         for name in POOLS:
             pool = getattr(data, name)
             for value in pools[name]:
                 pool.add(tuple(value) if name == "sources" else value)
         for raw_text, text_id in pools["raw_texts"]:
             data.raw_texts[raw_text] = text_id
-        for (name, _, dtype), blob in zip(COLUMNS, row[1:], strict=True):
-            parts[name].append(np.frombuffer(blob, dtype=dtype))
+        for name, _, dtype in COLUMNS:
+            # Incremental blob I/O: one copy straight into a bytes object, no row buffer.
+            with index.db.blobopen("segments", name, seq, readonly=True) as blob:
+                parts[name].append(np.frombuffer(blob.read(), dtype=dtype))
     if parts["text"]:
         data.columns.extend_arrays({
             name: (arrays[0] if len(arrays) == 1 else np.concatenate(arrays)) for name, arrays in parts.items()
         })
 
 
+def _insert_segment(db: sqlite3.Connection, start: int, end: int, lines: int, digest: str, pools: bytes,
+                    columns: list[np.ndarray]) -> None:
+    """Insert a segment, streaming each column into its blob (no copy of the whole column)."""
+    names = [name for name, _, _ in COLUMNS]
+    cursor = db.execute(
+        f"INSERT INTO segments (start, end, lines, digest, rows, pools, {', '.join(names)})"
+        f" VALUES (?, ?, ?, ?, ?, ?, {', '.join('zeroblob(?)' for _ in names)})",
+        (start, end, lines, digest, len(columns[0]), pools, *[column.nbytes for column in columns]),
+    )
+    seq = cursor.lastrowid
+    for name, column in zip(names, columns, strict=True):
+        view = memoryview(np.ascontiguousarray(column)).cast("B")
+        if not len(view):
+            continue
+        with db.blobopen("segments", name, seq) as blob:
+            for at in range(0, len(view), HASH_CHUNK):
+                blob.write(view[at: at + HASH_CHUNK])
+
+
 def _segment_row(data: VerdictData, seen: dict[str, int], raw_seen: int, row_start: int,
-                 row_end: int) -> tuple[bytes, list[bytes]]:
-    """New pool entries since `seen` and the column bytes of rows [row_start, row_end)."""
+                 row_end: int) -> tuple[bytes, list[np.ndarray]]:
+    """New pool entries since `seen` and the columns of rows [row_start, row_end) (views)."""
     pools: dict[str, list] = {name: getattr(data, name).values[seen[name]:] for name in POOLS}
     pools["raw_texts"] = list(data.raw_texts.items())[raw_seen:]
     arrays = data.columns.arrays()
-    blobs = [arrays[name][row_start:row_end].tobytes() for name, _, _ in COLUMNS]
-    return orjson.dumps(pools), blobs
+    return orjson.dumps(pools), [arrays[name][row_start:row_end] for name, _, _ in COLUMNS]
 
 
 def load_file(path: Path, display: str, *, use_index: bool = True) -> VerdictData:
@@ -247,12 +265,8 @@ def _store(index: _Index, path: Path, st: os.stat_result, kept: int, start: int,
             index.set_meta("version", SCHEMA_VERSION)
             index.set_meta("store", str(path.resolve()))
         if scan.complete_end > start:
-            pools, blobs = _segment_row(data, seen, raw_seen, row_start, row_end)
-            db.execute(
-                "INSERT INTO segments (start, end, lines, digest, rows, pools, text, item, hash, source, failed, offset)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (start, scan.complete_end, lines, scan.digest.hexdigest(), row_end - row_start, pools, *blobs),
-            )
+            pools, columns = _segment_row(data, seen, raw_seen, row_start, row_end)
+            _insert_segment(db, start, scan.complete_end, lines, scan.digest.hexdigest(), pools, columns)
         if len(current) + 1 > MAX_SEGMENTS:
             _compact(index, data, scan.complete_end, lines, path, row_end)
         _mark_checked(index, st)
@@ -266,10 +280,6 @@ def _store(index: _Index, path: Path, st: os.stat_result, kept: int, start: int,
 def _compact(index: _Index, data: VerdictData, end: int, lines: int, path: Path, rows: int) -> None:
     with path.open("rb") as handle:
         digest = _segment_digest(handle, 0, end)
-    pools, blobs = _segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, rows)
+    pools, columns = _segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, rows)
     index.db.execute("DELETE FROM segments")
-    index.db.execute(
-        "INSERT INTO segments (start, end, lines, digest, rows, pools, text, item, hash, source, failed, offset)"
-        " VALUES (0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (end, lines, digest, rows, pools, *blobs),
-    )
+    _insert_segment(index.db, 0, end, lines, digest, pools, columns)

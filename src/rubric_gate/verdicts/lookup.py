@@ -27,7 +27,7 @@ class KeyIndex:
     @classmethod
     def build(cls, keys: np.ndarray, rows: np.ndarray, space: int) -> KeyIndex:
         if space <= max(DENSE_MIN, 4 * len(keys)):
-            table = np.full(space, NONE, dtype=np.int64)
+            table = np.full(space, NONE, dtype=rows.dtype)
             np.maximum.at(table, keys, rows)  # rows ascend, so the maximum is the last line
             return cls(table, None, None)
         order = np.argsort(keys, kind="stable")
@@ -47,6 +47,11 @@ class KeyIndex:
         return np.where(self.keys[pos] == wanted, self.rows[pos], NONE)
 
 
+def _dtype(bound: int) -> type:
+    """int32 while values stay below 2**31 (half the memory), else int64."""
+    return np.int32 if bound < 2**31 - 1 else np.int64
+
+
 class Lookups:
     """The three key indexes of one state of the rows, each built on first use."""
 
@@ -60,16 +65,19 @@ class Lookups:
 
     def _hashed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         a = self.data.columns.arrays()
-        rows = np.flatnonzero(a["hash"] >= 0)
+        rows = np.flatnonzero(a["hash"] >= 0).astype(_dtype(len(a["hash"])))
         return rows, a["text"][rows].astype(np.int64), a["hash"][rows].astype(np.int64)
 
     @property
     def by_id(self) -> KeyIndex:
         if self._by_id is None:
             a = self.data.columns.arrays()
-            keys = a["text"].astype(np.int64) * self.n_items + a["item"]
-            rows = np.arange(len(keys), dtype=np.int64)
-            self._by_id = KeyIndex.build(keys, rows, self.n_texts * self.n_items)
+            space = self.n_texts * self.n_items
+            keys = a["text"].astype(_dtype(space))
+            keys *= self.n_items
+            keys += a["item"]
+            rows = np.arange(len(keys), dtype=_dtype(len(keys)))
+            self._by_id = KeyIndex.build(keys, rows, space)
         return self._by_id
 
     @property
@@ -103,6 +111,7 @@ def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash
     (stale), else one for the item's content hash. Keyed: judge/prompt, text and hash must match.
     """
     n = len(item_ids)
+    item_ids, hash_ids = item_ids.astype(np.int64), hash_ids.astype(np.int64)
     if text_id is None or not len(data) or (keyed and source_id is None):
         return np.full(n, NONE, dtype=np.int64)
     index = lookups(data)

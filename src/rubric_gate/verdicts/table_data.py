@@ -76,8 +76,10 @@ class Columns:
     def arrays(self) -> dict[str, np.ndarray]:
         if len(self.tail["text"]):
             for name, code, dtype in COLUMNS:
-                extra = np.frombuffer(self.tail[name], dtype=dtype) if len(self.tail[name]) else np.empty(0, dtype)
-                self.frozen[name] = np.concatenate([self.frozen[name], extra])
+                # The tail's buffer becomes the array itself (no copy) when nothing is frozen yet;
+                # a fresh `array` takes further appends.
+                extra = np.frombuffer(self.tail[name], dtype=dtype)
+                self.frozen[name] = extra if not len(self.frozen[name]) else np.concatenate([self.frozen[name], extra])
                 self.tail[name] = array(code)
         return self.frozen
 
