@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.verdicts import Verdict, VerdictStore
 from rubric_gate.verdicts.index import index_path
+from rubric_gate.verdicts.parse import HAS_SAMPLE
 
 ITEMS = [CalibrationItem(id=f"r{i}", input=f"in {i}", output=f"out {i % 3}", label="pass") for i in range(4)]
 TEXTS = ["Names the resource.", "Names  the\tresource.", "States the setting.", "Rates severity."]
@@ -27,18 +28,22 @@ def table(store: VerdictStore) -> list:
     observed: list = [len(store), [v.model_dump() for v in store]]
     for text in TEXTS:
         for judge, prompt in [(None, None), *JUDGES[1:]]:
-            failed, missing = store.answers(text, ITEMS, judge=judge, prompt=prompt)
-            observed.append((text, judge, failed.tolist(), missing.tolist()))
+            for sample in (0, 1):
+                failed, missing = store.answers(text, ITEMS, judge=judge, prompt=prompt, sample=sample)
+                observed.append((text, judge, sample, failed.tolist(), missing.tolist()))
     return observed
 
 
+SAMPLES = [None, 0, 1] if HAS_SAMPLE else [None]  # once the model has `sample` (repeated sampling)
 verdict_lines = st.builds(
-    lambda item, text, answer, item_hash, judge, quote: json.dumps(
+    lambda item, text, answer, item_hash, judge, quote, sample: json.dumps(
         {k: v for k, v in {"item": item, "check_text": text, "answer": answer, "item_hash": item_hash,
-                           "judge": judge[0], "prompt": judge[1], "quote": quote}.items() if v is not None},
+                           "judge": judge[0], "prompt": judge[1], "quote": quote, "sample": sample}.items()
+         if v is not None},
         ensure_ascii=False),
     st.sampled_from([i.id for i in ITEMS]), st.sampled_from(TEXTS), st.sampled_from(["yes", "no"]),
     st.sampled_from(HASHES), st.sampled_from(JUDGES), st.sampled_from([None, "", 'say "x": y', "é"]),
+    st.sampled_from(SAMPLES),
 )
 edits = st.one_of(
     st.tuples(st.just("append"), st.lists(verdict_lines, min_size=1, max_size=5)),

@@ -49,3 +49,18 @@ def test_append_survives_a_torn_last_line(tmp_path) -> None:
     assert len(reloaded) == 2  # the torn fragment is cut, every whole line stays
     assert path.read_text().count("\n") == 2
     assert reloaded.find("d", ITEM) is not None
+
+
+def test_samples_replay_only_the_first_and_key_live_lookups() -> None:
+    from rubric_gate.verdicts.parse import RowBuilder
+
+    store = VerdictStore()
+    builder = RowBuilder(store._data)
+    # (answer, judge, sample): sample 1 of the judge says no; sample 0 says yes
+    for offset, (answer, judge, sample) in enumerate([("yes", "j", 0), ("no", "j", 1), ("no", None, 2)]):
+        builder.add("r1", "c", answer, judge, "v1" if judge else None, ITEM.content_hash, offset, sample)
+    store._data.changed()
+    assert store.answers("c", [ITEM])[0].tolist() == [False]  # replay: sample 0, the judge's yes
+    assert store.answers("c", [ITEM], sample=1)[1].tolist() == [True]  # replay keys no samples
+    assert store.answers("c", [ITEM], judge="j", prompt="v1", sample=1)[0].tolist() == [True]
+    assert store.answers("c", [ITEM], judge="j", prompt="v1", sample=3)[1].tolist() == [True]

@@ -32,7 +32,7 @@ import orjson
 from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks
 from rubric_gate.verdicts.table_data import COLUMNS, Segment, VerdictData
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 MAX_SEGMENTS = 12  # then compacted into one (no re-parse, just concatenation)
 RACY_WINDOW_NS = 1_000_000_000  # a file modified within this of its check may change unseen
 HASH_CHUNK = 1 << 22
@@ -69,7 +69,8 @@ def _connect(path: Path) -> sqlite3.Connection:
         CREATE TABLE IF NOT EXISTS segments (
             seq INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL,
             lines INTEGER NOT NULL, digest TEXT NOT NULL, rows INTEGER NOT NULL,
-            pools BLOB NOT NULL, text BLOB, item BLOB, hash BLOB, source BLOB, failed BLOB, offset BLOB);
+            pools BLOB NOT NULL, text BLOB, item BLOB, hash BLOB, source BLOB, failed BLOB, sample BLOB,
+            offset BLOB);
         """
     )
     return db

@@ -59,6 +59,8 @@ class Lookups:
         self.data = data
         self.n_items, self.n_hashes = max(1, len(data.items)), max(1, len(data.hashes))
         self.n_texts, self.n_sources = max(1, len(data.texts)), max(1, len(data.sources))
+        samples = data.columns.arrays()["sample"]
+        self.n_samples = int(samples.max()) + 1 if len(samples) else 1
         self._by_id: KeyIndex | None = None
         self._by_hash: KeyIndex | None = None
         self._keyed: KeyIndex | None = None
@@ -70,13 +72,19 @@ class Lookups:
 
     @property
     def by_id(self) -> KeyIndex:
+        """Replay reads one answer per pair: the first sample's (sample 0)."""
         if self._by_id is None:
             a = self.data.columns.arrays()
             space = self.n_texts * self.n_items
-            keys = a["text"].astype(_dtype(space))
-            keys *= self.n_items
-            keys += a["item"]
-            rows = np.arange(len(keys), dtype=_dtype(len(keys)))
+            first = a["sample"] == 0
+            if first.all():
+                keys = a["text"].astype(_dtype(space))
+                rows = np.arange(len(keys), dtype=_dtype(len(keys)))
+                keys *= self.n_items
+                keys += a["item"]
+            else:
+                rows = np.flatnonzero(first).astype(_dtype(len(first)))
+                keys = a["text"][rows].astype(np.int64) * self.n_items + a["item"][rows]
             self._by_id = KeyIndex.build(keys, rows, space)
         return self._by_id
 
@@ -84,6 +92,8 @@ class Lookups:
     def by_hash(self) -> KeyIndex:
         if self._by_hash is None:
             rows, text, hashes = self._hashed()
+            first = self.data.columns.arrays()["sample"][rows] == 0
+            rows, text, hashes = rows[first], text[first], hashes[first]
             self._by_hash = KeyIndex.build(text * self.n_hashes + hashes, rows, self.n_texts * self.n_hashes)
         return self._by_hash
 
@@ -91,9 +101,11 @@ class Lookups:
     def keyed(self) -> KeyIndex:
         if self._keyed is None:
             rows, text, hashes = self._hashed()
-            source = self.data.columns.arrays()["source"][rows].astype(np.int64)
-            keys = (source * self.n_texts + text) * self.n_hashes + hashes
-            self._keyed = KeyIndex.build(keys, rows, self.n_sources * self.n_texts * self.n_hashes)
+            a = self.data.columns.arrays()
+            source = a["source"][rows].astype(np.int64)
+            keys = ((source * self.n_texts + text) * self.n_hashes + hashes) * self.n_samples + a["sample"][rows]
+            space = self.n_sources * self.n_texts * self.n_hashes * self.n_samples
+            self._keyed = KeyIndex.build(keys, rows, space)
         return self._keyed
 
 
@@ -104,7 +116,7 @@ def lookups(data: VerdictData) -> Lookups:
 
 
 def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash_ids: np.ndarray,
-              source_id: int | None = None, keyed: bool = False) -> np.ndarray:
+              source_id: int | None = None, keyed: bool = False, sample: int = 0) -> np.ndarray:
     """The winning row per item (NONE where there is none).
 
     Replay (`keyed` False): the verdict for this item id unless it records another item hash
@@ -112,13 +124,15 @@ def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash
     """
     n = len(item_ids)
     item_ids, hash_ids = item_ids.astype(np.int64), hash_ids.astype(np.int64)
-    if text_id is None or not len(data) or (keyed and source_id is None):
+    if text_id is None or not len(data) or (keyed and source_id is None) or (not keyed and sample):
         return np.full(n, NONE, dtype=np.int64)
     index = lookups(data)
     hashed = hash_ids >= 0
     if keyed:
         found = np.full(n, NONE, dtype=np.int64)
-        wanted = (source_id * index.n_texts + text_id) * index.n_hashes + hash_ids[hashed]
+        if sample >= index.n_samples:
+            return found
+        wanted = ((source_id * index.n_texts + text_id) * index.n_hashes + hash_ids[hashed]) * index.n_samples + sample
         found[hashed] = index.keyed.find(wanted)
         return found
     found = np.full(n, NONE, dtype=np.int64)

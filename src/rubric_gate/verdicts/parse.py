@@ -27,7 +27,9 @@ from rubric_gate.verdicts.table_data import NONE, VerdictData
 CHUNK = 1 << 22
 BOM = b"\xef\xbb\xbf"
 OPTIONAL_TEXT = ("judge", "prompt", "item_hash", "check", "quote", "at")
-FAST_KEYS = frozenset(("item", "check_text", "answer", "usage", *OPTIONAL_TEXT))
+# `sample` (repeated sampling) takes the fast path only where the model knows the field.
+HAS_SAMPLE = "sample" in Verdict.model_fields
+FAST_KEYS = frozenset(("item", "check_text", "answer", "usage", *OPTIONAL_TEXT, *(("sample",) if HAS_SAMPLE else ())))
 USAGE_KEYS = frozenset(("input_tokens", "output_tokens"))
 _KEY_END = re.compile(rb'"[ \t\r]*:')
 
@@ -58,7 +60,7 @@ def _shape(keys: tuple[str, ...]) -> tuple[tuple[type, ...], bool] | None:
     """For a key order seen on a line: the value types a plain verdict has, and whether it has usage."""
     if not {"item", "check_text", "answer"} <= set(keys) <= FAST_KEYS:
         return None
-    return tuple(dict if key == "usage" else str for key in keys), "usage" in keys
+    return tuple(dict if key == "usage" else int if key == "sample" else str for key in keys), "usage" in keys
 
 
 def _plain(obj: Any, raw: bytes) -> bool:
@@ -76,7 +78,10 @@ def _plain(obj: Any, raw: bytes) -> bool:
         return False  # a null, a number where text belongs, an unknown key: the exact path decides
     if not obj["item"] or not obj["check_text"] or obj["answer"] not in ("yes", "no"):
         return False
-    strings = 2 * len(keys) - shape[1]  # every key, and every value but usage, is a string
+    sample = obj.get("sample", 0)
+    if sample < 0:
+        return False
+    strings = 2 * len(keys) - shape[1] - ("sample" in obj)  # every key, and every value but usage/sample, is a string
     if shape[1]:
         usage = obj["usage"]
         if not usage.keys() <= USAGE_KEYS or any(type(v) is not int or v < 0 for v in usage.values()):
@@ -97,6 +102,7 @@ class RowBuilder:
         tail = data.columns.tail
         self._text, self._item, self._hash = tail["text"].append, tail["item"].append, tail["hash"].append
         self._source, self._failed, self._offset = tail["source"].append, tail["failed"].append, tail["offset"].append
+        self._sample = tail["sample"].append
 
     def text_id(self, raw_text: str) -> int:
         found = self.data.raw_texts.get(raw_text)
@@ -105,7 +111,7 @@ class RowBuilder:
         return found
 
     def add(self, item: str, check_text: str, answer: str, judge: str | None, prompt: str | None,
-            item_hash: str | None, offset: int) -> None:
+            item_hash: str | None, offset: int, sample: int = 0) -> None:
         data = self.data
         text_id = data.raw_texts.get(check_text)
         if text_id is None:
@@ -128,11 +134,12 @@ class RowBuilder:
         self._hash(hash_id)
         self._source(source_id)
         self._failed(answer == "no")
+        self._sample(sample)
         self._offset(offset)
 
     def add_verdict(self, verdict: Verdict, offset: int) -> None:
         self.add(verdict.item, verdict.check_text, verdict.answer, verdict.judge, verdict.prompt,
-                 verdict.item_hash, offset)
+                 verdict.item_hash, offset, getattr(verdict, "sample", None) or 0)
 
 
 def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict | None:
@@ -159,7 +166,7 @@ def parse_blocks(blocks: Iterable[tuple[list[bytes], int, bool]], builder: RowBu
             if obj is not None and plain(obj, raw):
                 get = obj.get
                 add(obj["item"], obj["check_text"], obj["answer"], get("judge"), get("prompt"),
-                    get("item_hash"), offset)
+                    get("item_hash"), offset, get("sample", 0))
             else:
                 try:
                     verdict = slow_line(raw, display, line_no, last=index == last_index)

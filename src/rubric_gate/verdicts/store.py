@@ -165,34 +165,36 @@ class VerdictStore:
         return cached[2]
 
     def rows(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
-             prompt: str | None = None) -> np.ndarray:
+             prompt: str | None = None, sample: int = 0) -> np.ndarray:
         """The winning row for each item (-1 where none), as `find` would choose it."""
+        if judge is not None and not len(self._data.hashes):
+            return np.full(len(items), NONE, dtype=np.int64)  # keyed lookups need item hashes
         item_ids, hash_ids = self._keys_for(items)
-        return self._rows(check_text, item_ids, hash_ids, judge, prompt)
+        return self._rows(check_text, item_ids, hash_ids, judge, prompt, sample)
 
     def rows_for_keys(self, check_text: str, item_ids: Sequence[str], item_hashes: Sequence[str], *,
-                      judge: str | None = None, prompt: str | None = None) -> np.ndarray:
+                      judge: str | None = None, prompt: str | None = None, sample: int = 0) -> np.ndarray:
         """Like `rows`, for items given by id and content hash (already computed by the caller)."""
         data = self._data
         ids = np.array([data.items.ids.get(i, NONE) for i in item_ids], dtype=np.int64)
         hashes = np.array([data.hashes.ids.get(h, NONE) for h in item_hashes], dtype=np.int64)
-        return self._rows(check_text, ids, hashes, judge, prompt)
+        return self._rows(check_text, ids, hashes, judge, prompt, sample)
 
     def _rows(self, check_text: str, item_ids: np.ndarray, hash_ids: np.ndarray, judge: str | None,
-              prompt: str | None) -> np.ndarray:
+              prompt: str | None, sample: int = 0) -> np.ndarray:
         data = self._data
         text_id = data.raw_texts.get(check_text)
         if text_id is None:
             text_id = data.texts.ids.get(normalize_text(check_text))
         if judge is not None:
             source_id = data.sources.ids.get((judge, prompt))
-            return find_rows(data, text_id, item_ids, hash_ids, source_id, keyed=True)
-        return find_rows(data, text_id, item_ids, hash_ids)
+            return find_rows(data, text_id, item_ids, hash_ids, source_id, keyed=True, sample=sample)
+        return find_rows(data, text_id, item_ids, hash_ids, sample=sample)
 
     def answers(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
-                prompt: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+                prompt: str | None = None, sample: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(failed, missing) boolean arrays over `items` for one check text."""
-        rows = self.rows(check_text, items, judge=judge, prompt=prompt)
+        rows = self.rows(check_text, items, judge=judge, prompt=prompt, sample=sample)
         missing = rows < 0
         failed = np.zeros(len(rows), dtype=bool)
         if len(rows):
@@ -206,8 +208,9 @@ class VerdictStore:
         *,
         judge: str | None = None,
         prompt: str | None = None,
+        sample: int = 0,
     ) -> Verdict | None:
-        row = int(self.rows(check_text, [item], judge=judge, prompt=prompt)[0])
+        row = int(self.rows(check_text, [item], judge=judge, prompt=prompt, sample=sample)[0])
         return None if row < 0 else self._verdict(row)
 
     def merged(self, other: VerdictStore, *, path: Path | None = None, display: str | None = None) -> VerdictStore:

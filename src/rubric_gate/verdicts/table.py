@@ -31,7 +31,8 @@ def verdict_column(
     *,
     judge: str | None = None,
     prompt: str | None = None,
+    sample: int = 0,
 ) -> VerdictColumn:
     """One vectorised lookup for the whole column (items' keys are computed once per store)."""
-    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt)
+    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt, sample=sample)
     return VerdictColumn(check_text, failed, missing)

@@ -49,6 +49,7 @@ COLUMNS: tuple[tuple[str, str, Any], ...] = (
     ("hash", "i", np.int32),
     ("source", "i", np.int32),  # (judge, prompt) pair
     ("failed", "b", np.int8),
+    ("sample", "i", np.int32),  # repeated sampling: 0-based index of the answer (absent: 0)
     ("offset", "q", np.int64),  # byte offset of the line (bytes segments) or list index (objects)
 )
 
