@@ -14,6 +14,7 @@ import numpy as np
 from rubric_gate.verdicts.table_data import NONE, VerdictData
 
 DENSE_MIN = 1 << 20
+BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,10 @@ class KeyIndex:
             table = np.full(space, NONE, dtype=rows.dtype)
             np.maximum.at(table, keys, rows)  # rows ascend, so the maximum is the last line
             return cls(table, None, None)
+        return cls._sorted(keys, rows)
+
+    @classmethod
+    def _sorted(cls, keys: np.ndarray, rows: np.ndarray) -> KeyIndex:
         order = np.argsort(keys, kind="stable")
         ordered = keys[order]
         last = np.ones(len(ordered), dtype=bool)
@@ -77,16 +82,24 @@ class Lookups:
             a = self.data.columns.arrays()
             space = self.n_texts * self.n_items
             first = a["sample"] == 0
-            if first.all():
-                keys = a["text"].astype(_dtype(space))
-                rows = np.arange(len(keys), dtype=_dtype(len(keys)))
-                keys *= self.n_items
-                keys += a["item"]
+            if first.all() and space <= max(DENSE_MIN, 4 * len(first)):
+                self._by_id = self._dense_by_id(a, space)
             else:
                 rows = np.flatnonzero(first).astype(_dtype(len(first)))
                 keys = a["text"][rows].astype(np.int64) * self.n_items + a["item"][rows]
-            self._by_id = KeyIndex.build(keys, rows, space)
+                self._by_id = KeyIndex.build(keys, rows, space)
         return self._by_id
+
+    def _dense_by_id(self, a: dict[str, np.ndarray], space: int) -> KeyIndex:
+        """The dense table filled a block of rows at a time, so no full-length temporaries."""
+        kind = _dtype(max(space, len(a["text"])))
+        table = np.full(space, NONE, dtype=kind)
+        for start in range(0, len(a["text"]), BLOCK):
+            keys = a["text"][start: start + BLOCK].astype(kind)
+            keys *= self.n_items
+            keys += a["item"][start: start + BLOCK]
+            np.maximum.at(table, keys, np.arange(start, start + len(keys), dtype=kind))
+        return KeyIndex(table, None, None)
 
     @property
     def by_hash(self) -> KeyIndex:
