@@ -223,3 +223,24 @@ def test_many_appends_compact_the_index_and_keep_the_table(tmp_path: Path) -> No
     index = index_path(path)
     segments = sqlite3.connect(index).execute("SELECT COUNT(*) FROM segments").fetchone()[0]
     assert segments < MAX_SEGMENTS
+
+
+def test_an_index_written_by_another_version_is_replaced(tmp_path: Path) -> None:
+    import sqlite3
+
+    from rubric_gate.verdicts.index import SCHEMA_VERSION
+
+    path = tmp_path / "v.jsonl"
+    path.write_text(_line("r0", "no"))
+    index = index_path(path)
+    assert index is not None
+    index.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(index)
+    old.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                      "INSERT INTO meta VALUES ('version', 'old');"
+                      "CREATE TABLE segments (seq INTEGER PRIMARY KEY, start INTEGER, text BLOB);")
+    old.close()
+    assert VerdictStore.load(path).answers("c", ITEMS[:1])[0].tolist() == [True]
+    db = sqlite3.connect(index)
+    assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (SCHEMA_VERSION,)
+    assert db.execute("SELECT COUNT(*) FROM segments").fetchone() == (1,)

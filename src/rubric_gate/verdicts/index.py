@@ -63,15 +63,18 @@ def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(
-        """
-        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS segments (
-            seq INTEGER PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL,
-            lines INTEGER NOT NULL, digest TEXT NOT NULL, rows INTEGER NOT NULL,
-            pools BLOB NOT NULL, text BLOB, item BLOB, hash BLOB, source BLOB, failed BLOB, sample BLOB,
-            offset BLOB);
-        """
+    db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    if version is not None and version[0] != SCHEMA_VERSION:  # written by another version: start over
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DROP TABLE IF EXISTS segments")
+        db.execute("DELETE FROM meta")
+        db.execute("COMMIT")
+    columns = ", ".join(f"{name} BLOB" for name, _, _ in COLUMNS)
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS segments (seq INTEGER PRIMARY KEY, start INTEGER NOT NULL,"
+        " end INTEGER NOT NULL, lines INTEGER NOT NULL, digest TEXT NOT NULL, rows INTEGER NOT NULL,"
+        f" pools BLOB NOT NULL, {columns})"
     )
     return db
 
