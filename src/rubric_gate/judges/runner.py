@@ -5,6 +5,7 @@ the moment it arrives (fsynced in batches: a kill -9 loses only the calls in fli
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -99,7 +100,6 @@ class _Engine:
         self.backend, self.store, self.judge, self.prompt = backend, store, judge, prompt
         self.stats, self.policy, self.limiter, self.progress = stats, policy, limiter, progress
         self.writer = store.writer() if store.path is not None else None
-        self.last_sync = time.monotonic()
         self.parsed_any = False
         self.same_failures: tuple[str, int] = ("", 0)
         self.failed_texts: set[str] = set()
@@ -189,11 +189,19 @@ class _Engine:
             # Written through to the OS at once (a killed process loses nothing written);
             # fsynced every few verdicts or 100 ms, and at the end of the run.
             self.writer.write(verdicts)
-            now = time.monotonic()
-            if self.writer.unsynced >= SYNC_EVERY_VERDICTS or now - self.last_sync >= SYNC_EVERY_SECONDS:
-                self.writer.sync()
-                self.last_sync = now
+            if self.writer.unsynced >= SYNC_EVERY_VERDICTS:
+                self.sync()
         self.progress.advance(n)
+
+    def sync(self) -> None:
+        if self.writer is not None:
+            self.writer.sync()
+
+    async def sync_periodically(self) -> None:
+        """fsync what was written at most SYNC_EVERY_SECONDS ago, even when no verdict follows."""
+        while True:
+            await asyncio.sleep(SYNC_EVERY_SECONDS)
+            self.sync()
 
     def close(self) -> None:
         if self.writer is not None:
@@ -242,6 +250,7 @@ async def run_jobs(
     engine.texts_needed = min(EARLY_STOP_CHECKS, len({p.check_text for job in jobs for p in job.pairs}))
     queue = iter(_interleaved(jobs))
     started = time.monotonic()
+    syncer = asyncio.create_task(engine.sync_periodically())
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(min(limiter.ceiling, len(jobs))):
@@ -250,6 +259,9 @@ async def run_jobs(
         errors = list(grouped.exceptions)
         raise next((e for e in errors if isinstance(e, JudgeAuthError)), errors[0]) from None
     finally:
+        syncer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await syncer
         stats.seconds = time.monotonic() - started
         stats.concurrency, stats.lowest_concurrency = limiter.ceiling, limiter.lowest
         engine.close()
