@@ -35,3 +35,4 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python benchmarks/attribution.py
 	$(BIN)/python benchmarks/judging.py
+	$(BIN)/python benchmarks/scale.py

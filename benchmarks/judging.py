@@ -1,11 +1,15 @@
-"""Benchmark: re-judging cost of a one-check edit, and wall time against the concurrency bound.
+"""Benchmark: re-judging cost of a one-check edit, and the runner's own cost at scale.
 
 A rubric of 10 checks x 50 items is judged in full, then a PR rewords one check. A fake
 in-process backend with a fixed latency per call runs through the real runner (limiter,
 retries, parsing, fsynced store appends). Prints calls made vs a full re-judge, and wall
-time vs the lower bound ceil(calls / concurrency) x latency.
+time vs the lower bound ceil(calls / concurrency) x latency. Then, at scale:
+- CPU per call at 1,000 and 10,000 pairs (zero latency, concurrency 32): flat in the number
+  of pairs queued is the target (10k <= 1.2x 1k);
+- calls per second at concurrency 8, 32 and 64 with zero latency;
+- wall time vs the floor ceil(calls / 32) x 100 ms at 10,000 calls (target <= 1.15x).
 
-    python benchmarks/judging.py [--latency 0.1] [--concurrency 16]
+    python benchmarks/judging.py [--latency 0.1] [--concurrency 16] [--quick]
 """
 
 from __future__ import annotations
@@ -77,10 +81,107 @@ def judge(rubrics: list[Rubric], calibration: CalibrationSet, store: VerdictStor
     return backend.calls, time.perf_counter() - started
 
 
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = (
+    "import sys, time\n"
+    f"sys.path.insert(0, {str(ROOT)!r})\n"
+    "from http.server import ThreadingHTTPServer\n"
+    "ThreadingHTTPServer.request_queue_size = 512  # the default backlog (5) resets bursts of connections\n"
+    "from tests.judges.fake_llm import FakeLLM\n"
+    "server = FakeLLM().start()\n"
+    "print(server.port, flush=True)\n"
+    "time.sleep(10**6)\n"
+)
+
+
+def scaled(n_items: int, latency: float, concurrency: int) -> tuple[int, float, float]:
+    """Judge 10 checks x n_items from scratch in process: (calls, wall s, CPU s of this process)."""
+    calibration = items(n_items)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = VerdictStore.load(Path(tmp) / "verdicts.jsonl", missing_ok=True)
+        cpu = time.process_time()
+        calls, wall = judge([rubric()], calibration, store, latency, concurrency)
+        return calls, wall, time.process_time() - cpu
+
+
+def through_sdk(n_items: int, concurrency: int) -> tuple[int, float, float]:
+    """Judge 10 checks x n_items with the real OpenAI SDK against the fake server (another process)."""
+    from rubric_gate.judges import judge_missing
+
+    calibration = items(n_items)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = VerdictStore.load(Path(tmp) / "verdicts.jsonl", missing_ok=True)
+        cpu, started = time.process_time(), time.perf_counter()
+        stats = judge_missing([rubric()], calibration, store, "openai:fake", concurrency=concurrency, progress=False)
+        return stats.calls, time.perf_counter() - started, time.process_time() - cpu
+
+
+def sdk_floor(calls: int, concurrency: int) -> float:
+    """CPU per call of the bare SDK request (same client settings, no runner): the floor."""
+    import openai
+
+    async def run() -> None:
+        client = openai.AsyncOpenAI(max_retries=0)
+        gate = asyncio.Semaphore(concurrency)
+        prompt = "<check>\nThe report covers topic1\n</check>\n<output>\ntopic1\n</output>"
+
+        async def one() -> None:
+            async with gate:
+                await client.chat.completions.create(model="fake", messages=[{"role": "user", "content": prompt}],
+                                                     max_completion_tokens=400)
+
+        await asyncio.gather(*(one() for _ in range(calls)))
+        await client.close()
+
+    cpu = time.process_time()
+    asyncio.run(run())
+    return (time.process_time() - cpu) / calls
+
+
+def at_scale(quick: bool) -> None:
+    import os
+    import subprocess
+    import sys
+
+    server = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline())  # type: ignore[union-attr]
+        os.environ.update(OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", OPENAI_API_KEY="fake",
+                          RUBRIC_GATE_RETRY_BASE="0.01")
+        print("\n== through the OpenAI SDK against a local fake server (no latency; CPU of the judging process)")
+        per_call = {}
+        for n_items in (100, 1000):
+            calls, wall, cpu = through_sdk(n_items, 32)
+            per_call[calls] = cpu / calls
+            print(f"{calls:6d} pairs, concurrency 32: {cpu / calls * 1e3:6.2f} ms CPU per call, {calls / wall:6.0f} calls/s")
+        print(f"CPU per call at 10k pairs / at 1k pairs: {per_call[10000] / per_call[1000]:.2f} (target <= 1.2)")
+        floor = sdk_floor(2000, 32)
+        print(f"floor, the bare SDK request: {floor * 1e3:.2f} ms CPU per call; the tool at 10k pairs is "
+              f"{per_call[10000] / floor:.2f}x that")
+        for concurrency in (8, 32, 64):
+            calls, wall, _ = through_sdk(200, concurrency)
+            print(f"concurrency {concurrency:2d}: {calls / wall:6.0f} calls/s ({calls} calls)")
+    finally:
+        server.kill()
+        server.wait()
+    print("\n== in-process fake backend (the runner alone)")
+    for n_items in (100, 1000):
+        calls, wall, cpu = scaled(n_items, 0.0, 32)
+        print(f"{calls:6d} pairs, latency 0, concurrency 32: {cpu / calls * 1e3:6.3f} ms CPU per call, "
+              f"{calls / wall:6.0f} calls/s")
+    if quick:
+        return
+    calls, wall, _ = scaled(1000, 0.1, 32)
+    bound = math.ceil(calls / 32) * 0.1
+    print(f"{calls} calls at 100 ms latency, concurrency 32: wall {wall:.1f} s vs floor {bound:.1f} s "
+          f"= {wall / bound:.2f}x (target <= 1.15x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per simulated call")
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--quick", action="store_true", help="skip the 10,000-call latency run (about 35 s)")
     args = parser.parse_args()
     calibration = items()
     base, head = rubric(), rubric(reworded=True)
@@ -96,6 +197,7 @@ def main() -> None:
         print(f"{label}: {calls} calls, wall {wall:.2f} s vs lower bound {bound:.2f} s (ratio {wall / bound:.2f})")
     print(f"PR calls vs full re-judge of the head rubric: {pr_calls} / {full_rejudge} = {pr_calls / full_rejudge:.2f}")
     print(f"second run of the same PR: {rerun_calls} calls")
+    at_scale(args.quick)
 
 
 if __name__ == "__main__":

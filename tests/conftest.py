@@ -17,3 +17,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "live" in item.keywords:
             item.add_marker(skip_live)
+
+
+@pytest.fixture(autouse=True)
+def _verdict_index_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verdict indexes go to a per-session temp dir, never the user's cache."""
+    monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path_factory.getbasetemp() / "verdict-index"))

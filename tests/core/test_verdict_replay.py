@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.verdicts import Verdict, VerdictStore
 
@@ -49,3 +51,43 @@ def test_append_survives_a_torn_last_line(tmp_path) -> None:
     assert len(reloaded) == 2  # the torn fragment is cut, every whole line stays
     assert path.read_text().count("\n") == 2
     assert reloaded.find("d", ITEM) is not None
+
+
+def test_samples_replay_only_the_first_and_key_live_lookups() -> None:
+    from rubric_gate.verdicts.parse import RowBuilder
+
+    store = VerdictStore()
+    builder = RowBuilder(store._data)
+    # (answer, judge, sample): sample 1 of the judge says no; sample 0 says yes
+    for offset, (answer, judge, sample) in enumerate([("yes", "j", 0), ("no", "j", 1), ("no", None, 2)]):
+        builder.add("r1", "c", answer, judge, "v1" if judge else None, ITEM.content_hash, offset, sample)
+    store._data.changed()
+    assert store.answers("c", [ITEM])[0].tolist() == [False]  # replay: sample 0, the judge's yes
+    assert store.answers("c", [ITEM], sample=1)[1].tolist() == [True]  # replay keys no samples
+    assert store.answers("c", [ITEM], judge="j", prompt="v1", sample=1)[0].tolist() == [True]
+    assert store.answers("c", [ITEM], judge="j", prompt="v1", sample=3)[1].tolist() == [True]
+
+
+def test_dense_and_sorted_lookups_agree(monkeypatch) -> None:
+    import random
+
+    from rubric_gate.verdicts import lookup
+
+    rng = random.Random(7)
+    items = [CalibrationItem(id=f"r{i}", input="x", output=str(i), label="pass") for i in range(6)]
+    verdicts = [Verdict(item=rng.choice(items).id, check_text=f"c{rng.randrange(4)}", answer=rng.choice(["yes", "no"]),
+                        item_hash=rng.choice([None, items[rng.randrange(6)].content_hash]))
+                for _ in range(200)]
+
+    def columns() -> list:
+        store = VerdictStore(verdicts)
+        return [store.rows(f"c{t}", items).tolist() for t in range(5)]
+
+    dense = columns()
+    monkeypatch.setattr(lookup, "BLOCK", 7)  # many blocks
+    assert columns() == dense
+    monkeypatch.setattr(lookup.KeyIndex, "build", classmethod(
+        lambda cls, keys, rows, space: lookup.KeyIndex._sorted(keys, rows)))
+    monkeypatch.setattr(lookup.Lookups, "_dense_by_id", lambda self, a, space: lookup.KeyIndex._sorted(
+        a["text"].astype("int64") * self.n_items + a["item"], np.arange(len(a["text"]))))
+    assert columns() == dense

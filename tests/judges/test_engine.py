@@ -238,3 +238,33 @@ def test_callable_from_a_running_event_loop(fake: FakeLLM, tmp_path) -> None:
                              progress=False).calls
 
     assert asyncio.run(inside()) == 2
+
+
+@pytest.mark.parametrize("behaviour", ["nonjson", "badjson"])
+def test_every_reply_failing_the_same_way_stops_early(fake: FakeLLM, tmp_path, behaviour: str) -> None:
+    fake.rules = {"mentions": behaviour}  # every check: the model cannot produce the format
+    store = fresh_store(tmp_path)
+    with pytest.raises(JudgeError, match=r"replies all failed to parse the same way .*stopped early"):
+        judge_missing([make_rubric()], make_items(8), store, JUDGES[0], concurrency=2, progress=False)
+    assert fake.received < 20  # not 40 pairs x 3 replies
+    assert not store.path.exists() or store.path.read_text() == ""  # nothing guessed
+
+
+def test_replay_check_does_not_load_the_judging_stack(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from tests.core.conftest import write_example
+
+    project = write_example(tmp_path)
+    code = (
+        "import sys, io, contextlib\n"
+        "from rubric_gate.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = main(['check', '--base', 'rubrics/demo.yaml', '--head', 'rubrics/demo.yaml', '--root', '.', '--replay'])\n"
+        "loaded = [m for m in ('asyncio', 'rich.progress', 'anthropic', 'openai', 'rubric_gate.judges.runner')"
+        " if m in sys.modules]\n"
+        "print(code, loaded)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0 []", out.stdout + out.stderr

@@ -10,13 +10,9 @@ import time
 from pathlib import Path
 
 from rubric_gate.errors import InputError
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import VerdictStore
 
 CACHE_FILE = "verdicts.jsonl"
-
-
-def _keyed(verdict: Verdict) -> bool:
-    return bool(verdict.judge and verdict.prompt and verdict.item_hash)
 
 
 class VerdictCache:
@@ -38,16 +34,14 @@ class VerdictCache:
                 self.warnings.append(f"the verdict cache did not load ({exc.message}); moved it to {aside.name} "
                                      "and started a new one")
             else:
-                kept = [v for v in loaded if _keyed(v)]
-                self.store = VerdictStore(kept, path=None, display=str(self.path))
-                self.loaded = len(kept)
+                self.store = loaded.keyed_only()
+                self.loaded = len(self.store)
 
     def store_for(self, base: VerdictStore) -> VerdictStore:
         """A store holding `base`'s verdicts, then the cache's; what is judged goes to the cache file."""
-        return VerdictStore([*base, *self.store], path=self.path, display=str(self.path))
+        return base.merged(self.store, path=self.path, display=str(self.path))
 
     def keep(self, store: VerdictStore, before: int) -> None:
         """Remember what `store` judged after its first `before` verdicts, for the next rubric."""
-        new = list(store)[before:]
-        if new:
-            self.store = self.store.merged(VerdictStore(new))
+        if len(store) > before:
+            self.store = self.store.merged(store.since(before))

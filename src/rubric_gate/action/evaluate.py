@@ -117,8 +117,7 @@ def read_verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
 
 
 def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
-    known = {v.to_json_line() for v in base}
-    return [v for v in head if v.to_json_line() not in known]
+    return head.added_since(base)
 
 
 def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
@@ -180,7 +179,7 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
 
     judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
     cache = s.cache
-    store = cache.store_for(base_store) if cache is not None else VerdictStore(base_store)
+    store = cache.store_for(base_store) if cache is not None else base_store.merged(VerdictStore())
     before = len(store)
     try:
         measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
@@ -199,7 +198,7 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
     judge = s.judge
     assert judge is not None
     cache = s.cache
-    store = cache.store_for(base_store) if cache is not None else VerdictStore(base_store)
+    store = cache.store_for(base_store) if cache is not None else base_store.merged(VerdictStore())
     before = len(store)
     if s.batch:
         from rubric_gate.batch import judge_in_batches

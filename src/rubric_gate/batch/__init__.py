@@ -1,20 +1,39 @@
 """Batch judging: the live judge's requests through OpenAI Batch and Anthropic Message Batches
 (half price, separate rate limits), resumable across kills and CI runs through a journal kept
-beside the verdict store, each pair in at most one open batch and stored exactly once."""
+beside the verdict store, each pair in at most one open batch and stored exactly once.
 
-from rubric_gate.batch.cost import batch_price, estimate_batch_cost
-from rubric_gate.batch.journal import BatchJournal, journal_path
-from rubric_gate.batch.outcome import BatchOutcome
-from rubric_gate.batch.requests import BatchLimits
-from rubric_gate.batch.runner import DEFAULT_POLL_INTERVAL_S, judge_in_batches
+Names load on first use (PEP 562), as in `rubric_gate.judges`: commands that only offer
+`--batch` do not import the SDKs until it is used.
+"""
 
-__all__ = [
-    "DEFAULT_POLL_INTERVAL_S",
-    "BatchJournal",
-    "BatchLimits",
-    "BatchOutcome",
-    "batch_price",
-    "estimate_batch_cost",
-    "journal_path",
-    "judge_in_batches",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+DEFAULT_POLL_INTERVAL_S = 30.0  # seconds between batch status checks
+
+_EXPORTS = {
+    "batch_price": "rubric_gate.batch.cost",
+    "estimate_batch_cost": "rubric_gate.batch.cost",
+    "BatchJournal": "rubric_gate.batch.journal",
+    "journal_path": "rubric_gate.batch.journal",
+    "BatchOutcome": "rubric_gate.batch.outcome",
+    "BatchLimits": "rubric_gate.batch.requests",
+    "judge_in_batches": "rubric_gate.batch.runner",
+}
+
+__all__ = sorted([*_EXPORTS, "DEFAULT_POLL_INTERVAL_S"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rubric_gate.batch' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

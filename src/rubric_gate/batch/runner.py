@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal, TextIO
 
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.batch.client import BatchClient, make_batch_client
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
@@ -34,7 +35,6 @@ from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.rubric import Rubric
 from rubric_gate.verdicts import VerdictStore
 
-DEFAULT_POLL_INTERVAL_S = 30.0
 DEFAULT_RESUBMITS = 2
 ENV_RESUBMITS = "RUBRIC_GATE_BATCH_RESUBMITS"
 

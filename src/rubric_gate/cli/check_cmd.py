@@ -8,15 +8,14 @@ from pathlib import Path
 
 import click
 
-from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.cli.check_review import Review, review_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import combined_stats, samples_option, unique_judges
 from rubric_gate.ensemble import PanelEvaluation, run_panel_check
-from rubric_gate.ensemble.measure import Measured, judge_panel
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
-from rubric_gate.judges import PROMPT_VERSION
+from rubric_gate.judges.prompt import PROMPT_VERSION
 from rubric_gate.pipeline import (
     Evaluation,
     load_calibration_for,
@@ -74,7 +73,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         judges = []
     judge = judges[0] if judges else None
     judging = None
-    measured = Measured()
+    paraphrased: dict[str, list[str]] = {}  # normalised check text -> its rewordings
     if judge is None and (samples > 1 or paraphrases or min_stability is not None):
         raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL")
     if batch and judge is None:
@@ -92,23 +91,30 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             store = load_verdicts_for([base, head], None, root)
             store.path = resolve_path(root, head.rubric.verdicts)
         if batch:
+            from rubric_gate.batch import judge_in_batches
+
             outcome = judge_in_batches([base.rubric, head.rubric], items, store, judge,
                                        max_calls=max_calls, poll_interval=poll_interval)
             print(outcome.summary, file=sys.stderr)
             judging = outcome.to_dict()
         else:
+            from rubric_gate.ensemble.measure import (
+                judge_panel,  # the judging stack loads only to judge
+            )
+
             measured = judge_panel(base.rubric, head.rubric, items, store, judges, samples=samples,
                                    paraphrases=paraphrases, paraphraser=paraphraser,
                                    concurrency=concurrency, max_calls=max_calls)
             judging = combined_stats(measured.runs)
             if measured.paraphrase_info is not None:
                 judging["paraphrases"] = measured.paraphrase_info
+            paraphrased = measured.paraphrases
     review = Review(**review_args)  # type: ignore[arg-type]
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
     evaluation: Evaluation
     if len(judges) > 1 or samples > 1 or paraphrases:
         panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=samples,
-                                paraphrases=measured.paraphrases)
+                                paraphrases=paraphrased)
         if min_stability is not None:
             options = replace(options, min_stability=min_stability, stability=panel.stability)
         report = run_panel_check(base, head, panel, options)

@@ -100,6 +100,8 @@ class Review:
             data["repairs"] = self.repair_report.to_dict()
 
     def markdown(self) -> str:
+        if self.audit_report is None and self.repair_report is None:
+            return ""  # nothing to add: the audit and repair modules stay unloaded
         from rubric_gate.audit import render_audit_markdown
         from rubric_gate.repair import render_repairs_markdown
 
@@ -111,6 +113,8 @@ class Review:
         return "".join("\n" + p for p in parts if p)
 
     def print_text(self, console: Console) -> None:
+        if self.audit_report is None and self.repair_report is None:
+            return
         from rubric_gate.audit import render_audit_text
         from rubric_gate.repair import render_repairs_text
 

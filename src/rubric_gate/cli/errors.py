@@ -26,6 +26,11 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             message = strip_controls(" ".join(exc.message.splitlines()))
             print(f"rubric-gate: error: {message}", file=sys.stderr)
             return exc.exit_code
+        except MemoryError:
+            # Not exit 1: that code means "the gate failed", and nothing was decided here.
+            print("rubric-gate: error: out of memory (the verdict store or calibration set is too large "
+                  "for this machine's memory)", file=sys.stderr)
+            return EXIT_BAD_INPUT
         except KeyboardInterrupt:
             print("rubric-gate: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import click
 
-from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.cli.common import print_json, repo_root
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
 from rubric_gate.errors import EXIT_PASS, JudgeError
-from rubric_gate.judges import judge_missing
 from rubric_gate.pipeline import load_calibration_for
 from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
@@ -62,6 +61,8 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
     if batch:
         if samples > 1:
             raise click.UsageError("--batch asks each pair once: drop --samples, or judge samples live")
+        from rubric_gate.batch import judge_in_batches
+
         outcomes = []
         for judge in judges:
             outcome = judge_in_batches([d.rubric for d in docs], items, store, judge, mode=mode,  # type: ignore[arg-type]
@@ -74,6 +75,8 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
             for outcome in outcomes:
                 print(outcome.summary, file=sys.stdout)
         return EXIT_PASS
+    from rubric_gate.judges.api import judge_missing  # loads asyncio and the SDKs only when judging
+
     runs = [
         judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
                       max_calls=max_calls, dry_run=dry_run, mode=mode,  # type: ignore[arg-type]

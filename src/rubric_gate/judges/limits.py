@@ -65,7 +65,9 @@ class AdaptiveLimiter:
     ) -> None:
         async with self._cond:
             self.in_flight -= 1
-            self._cond.notify_all()
+            # Wake only as many waiters as there are free slots, not every waiter: a release
+            # then costs O(free slots), whatever the number of callers queued.
+            self._cond.notify(max(1, self.limit - self.in_flight))
 
     def on_rate_limited(self) -> None:
         now = time.monotonic()

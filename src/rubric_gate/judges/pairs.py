@@ -18,21 +18,29 @@ class Pair:
     item: CalibrationItem
     task: str
     sample: int = 0  # which of the pair's `--samples` answers this is
+    item_hash: str = ""  # the item's content hash; all_pairs computes it once per item
+
+    def __post_init__(self) -> None:
+        if not self.item_hash:
+            object.__setattr__(self, "item_hash", self.item.content_hash)
 
     @property
     def key(self) -> tuple[str, str]:
-        return normalize_text(self.check_text), self.item.content_hash
+        return normalize_text(self.check_text), self.item_hash
 
 
 def all_pairs(rubrics: Sequence[Rubric], calibration: CalibrationSet) -> list[Pair]:
     """Every distinct pair; when rubrics share a check text, the last rubric's task is used
     (callers pass base then head, and the head's wording is the one under review)."""
+    items = [(item, item.content_hash) for item in calibration.items]
     pairs: dict[tuple[str, str], Pair] = {}
     for rubric in reversed(rubrics):
         for check in rubric.checks:
-            for item in calibration.items:
-                pair = Pair(check.id, check.text, item, rubric.task)
-                pairs.setdefault(pair.key, pair)
+            text = normalize_text(check.text)
+            for item, item_hash in items:
+                key = (text, item_hash)
+                if key not in pairs:
+                    pairs[key] = Pair(check.id, check.text, item, rubric.task, item_hash=item_hash)
     return list(reversed(pairs.values()))
 
 
@@ -48,9 +56,19 @@ def missing_pairs(
     """Pairs (one per missing sample index) with no verdict from this judge under the current
     prompt version: raising `samples` asks only the new indices."""
     prompt = prompt_version(mode)
-    return [
-        replace(pair, sample=sample)
-        for pair in all_pairs(rubrics, calibration)
-        for sample in range(samples)
-        if store.find(pair.check_text, pair.item, judge=judge, prompt=prompt, sample=sample) is None
-    ]
+    pairs = all_pairs(rubrics, calibration)
+    by_text: dict[str, list[int]] = {}
+    for index, pair in enumerate(pairs):
+        by_text.setdefault(pair.check_text, []).append(index)
+    out = []
+    for sample in range(samples):
+        missing = [False] * len(pairs)
+        for text, indexes in by_text.items():  # one vectorised store lookup per check text and sample
+            rows = store.rows_for_keys(text, [pairs[i].item.id for i in indexes],
+                                       [pairs[i].item_hash for i in indexes],
+                                       judge=judge, prompt=prompt, sample=sample)
+            for index, row in zip(indexes, rows.tolist(), strict=True):
+                missing[index] = row < 0
+        out += [replace(pair, sample=sample) if sample else pair
+                for pair, lacking in zip(pairs, missing, strict=True) if lacking]
+    return out

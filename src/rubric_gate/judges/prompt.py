@@ -14,9 +14,6 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
-
 Mode = Literal["per-check", "checklist"]
 TEMPLATES: dict[str, str] = {"per-check": "per_check.j2", "checklist": "checklist.j2"}
 _TAG = re.compile(r"<(/?)(task|input|output|checks|check)\b", re.IGNORECASE)
@@ -46,27 +43,28 @@ def prompt_version(mode: Mode = "per-check") -> str:
 
 
 @cache
-def _environment() -> SandboxedEnvironment:
+def _environment() -> Any:
+    from jinja2 import StrictUndefined  # only when a prompt is rendered: replay never needs it
+    from jinja2.sandbox import SandboxedEnvironment
+
     env = SandboxedEnvironment(autoescape=False, undefined=StrictUndefined, keep_trailing_newline=True)
     env.filters["fence"] = fence
     return env
 
 
 @cache
-def _template(mode: Mode) -> Any:
-    """Compiled once: compiling a template costs far more than rendering it."""
+def compiled_template(mode: Mode) -> Any:
+    """Each template is compiled once per process, not once per pair."""
     return _environment().from_string(template_source(mode))
 
 
 def render_per_check(task: str, item_input: Any, item_output: Any, check: str) -> str:
-    template = _template("per-check")
-    return template.render(task=task, input=item_input, output=item_output, check=check)
+    return compiled_template("per-check").render(task=task, input=item_input, output=item_output, check=check)
 
 
 def render_checklist(task: str, item_input: Any, item_output: Any, checks: list[tuple[str, str]]) -> str:
     """`checks` is [(prompt-local id, check text)]."""
-    template = _template("checklist")
-    return template.render(task=task, input=item_input, output=item_output, checks=checks)
+    return compiled_template("checklist").render(task=task, input=item_input, output=item_output, checks=checks)
 
 
 PROMPT_VERSION = prompt_version("per-check")

@@ -1,11 +1,13 @@
-"""The async judging engine: bounded adaptive concurrency, retries, strict parsing, and each
-verdict appended to the store (flushed, fsynced) the moment it arrives."""
+"""The async judging engine: a fixed pool of workers pulling jobs from a queue under an
+adaptive concurrency limit, retries, strict parsing, and each verdict written to the store
+the moment it arrives (fsynced in batches: a kill -9 loses only the calls in flight)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -33,6 +35,13 @@ from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.verdicts import Usage, Verdict, VerdictStore
 
 PER_CHECK_MAX_TOKENS = 400
+SYNC_EVERY_VERDICTS = 32
+SYNC_EVERY_SECONDS = 0.1
+# When this many replies in a row, for at least EARLY_STOP_CHECKS different check texts (or all
+# of the run's), fail to parse the same way before any reply parsed, the model or server cannot
+# produce the format: stop instead of asking every pair three times.
+EARLY_STOP_REPLIES = 10
+EARLY_STOP_CHECKS = 3
 CHECKLIST_BASE_TOKENS = 200
 CHECKLIST_TOKENS_PER_CHECK = 250
 
@@ -57,7 +66,7 @@ def build_jobs(pairs: Sequence[Pair], mode: Mode) -> list[Job]:
         ]
     groups: dict[tuple[str, str, int], list[Pair]] = {}
     for pair in pairs:
-        groups.setdefault((pair.item.content_hash, pair.task, pair.sample), []).append(pair)
+        groups.setdefault((pair.item_hash, pair.task, pair.sample), []).append(pair)
     jobs = []
     for group in groups.values():
         labels = tuple(f"c{i + 1}" for i in range(len(group)))
@@ -91,10 +100,29 @@ class _Engine:
     ) -> None:
         self.backend, self.store, self.judge, self.prompt = backend, store, judge, prompt
         self.stats, self.policy, self.limiter, self.progress = stats, policy, limiter, progress
+        self.writer = store.writer() if store.path is not None else None
+        self.parsed_any = False
+        self.same_failures: tuple[str, int] = ("", 0)
+        self.failed_texts: set[str] = set()
+        self.texts_needed = EARLY_STOP_CHECKS
 
     def _fail(self, job: Job, reason: str) -> None:
         self.stats.failed += len(job.pairs)
         self.stats.failures.extend(f"{p.check_id} @ {p.item.id}: {reason}" for p in job.pairs)
+
+    def _malformed(self, job: Job, exc: MalformedReply) -> None:
+        if self.parsed_any:
+            return
+        reason, count = self.same_failures
+        if str(exc) != reason:
+            count = 0
+            self.failed_texts.clear()
+        count += 1
+        self.same_failures = (str(exc), count)
+        self.failed_texts.update(p.check_text for p in job.pairs)
+        if count >= EARLY_STOP_REPLIES and len(self.failed_texts) >= self.texts_needed:
+            raise JudgeError(f"{self.judge}: the first {count} replies all failed to parse the same way "
+                             f"({exc}); stopped early (is the model able to produce the JSON answer format?)")
 
     async def run_job(self, job: Job) -> None:
         transport_attempt = reasks = 0
@@ -124,6 +152,7 @@ class _Engine:
             try:
                 answers = _parse(job, reply.text)
             except MalformedReply as exc:
+                self._malformed(job, exc)
                 if reasks >= self.policy.max_reasks:
                     self._fail(job, f"no valid answer after {reasks + 1} replies ({exc})")
                     return
@@ -131,6 +160,7 @@ class _Engine:
                 self.stats.retries += 1
                 self.progress.retry()
                 continue
+            self.parsed_any = True
             self._record(job, answers, reply.input_tokens, reply.output_tokens)
             return
 
@@ -144,7 +174,7 @@ class _Engine:
                 answer=answer.answer,  # type: ignore[arg-type]
                 judge=self.judge,
                 prompt=self.prompt,
-                item_hash=pair.item.content_hash,
+                item_hash=pair.item_hash,
                 check=pair.check_id,
                 quote=answer.quote or None,
                 usage=Usage(input_tokens=tin, output_tokens=tout),
@@ -155,8 +185,46 @@ class _Engine:
                 job.pairs, answers, _split(input_tokens, n), _split(output_tokens, n), strict=True
             )
         ]
-        self.store.append(verdicts)
+        if self.writer is None:
+            self.store.append(verdicts)
+        else:
+            # Written through to the OS at once (a killed process loses nothing written);
+            # fsynced every few verdicts or 100 ms, and at the end of the run.
+            self.writer.write(verdicts)
+            if self.writer.unsynced >= SYNC_EVERY_VERDICTS:
+                self.sync()
         self.progress.advance(n)
+
+    def sync(self) -> None:
+        if self.writer is not None:
+            self.writer.sync()
+
+    async def sync_periodically(self) -> None:
+        """fsync what was written at most SYNC_EVERY_SECONDS ago, even when no verdict follows."""
+        while True:
+            await asyncio.sleep(SYNC_EVERY_SECONDS)
+            self.sync()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def _interleaved(jobs: Sequence[Job]) -> list[Job]:
+    """Jobs round-robin over check texts, so the first replies of a run cover many checks."""
+    groups: dict[str, list[Job]] = {}
+    for job in jobs:
+        groups.setdefault(job.pairs[0].check_text, []).append(job)
+    ordered: list[Job] = []
+    lists = list(groups.values())
+    for position in range(max((len(g) for g in lists), default=0)):
+        ordered.extend(group[position] for group in lists if position < len(group))
+    return ordered
+
+
+async def _worker(queue: Iterator[Job], engine: _Engine) -> None:
+    for job in queue:  # a shared iterator: each job goes to exactly one worker
+        await engine.run_job(job)
 
 
 async def run_jobs(
@@ -171,23 +239,34 @@ async def run_jobs(
     policy: RetryPolicy | None = None,
     progress: bool | None = None,
 ) -> JudgeRunStats:
-    """Run every job; raise at once on auth or fatal provider errors (cancelling the rest)."""
+    """Run every job; raise at once on auth or fatal provider errors (cancelling the rest).
+
+    A fixed pool of `concurrency` workers pulls jobs from one queue, so the work per call
+    does not grow with the number of jobs waiting (no task per job, no herd of waiters).
+    """
     policy = policy or RetryPolicy.from_env()
     limiter = AdaptiveLimiter(concurrency, policy.cooldown)
     total = sum(len(job.pairs) for job in jobs)
     reporter = ProgressReporter(total, f"judging with {judge}", enabled=progress)
     engine = _Engine(backend, store, judge, prompt, stats, policy, limiter, reporter)
+    engine.texts_needed = min(EARLY_STOP_CHECKS, len({p.check_text for job in jobs for p in job.pairs}))
+    queue = iter(_interleaved(jobs))
     started = time.monotonic()
+    syncer = asyncio.create_task(engine.sync_periodically())
     try:
         async with asyncio.TaskGroup() as group:
-            for job in jobs:
-                group.create_task(engine.run_job(job))
+            for _ in range(min(limiter.ceiling, len(jobs))):
+                group.create_task(_worker(queue, engine))
     except BaseExceptionGroup as grouped:
         errors = list(grouped.exceptions)
         raise next((e for e in errors if isinstance(e, JudgeAuthError)), errors[0]) from None
     finally:
+        syncer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await syncer
         stats.seconds = time.monotonic() - started
         stats.concurrency, stats.lowest_concurrency = limiter.ceiling, limiter.lowest
+        engine.close()
         reporter.close()
         await backend.aclose()
     return stats

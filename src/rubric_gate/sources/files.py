@@ -51,7 +51,10 @@ def _decode(data: bytes, display: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(display, f"not UTF-8 text (byte {exc.start})") from exc
+        # Name the line (and the byte within it), not an offset into the whole file.
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(display, f"not UTF-8 text (byte {exc.start - line_start + 1} of the line)", line) from None
 
 
 def read_source(spec: str | Path, cwd: Path | None = None) -> SourceText:

@@ -13,6 +13,10 @@ class _DuplicateKey(ValueError):
     pass
 
 
+class TornLine(Exception):
+    """A last line that does not parse: what a process killed mid-write leaves behind."""
+
+
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object whose keys are unique: with `"label": "pass", ..., "label": "fail"` no value wins silently."""
     result: dict[str, Any] = {}
@@ -32,6 +36,42 @@ def _encodable(value: Any) -> bool:
     return True
 
 
+def decode_line(raw: bytes, display: str, line_no: int, *, last: bool = False) -> str:
+    """One line's bytes as text; invalid UTF-8 names the line (a torn last line may end mid-character)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if last:
+            raise TornLine from None
+        raise InputError(display, f"not UTF-8 text (byte {exc.start + 1} of the line)", line_no) from None
+
+
+def parse_line(raw: str, display: str, line_no: int, *, last: bool = False) -> dict[str, Any] | None:
+    """The object on one line, None for a blank line. With `last` (a last line without a
+    newline), a line that is not complete JSON raises TornLine instead of InputError."""
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw, object_pairs_hook=_object)
+    except _DuplicateKey as exc:
+        raise InputError(display, f"duplicate key '{exc}'", line_no) from None
+    except json.JSONDecodeError as exc:
+        if last:
+            raise TornLine from None
+        # Some messages end in "at" ("Unterminated string starting at"): say it once.
+        message = exc.msg.removesuffix(" at")
+        raise InputError(display, f"malformed JSON ({message} at column {exc.colno})", line_no) from None
+    except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+        raise InputError(display, f"malformed JSON ({what})", line_no) from None
+    if not isinstance(value, dict):
+        raise InputError(display, "each line must be a JSON object", line_no)
+    if "\\u" in raw and not _encodable(value):
+        raise InputError(display, "malformed JSON (a \\u escape encodes half a surrogate pair, not a character)",
+                         line_no)
+    return value
+
+
 def iter_jsonl(text: str, display: str, *, tolerate_torn_tail: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line.
 
@@ -39,24 +79,11 @@ def iter_jsonl(text: str, display: str, *, tolerate_torn_tail: bool = False) -> 
     skipped: it is what a process killed mid-write leaves behind.
     """
     lines = text.split("\n")
-    torn_candidate = len(lines) - 1 if not text.endswith("\n") else None
+    torn_candidate = len(lines) - 1 if tolerate_torn_tail and not text.endswith("\n") else None
     for index, raw in enumerate(lines):
-        if not raw.strip():
-            continue
         try:
-            value = json.loads(raw, object_pairs_hook=_object)
-        except _DuplicateKey as exc:
-            raise InputError(display, f"duplicate key '{exc}'", index + 1) from None
-        except json.JSONDecodeError as exc:
-            if tolerate_torn_tail and index == torn_candidate:
-                return
-            raise InputError(display, f"malformed JSON ({exc.msg} at column {exc.colno})", index + 1) from None
-        except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
-            what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-            raise InputError(display, f"malformed JSON ({what})", index + 1) from None
-        if not isinstance(value, dict):
-            raise InputError(display, "each line must be a JSON object", index + 1)
-        if "\\u" in raw and not _encodable(value):
-            raise InputError(display, "malformed JSON (a \\u escape encodes half a surrogate pair, not a character)",
-                             index + 1)
-        yield index + 1, value
+            value = parse_line(raw, display, index + 1, last=index == torn_candidate)
+        except TornLine:
+            return
+        if value is not None:
+            yield index + 1, value

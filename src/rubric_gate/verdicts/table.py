@@ -33,12 +33,6 @@ def verdict_column(
     prompt: str | None = None,
     sample: int = 0,
 ) -> VerdictColumn:
-    failed = np.zeros(len(items), dtype=bool)
-    missing = np.zeros(len(items), dtype=bool)
-    for index, item in enumerate(items):
-        verdict = store.find(check_text, item, judge=judge, prompt=prompt, sample=sample)
-        if verdict is None:
-            missing[index] = True
-        else:
-            failed[index] = verdict.failed
+    """One vectorised lookup for the whole column (items' keys are computed once per store)."""
+    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt, sample=sample)
     return VerdictColumn(check_text, failed, missing)

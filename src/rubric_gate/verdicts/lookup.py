@@ -1,0 +1,162 @@
+"""Vectorised verdict lookups: for one check text, the winning row for every item at once.
+
+Each key kind (text + item id, text + item hash, judge/prompt + text + item hash) is one
+int64 per row; a stable sort keeps, per key, the last row in file order (later wins), and
+`searchsorted` answers a whole column of items in one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rubric_gate.verdicts.table_data import NONE, VerdictData
+
+DENSE_MIN = 1 << 20
+BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class KeyIndex:
+    """Last row per key: a dense table when the key space is small, else sorted keys."""
+
+    table: np.ndarray | None  # dense: table[key] = row or NONE
+    keys: np.ndarray | None  # sorted: unique keys ...
+    rows: np.ndarray | None  # ... and their last rows
+
+    @classmethod
+    def build(cls, keys: np.ndarray, rows: np.ndarray, space: int) -> KeyIndex:
+        if space <= max(DENSE_MIN, 4 * len(keys)):
+            table = np.full(space, NONE, dtype=rows.dtype)
+            np.maximum.at(table, keys, rows)  # rows ascend, so the maximum is the last line
+            return cls(table, None, None)
+        return cls._sorted(keys, rows)
+
+    @classmethod
+    def _sorted(cls, keys: np.ndarray, rows: np.ndarray) -> KeyIndex:
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        last = np.ones(len(ordered), dtype=bool)
+        last[:-1] = ordered[1:] != ordered[:-1]
+        return cls(None, ordered[last], rows[order[last]])
+
+    def find(self, wanted: np.ndarray) -> np.ndarray:
+        if self.table is not None:
+            return self.table[wanted]
+        assert self.keys is not None and self.rows is not None
+        if not len(self.keys):
+            return np.full(len(wanted), NONE, dtype=np.int64)
+        pos = np.searchsorted(self.keys, wanted)
+        pos[pos >= len(self.keys)] = 0
+        return np.where(self.keys[pos] == wanted, self.rows[pos], NONE)
+
+
+def _dtype(bound: int) -> type:
+    """int32 while values stay below 2**31 (half the memory), else int64."""
+    return np.int32 if bound < 2**31 - 1 else np.int64
+
+
+class Lookups:
+    """The three key indexes of one state of the rows, each built on first use."""
+
+    def __init__(self, data: VerdictData) -> None:
+        self.data = data
+        self.n_items, self.n_hashes = max(1, len(data.items)), max(1, len(data.hashes))
+        self.n_texts, self.n_sources = max(1, len(data.texts)), max(1, len(data.sources))
+        samples = data.columns.arrays()["sample"]
+        self.n_samples = int(samples.max()) + 1 if len(samples) else 1
+        self._by_id: KeyIndex | None = None
+        self._by_hash: KeyIndex | None = None
+        self._keyed: KeyIndex | None = None
+
+    def _hashed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        a = self.data.columns.arrays()
+        rows = np.flatnonzero(a["hash"] >= 0).astype(_dtype(len(a["hash"])))
+        return rows, a["text"][rows].astype(np.int64), a["hash"][rows].astype(np.int64)
+
+    @property
+    def by_id(self) -> KeyIndex:
+        """Replay reads one answer per pair: the first sample's (sample 0)."""
+        if self._by_id is None:
+            a = self.data.columns.arrays()
+            space = self.n_texts * self.n_items
+            first = a["sample"] == 0
+            if first.all() and space <= max(DENSE_MIN, 4 * len(first)):
+                self._by_id = self._dense_by_id(a, space)
+            else:
+                rows = np.flatnonzero(first).astype(_dtype(len(first)))
+                keys = a["text"][rows].astype(np.int64) * self.n_items + a["item"][rows]
+                self._by_id = KeyIndex.build(keys, rows, space)
+        return self._by_id
+
+    def _dense_by_id(self, a: dict[str, np.ndarray], space: int) -> KeyIndex:
+        """The dense table filled a block of rows at a time, so no full-length temporaries."""
+        kind = _dtype(max(space, len(a["text"])))
+        table = np.full(space, NONE, dtype=kind)
+        for start in range(0, len(a["text"]), BLOCK):
+            keys = a["text"][start: start + BLOCK].astype(kind)
+            keys *= self.n_items
+            keys += a["item"][start: start + BLOCK]
+            np.maximum.at(table, keys, np.arange(start, start + len(keys), dtype=kind))
+        return KeyIndex(table, None, None)
+
+    @property
+    def by_hash(self) -> KeyIndex:
+        if self._by_hash is None:
+            rows, text, hashes = self._hashed()
+            first = self.data.columns.arrays()["sample"][rows] == 0
+            rows, text, hashes = rows[first], text[first], hashes[first]
+            self._by_hash = KeyIndex.build(text * self.n_hashes + hashes, rows, self.n_texts * self.n_hashes)
+        return self._by_hash
+
+    @property
+    def keyed(self) -> KeyIndex:
+        if self._keyed is None:
+            rows, text, hashes = self._hashed()
+            a = self.data.columns.arrays()
+            source = a["source"][rows].astype(np.int64)
+            keys = ((source * self.n_texts + text) * self.n_hashes + hashes) * self.n_samples + a["sample"][rows]
+            space = self.n_sources * self.n_texts * self.n_hashes * self.n_samples
+            self._keyed = KeyIndex.build(keys, rows, space)
+        return self._keyed
+
+
+def lookups(data: VerdictData) -> Lookups:
+    if data._lookups is None:
+        data._lookups = Lookups(data)
+    return data._lookups
+
+
+def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash_ids: np.ndarray,
+              source_id: int | None = None, keyed: bool = False, sample: int = 0) -> np.ndarray:
+    """The winning row per item (NONE where there is none).
+
+    Replay (`keyed` False): the verdict for this item id unless it records another item hash
+    (stale), else one for the item's content hash. Keyed: judge/prompt, text and hash must match.
+    """
+    n = len(item_ids)
+    item_ids, hash_ids = item_ids.astype(np.int64), hash_ids.astype(np.int64)
+    if text_id is None or not len(data) or (keyed and source_id is None) or (not keyed and sample):
+        return np.full(n, NONE, dtype=np.int64)
+    index = lookups(data)
+    hashed = hash_ids >= 0
+    if keyed:
+        found = np.full(n, NONE, dtype=np.int64)
+        if sample >= index.n_samples:
+            return found
+        wanted = ((source_id * index.n_texts + text_id) * index.n_hashes + hash_ids[hashed]) * index.n_samples + sample
+        found[hashed] = index.keyed.find(wanted)
+        return found
+    found = np.full(n, NONE, dtype=np.int64)
+    known = item_ids >= 0
+    found[known] = index.by_id.find(text_id * index.n_items + item_ids[known])
+    hit = found >= 0
+    if hit.any():
+        recorded = data.columns.arrays()["hash"][found[hit]]
+        stale = (recorded >= 0) & (recorded != hash_ids[hit])  # recorded for older content
+        found[np.flatnonzero(hit)[stale]] = NONE
+    retry = (found < 0) & hashed
+    if retry.any() and len(data.hashes):
+        found[retry] = index.by_hash.find(text_id * index.n_hashes + hash_ids[retry])
+    return found
