@@ -49,6 +49,9 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for secret in [config.token, *secret_values(dict(env))]:
         if secret:
             command("add-mask", secret)
+    # The verdict cache's index lives beside it, so actions/cache keeps both (it is checked
+    # against the file's bytes before use, so a stale one is only rebuilt).
+    os.environ.setdefault("RUBRIC_GATE_INDEX_DIR", str(config.cache_dir / "index"))
     if config.event_name == "push":
         return warm_cache(config, env)
     if config.event_name not in PR_EVENTS:
