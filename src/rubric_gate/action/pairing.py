@@ -8,6 +8,8 @@ id, or else the same calibration set.
 
 from __future__ import annotations
 
+import posixpath
+
 import yaml
 
 from rubric_gate.action.changed import ChangedFile, matches_any
@@ -18,7 +20,11 @@ MAX_REWRITE_CANDIDATES = 100
 
 
 def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
-    """The rubric's `id`, `calibration` and `verdicts` as written, read leniently ({} if unreadable)."""
+    """The rubric's `id`, `calibration`, `verdicts` and `judge`, read leniently ({} if unreadable).
+
+    The two paths are normalised (`./a//b` is `a/b`) so that they compare equal to the paths git
+    lists: a rubric naming its labels `./calibration/x.jsonl` still has them reviewed.
+    """
     try:
         text = reader.read(sha, path)
         data = yaml.safe_load(text) if text else None
@@ -26,8 +32,12 @@ def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge")
+    keys = {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge")
             if isinstance(data.get(key), str | int | float) and not isinstance(data.get(key), bool)}
+    for key in ("calibration", "verdicts"):
+        if keys.get(key, "").strip():
+            keys[key] = posixpath.normpath(keys[key])
+    return keys
 
 
 def pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: FileReader,

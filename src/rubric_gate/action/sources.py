@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import posixpath
 import subprocess
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -25,7 +26,8 @@ class FileReader(Protocol):
 
 
 def check_repo_path(sha: str, path: str) -> str:
-    """`path` if it names a file inside the repository; else an InputError.
+    """`path` relative to the repository root (`./a//b` is `a/b`) if it names a file inside the
+    repository; else an InputError.
 
     Paths come from the PR's own rubric. Read through the API, `..` segments would walk out of
     `/repos/OWNER/REPO/contents/` to any endpoint the token can read (the HTTP client resolves
@@ -36,7 +38,7 @@ def check_repo_path(sha: str, path: str) -> str:
             or any(part == ".." for part in parts)):
         raise InputError(f"{sha[:7]}:{path}", "must be a path inside the repository, relative to its root "
                          "(no leading '/', no '..', no '\\')")
-    return path
+    return posixpath.normpath(path)
 
 
 def has_commit(workspace: Path, sha: str) -> bool:
@@ -53,7 +55,7 @@ class GitReader:
         self.workspace = workspace
 
     def read(self, sha: str, path: str) -> str | None:
-        check_repo_path(sha, path)
+        path = check_repo_path(sha, path)
         exists = subprocess.run(
             ["git", "cat-file", "-e", f"{sha}:{path}"], cwd=self.workspace, capture_output=True, check=False
         )
@@ -86,7 +88,7 @@ class RestReader:
         return [entry.path for entry in tree.tree if entry.type == "blob"]
 
     def read(self, sha: str, path: str) -> str | None:
-        check_repo_path(sha, path)
+        path = check_repo_path(sha, path)
         try:
             content = self.repo.get_contents(path, ref=sha)
         except UnknownObjectException:

@@ -95,8 +95,8 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
     diff = diff_labels(base.items, head.items)
     out = []
     if change.status == "renamed":
-        out.append(StandardFinding(path, users, f"moves the calibration set to {change.path}; "
-                                   "the rubrics still name the old path", True))
+        out.append(StandardFinding(path, users, f"moves the calibration set to {change.path} (a rubric that "
+                                   "still names the old path no longer loads)", True))
     parts = diff.describe()
     if parts:
         out.append(StandardFinding(path, users, "; ".join(parts), diff.blocking))
