@@ -17,6 +17,7 @@ class ChangedFile:
     path: str  # path at head (the old path for a deleted file)
     previous: str | None  # path at base when renamed
     status: str  # added | modified | removed | renamed
+    moved_to: str | None = None  # for "removed": renamed out of the `rubrics` glob, to here
 
     @property
     def base_path(self) -> str:
@@ -118,4 +119,12 @@ def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
 
 
 def rubric_changes(files: list[ChangedFile], globs: tuple[str, ...]) -> list[ChangedFile]:
-    return [f for f in files if matches_any(f.path, globs) or (f.previous and matches_any(f.previous, globs))]
+    out = []
+    for f in files:
+        if matches_any(f.path, globs):
+            out.append(f)
+        elif f.previous and matches_any(f.previous, globs):
+            # Moved out of the glob, the rubric is no longer gated (its next edit would pass
+            # unseen): that is its deletion.
+            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path))
+    return out

@@ -204,10 +204,12 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
         outcome.notices.append(f"The deleted rubric could not be scored at the base ({exc.message}); "
                                "only its frozen checks were considered.")
     losses = deletion_losses(base.rubric, summary)
+    what = (f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
+            if changed.moved_to else "deletes the rubric")
     if losses:
-        outcome.failures.append("this PR deletes the rubric, but " + "; ".join(losses))
+        outcome.failures.append(f"this PR {what}, but " + "; ".join(losses))
     else:
-        outcome.notices.append("This PR deletes the rubric; it held no frozen check and no unique catch.")
+        outcome.notices.append(f"This PR {what}; it held no frozen check and no unique catch.")
 
 
 def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:

@@ -2,8 +2,8 @@
 
 Git's rename detection needs a file to stay mostly the same: a PR that moves a rubric (out of
 the glob, too) and rewrites it, or gives it a new id, would otherwise show as a deletion and a
-new, ungated file. A deleted rubric is paired with an added YAML file carrying the same rubric
-id, or else the same calibration set.
+new, ungated file. A deleted rubric is paired with an added file under the `rubrics` glob
+carrying the same rubric id, or else the same calibration set.
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ def pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: 
     removed = {c.path: rubric_keys(reader, base_sha, c.path) for c in changes if c.status == "removed"}
     if not any(removed.values()):
         return changes
-    added = [f for f in files if f.status == "added" and f.path.lower().endswith((".yaml", ".yml"))]
-    added.sort(key=lambda f: not matches_any(f.path, globs))  # likely places first
+    # Only files under the glob: a rubric rewritten to a path outside it is no longer gated, so
+    # it stays a deletion (as a git-detected rename out of the glob is).
+    added = [f for f in files if f.status == "added" and matches_any(f.path, globs)]
     candidates = [(f.path, rubric_keys(reader, head_sha, f.path)) for f in added[:MAX_REWRITE_CANDIDATES]]
     out: list[ChangedFile] = []
     paired: set[str] = set()
