@@ -58,13 +58,14 @@ class RubricOutcome:
     judging: dict[str, object] | None = None
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
+    override: str | None = None  # an honoured override label (also set on the report, when there is one)
 
     @property
     def passed(self) -> bool:
         if self.error is not None:
             return False
         gate_ok = self.report is None or self.report.decision == "pass"
-        return gate_ok and (not self.failures or bool(self.report and self.report.override))
+        return gate_ok and (not self.failures or bool(self.override or (self.report and self.report.override)))
 
     def to_dict(self) -> dict[str, object]:
         return {

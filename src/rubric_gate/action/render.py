@@ -38,7 +38,7 @@ def _section(outcome: RubricOutcome) -> str:
         body = render_markdown(outcome.report, heading_level=3) + _review_sections(outcome)
         first, _, rest = body.partition("\n")
         return f"{first}\n\nFile: {path}\n{failures}{notes}{rest}"
-    mark = "❌" if failures else "✅"
+    mark = "✅" if outcome.passed else "❌"
     if outcome.summary is not None:
         table = render_attribution_markdown(outcome.summary, heading_level=4)
         return f"### {mark} {path}: new rubric\n{failures}{notes}\n{table}"

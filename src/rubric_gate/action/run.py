@@ -97,8 +97,10 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         elif override is not None and override.granted:
             summary.override = override.text
             for outcome in failing:
-                if isinstance(outcome, RubricOutcome) and outcome.report is not None:
-                    outcome.report.override = override.text
+                if isinstance(outcome, RubricOutcome):
+                    outcome.override = override.text  # e.g. a deletion, which has no gate report
+                    if outcome.report is not None:
+                        outcome.report.override = override.text
         elif override is not None:
             summary.notices.append(f"Override refused: {override.text}.")
     failed = errors if summary.override else failing
