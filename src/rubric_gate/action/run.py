@@ -190,6 +190,9 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             judge, why_not = backends[spec]
         elif change.status != "removed":
             unjudged.append(change.path)
+            if change.status != "added" and rubric_keys(reader, pr.head_sha, change.path).get("judge"):
+                notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
+                               "did not use it (a PR does not choose the judge of its own edit).")
         if judge is not None:
             judged.add(change.path)
         settings = GateSettings(
@@ -215,11 +218,11 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
 
 
 def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:
-    for sha, path in ((base_sha, change.base_path), (head_sha, change.path)):
-        judge = rubric_keys(reader, sha, path).get("judge")
-        if judge:
-            return judge
-    return None
+    """The rubric's own `judge` key: the base's for an edit, so the PR cannot pick the model
+    that grades its own edit (a `judge` key it adds takes effect once merged)."""
+    if change.status == "added":
+        return rubric_keys(reader, head_sha, change.path).get("judge") or None
+    return rubric_keys(reader, base_sha, change.base_path).get("judge") or None
 
 
 def _exit_code(config: ActionConfig, decision: str, errors: bool) -> int:
