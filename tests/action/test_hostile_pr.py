@@ -168,7 +168,7 @@ def test_a_modified_rubric_whose_base_cannot_be_read_is_not_waved_through_as_new
     scenario.base_sha = "0" * 40  # the event's; the fake lists PR files from the real base
     result = scenario.run(head)
     assert result.code == 2, result.stderr
-    assert "cannot list its files through the API" in result.stderr and "Traceback" not in result.stderr
+    assert "cannot find the merge base" in result.stderr and "Traceback" not in result.stderr
     assert result.outputs.get("decision") != "pass"
 
 

@@ -33,7 +33,7 @@ from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.override import check_override
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
-from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit
+from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
 from rubric_gate.action.standard import review_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import check_output_dir
@@ -159,14 +159,25 @@ def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
 
 def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile], str]:
     """The reader, the PR's changed files and its merge base: the commit the PR is gated against."""
+    unrelated = (f"its head {pr.head_sha[:7]} shares no history with its base {pr.base_sha[:7]} (was the base "
+                 "branch force-pushed with rewritten history?): rebase the PR onto its base branch")
     if has_commit(config.workspace, pr.base_sha) and has_commit(config.workspace, pr.head_sha):
         try:
             merge_base = merge_base_via_git(config.workspace, pr.base_sha, pr.head_sha)
             return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
         except InputError:
-            pass  # e.g. no merge base in a partial history: ask the API instead
+            if not is_shallow(config.workspace):
+                raise InputError(f"pull request #{pr.number}", unrelated) from None
+            # a partial history may lack the merge base: ask the API instead
     try:
         merge_base = merge_base_via_rest(repo, pr.base_sha, pr.head_sha)
+    except GithubException as exc:
+        # 404: a commit GitHub does not know, or two with no common ancestor.
+        hint = "; if the base branch was force-pushed with rewritten history, rebase the PR onto it" \
+            if exc.status == 404 else ""
+        raise InputError(f"pull request #{pr.number}", f"cannot find the merge base of its head {pr.head_sha[:7]} "
+                         f"and base {pr.base_sha[:7]} through the API ({describe(exc)}){hint}") from None
+    try:
         return RestReader(repo), changed_via_rest(repo, pr.number), merge_base
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None

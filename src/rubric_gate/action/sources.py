@@ -48,6 +48,13 @@ def has_commit(workspace: Path, sha: str) -> bool:
     return proc.returncode == 0
 
 
+def is_shallow(workspace: Path) -> bool:
+    """A shallow (or unreadable) checkout may lack commits that exist: only a full one proves absence."""
+    proc = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=workspace, capture_output=True,
+                          text=True, check=False)
+    return proc.returncode != 0 or proc.stdout.strip() != "false"
+
+
 class GitReader:
     kind = "git"
 
