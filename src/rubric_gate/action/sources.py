@@ -60,9 +60,17 @@ class GitReader:
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
+        # A file at a commit never changes: each is read once, however many steps ask
+        # (pairing, the standard review, the judge lookup and the gate all read the rubrics).
+        self._texts: dict[tuple[str, str], str | None] = {}
 
     def read(self, sha: str, path: str) -> str | None:
         path = check_repo_path(sha, path)
+        if (sha, path) not in self._texts:
+            self._texts[(sha, path)] = self._read(sha, path)
+        return self._texts[(sha, path)]
+
+    def _read(self, sha: str, path: str) -> str | None:
         exists = subprocess.run(
             ["git", "cat-file", "-e", f"{sha}:{path}"], cwd=self.workspace, capture_output=True, check=False
         )
@@ -83,6 +91,7 @@ class RestReader:
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+        self._texts: dict[tuple[str, str], str | None] = {}  # each file at a commit costs one API call
 
     def list_files(self, sha: str) -> list[str]:
         try:
@@ -96,6 +105,11 @@ class RestReader:
 
     def read(self, sha: str, path: str) -> str | None:
         path = check_repo_path(sha, path)
+        if (sha, path) not in self._texts:
+            self._texts[(sha, path)] = self._read(sha, path)
+        return self._texts[(sha, path)]
+
+    def _read(self, sha: str, path: str) -> str | None:
         try:
             content = self.repo.get_contents(path, ref=sha)
         except UnknownObjectException:
