@@ -194,3 +194,16 @@ def test_files_the_pr_did_not_touch_are_read_once_per_commit(scenario: Scenario)
     assert result.code == 0
     reads = [tuple(c) for c in calls if c[1:3] in (["cat-file", "-e"], ["cat-file", "blob"]) and ":" in c[3]]
     assert len(reads) == len(set(reads)), sorted(reads)
+
+
+def test_deleting_a_rubric_whose_checks_overlap_still_loses_its_catches(scenario: Scenario) -> None:
+    """C and D both catch R3: neither is the only check to catch it, yet without the rubric nothing
+    does. Check by check, the last deletion would be refused; the whole file at once must be too."""
+    overlapping = rubric_yaml(["C", "D"]).replace("id: demo", "id: overlapping")
+    main = _on_main(scenario, {"rubrics/overlapping.yaml": overlapping}, "a rubric of C and D")
+    scenario.git("reset", "-q", "--hard", main)
+    head = scenario.git.commit({"rubrics/overlapping.yaml": None}, "delete it")
+    result = scenario.run(head)
+    assert result.code == 1, result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    assert "together catch 1 of 3 flawed items" in " ".join(rubric["failures"])

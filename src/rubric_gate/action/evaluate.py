@@ -210,7 +210,7 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
     if losses:
         outcome.failures.append(f"this PR {what}, but " + "; ".join(losses))
     else:
-        outcome.notices.append(f"This PR {what}; it held no frozen check and no unique catch.")
+        outcome.notices.append(f"This PR {what}; it held no frozen check and caught no flawed item.")
 
 
 def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
