@@ -10,6 +10,7 @@ import subprocess
 
 from harness import (
     CALIBRATION,
+    FAILS,
     LABELS,
     RUBRIC,
     TEXTS,
@@ -207,3 +208,28 @@ def test_deleting_a_rubric_whose_checks_overlap_still_loses_its_catches(scenario
     assert result.code == 1, result.stdout + result.stderr
     (rubric,) = result.report()["rubrics"]
     assert "together catch 1 of 3 flawed items" in " ".join(rubric["failures"])
+
+
+def test_a_judged_rubric_does_not_cover_changed_answers_of_another_sharing_its_verdicts(scenario: Scenario) -> None:
+    """The judge re-judges the edited rubric's checks only: an answer the PR flips for a check of
+    another rubric sharing the verdict file was never re-judged, so it needs the override."""
+    second = rubric_yaml(["C", "E"]).replace("id: demo", "id: second")
+    main = _on_main(scenario, {"rubrics/second.yaml": second}, "a second rubric on the same verdicts")
+    scenario.git("reset", "-q", "--hard", main)
+    scenario.fake.judge = _truthful_judge
+    # E no longer fails the correct item R5 (only `second` has E), nor D R4 (demo's D, re-judged).
+    flipped = {**FAILS, "R5": set(), "R4": set()}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]), VERDICTS: verdicts_jsonl(TEXTS, flipped)},
+                               "add A2 to demo; flip D on R4 and E on R5")
+    result = scenario.run(head, judge="openai:fake-model",
+                          env_extra={"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"})
+    assert result.code == 1, result.stdout + result.stderr
+    rejudged, unjudged = result.report()["standard"]
+    assert not rejudged["blocking"] and "on R4: no -> yes" in rejudged["message"] and "R5" not in rejudged["message"]
+    assert unjudged["blocking"] and "on R5: no -> yes" in unjudged["message"] and "R4" not in unjudged["message"]
+
+
+def _truthful_judge(prompt: str) -> str:
+    check = next(cid for cid, text in TEXTS.items() if text in prompt)
+    item = next(i for i in LABELS if f"review {i}" in prompt)
+    return "no" if check in FAILS[item] else "yes"

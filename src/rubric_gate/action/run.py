@@ -204,8 +204,6 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             if change.status != "added" and rubric_keys(reader, pr.head_sha, change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
-        if judge is not None:
-            judged.add(change.path)
         settings = GateSettings(
             base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
@@ -214,6 +212,9 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
+        if outcome.judging is not None:  # every pair of these checks was judged live: recorded answers unused
+            judged.update(c.normalized_text for doc in (outcome.base, outcome.head) if doc is not None
+                          for c in doc.rubric.checks)
         for notice in outcome.notices:
             command("notice", f"{change.path}: {notice}")
         if outcome.error:

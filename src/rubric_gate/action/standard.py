@@ -16,6 +16,8 @@ from rubric_gate.action.sources import FileReader
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
 from rubric_gate.guard import changed_answers, diff_labels
+from rubric_gate.guard.verdicts import ChangedAnswer
+from rubric_gate.rubric import normalize_text
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 
@@ -38,8 +40,10 @@ def _display(sha: str, path: str) -> str:
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
                     judged: set[str]) -> list[StandardFinding]:
-    """Findings on labels and verdicts. `judged`: rubric paths (at head) whose verdicts a
-    configured judge re-judges in this run, so changed answers there are not used."""
+    """Findings on labels and verdicts. `judged`: the check texts (normalised) a configured judge
+    re-judged in this run, whose changed answers the gate did not use. An answer changed for any
+    other check (e.g. of a rubric sharing the verdict file that this PR does not edit) was never
+    re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
@@ -62,7 +66,7 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             users = tuple(u for u, _ in users_and_cal)
             cal_path = next((c for _, c in users_and_cal if c), None)
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_path,
-                                              users, rejudged=any(u in judged for u in users)))
+                                              users, judged))
     for change in rubric_changes:
         if change.status not in ("modified", "renamed"):
             continue
@@ -104,7 +108,7 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_path: str | None, users: tuple[str, ...], *, rejudged: bool) -> list[StandardFinding]:
+                      cal_path: str | None, users: tuple[str, ...], judged: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     cal_text = reader.read(base_sha, cal_path) if cal_path else None
     if base_text is None or cal_text is None:
@@ -122,11 +126,18 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
     answers = changed_answers(base, head, items)
-    if not answers:
-        return []
-    shown = ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")
+    rejudged = [a for a in answers if normalize_text(a.text) in judged]
+    unjudged = [a for a in answers if normalize_text(a.text) not in judged]
+    out = []
     if rejudged:
-        return [StandardFinding(path, users, f"changes {len(answers)} recorded answer(s) ({shown}); the configured "
-                                "judge re-judged these pairs and the gate used its answers, not the PR's", False)]
-    return [StandardFinding(path, users, f"changes {len(answers)} recorded answer(s) ({shown}) with no judge "
-                            "configured to re-judge them", True)]
+        out.append(StandardFinding(path, users, f"changes {len(rejudged)} recorded answer(s) ({_shown(rejudged)}); the "
+                                   "configured judge re-judged these pairs and the gate used its answers, not the PR's",
+                                   False))
+    if unjudged:
+        out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
+                                   "that no judge re-judged in this run", True))
+    return out
+
+
+def _shown(answers: list[ChangedAnswer]) -> str:
+    return ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")
