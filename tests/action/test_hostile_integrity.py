@@ -233,3 +233,22 @@ def _truthful_judge(prompt: str) -> str:
     check = next(cid for cid, text in TEXTS.items() if text in prompt)
     item = next(i for i in LABELS if f"review {i}" in prompt)
     return "no" if check in FAILS[item] else "yes"
+
+
+def test_changed_answers_are_found_for_every_calibration_set_sharing_a_verdict_file(scenario: Scenario) -> None:
+    other_items = {"S1": "fail", "S2": "pass"}
+    other = "".join(json.dumps({"id": i, "input": f"other {i}", "output": f"other review {i}", "label": lab}) + "\n"
+                    for i, lab in other_items.items())
+    recorded = verdicts_jsonl(TEXTS) + "".join(
+        json.dumps({"item": i, "check_text": TEXTS["C"], "answer": a}) + "\n" for i, a in (("S1", "no"), ("S2", "yes")))
+    second = rubric_yaml(["C"]).replace("id: demo", "id: second").replace(CALIBRATION, "calibration/other.jsonl")
+    main = _on_main(scenario, {"calibration/other.jsonl": other, VERDICTS: recorded, "rubrics/second.yaml": second},
+                    "a second rubric on its own labels, sharing the verdict file")
+    scenario.git("reset", "-q", "--hard", main)
+    head = scenario.git.commit({VERDICTS: recorded.replace('"S1", "check_text": "Is public network exposure justified?", '
+                                                           '"answer": "no"', '"S1", "check_text": "Is public network '
+                                                           'exposure justified?", "answer": "yes"')}, "flip C on S1")
+    assert head != main
+    result = scenario.run(head)
+    assert result.code == 1, result.stdout + result.stderr
+    assert "on S1: no -&gt; yes" in _body(scenario)

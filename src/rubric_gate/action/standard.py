@@ -64,8 +64,8 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
     for v_path, users_and_cal in sorted(verdict_files.items()):
         if v_path in changed:
             users = tuple(u for u, _ in users_and_cal)
-            cal_path = next((c for _, c in users_and_cal if c), None)
-            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_path,
+            cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
+            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
                                               users, judged))
     for change in rubric_changes:
         if change.status not in ("modified", "renamed"):
@@ -108,15 +108,23 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_path: str | None, users: tuple[str, ...], judged: set[str]) -> list[StandardFinding]:
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
-    cal_text = reader.read(base_sha, cal_path) if cal_path else None
-    if base_text is None or cal_text is None:
+    if base_text is None:
         return []
     try:
         base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
-        items = parse_calibration(SourceText(_display(base_sha, cal_path or ""), cal_text, None)).items
     except InputError:
+        return []
+    item_sets = []
+    for cal_path in cal_paths:
+        cal_text = reader.read(base_sha, cal_path)
+        try:
+            if cal_text is not None:
+                item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
+        except InputError:
+            continue  # a broken base set: the PR that fixes it is not blocked by it
+    if not item_sets:
         return []
     head_text = None if change.status == "removed" else reader.read(head_sha, change.path)
     if head_text is None:
@@ -125,7 +133,7 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    answers = changed_answers(base, head, items)
+    answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
     rejudged = [a for a in answers if normalize_text(a.text) in judged]
     unjudged = [a for a in answers if normalize_text(a.text) not in judged]
     out = []
