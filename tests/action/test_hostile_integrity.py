@@ -252,3 +252,17 @@ def test_changed_answers_are_found_for_every_calibration_set_sharing_a_verdict_f
     result = scenario.run(head)
     assert result.code == 1, result.stdout + result.stderr
     assert "on S1: no -&gt; yes" in _body(scenario)
+
+
+def test_labels_a_rubric_on_main_started_using_after_the_pr_branched_are_guarded(scenario: Scenario) -> None:
+    """Gated against the merge base, where no rubric used `calibration/spare.jsonl` yet; main has since
+    added one that does. Relabeling it would change that rubric's standard the moment this merges."""
+    main = _on_main(scenario, {"calibration/spare.jsonl": calibration_jsonl()}, "spare labels, unused")
+    scenario.git("reset", "-q", "--hard", main)
+    head = scenario.git.commit({"calibration/spare.jsonl": calibration_jsonl({**LABELS, "R4": "fail"})}, "relabel R4")
+    spare = rubric_yaml(["A", "B"]).replace("id: demo", "id: spare").replace(CALIBRATION, "calibration/spare.jsonl")
+    _on_main(scenario, {"rubrics/spare.yaml": spare}, "main starts using the spare labels")
+    result = scenario.run(head)
+    assert result.code == 1, result.stdout + result.stderr
+    body = _body(scenario)
+    assert "R4 (pass -&gt; fail)" in body and "`rubrics/spare.yaml`" in body

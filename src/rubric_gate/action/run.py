@@ -78,7 +78,10 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         command("warning", warning)
     notices: list[str] = []
     outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], set())
-    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes, judged)
+    # Rubrics main added since the PR branched use labels too, once this PR merges.
+    tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
+    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
+                               judged, tip)
     summary = RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=_run_url(env),
                          base_branch_sha=pr.base_sha, standard=standard, notices=notices)
     if reader.kind == "rest" and changes:

@@ -39,20 +39,22 @@ def _display(sha: str, path: str) -> str:
 
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: set[str]) -> list[StandardFinding]:
-    """Findings on labels and verdicts. `judged`: the check texts (normalised) a configured judge
+                    judged: set[str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+    """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
+    since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges. `judged`: the check texts (normalised) a configured judge
     re-judged in this run, whose changed answers the gate did not use. An answer changed for any
     other check (e.g. of a rubric sharing the verdict file that this PR does not edit) was never
     re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
-    for path in (p for p in base_files if matches_any(p, globs)):
-        keys = rubric_keys(reader, base_sha, path)
-        if "calibration" in keys:
-            calibrations.setdefault(keys["calibration"], []).append(path)
-        if "verdicts" in keys:
-            verdict_files.setdefault(keys["verdicts"], []).append((path, keys.get("calibration")))
+    for sha, paths in ((base_sha, base_files), *([tip] if tip else [])):
+        for path in (p for p in paths if matches_any(p, globs)):
+            keys = rubric_keys(reader, sha, path)
+            if "calibration" in keys and path not in calibrations.get(keys["calibration"], []):
+                calibrations.setdefault(keys["calibration"], []).append(path)
+            if "verdicts" in keys and (path, keys.get("calibration")) not in verdict_files.get(keys["verdicts"], []):
+                verdict_files.setdefault(keys["verdicts"], []).append((path, keys.get("calibration")))
     findings: list[StandardFinding] = []
     # Files whose every rubric this PR deletes go with them (the deletion itself is gated).
     deleted = {c.path for c in rubric_changes if c.status == "removed"}
