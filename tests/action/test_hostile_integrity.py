@@ -266,3 +266,23 @@ def test_labels_a_rubric_on_main_started_using_after_the_pr_branched_are_guarded
     assert result.code == 1, result.stdout + result.stderr
     body = _body(scenario)
     assert "R4 (pass -&gt; fail)" in body and "`rubrics/spare.yaml`" in body
+
+
+def test_deleting_a_rubric_whose_verdicts_lag_its_labels_is_not_waved_through(scenario: Scenario) -> None:
+    """Main added a labeled item (allowed) with no recorded verdicts yet: the rubric cannot be
+    scored by replay. Its deletion must not pass as if it caught nothing; with a judge it is scored."""
+    main = _on_main(scenario, {CALIBRATION: calibration_jsonl({**LABELS, "R6": "pass"})}, "label R6")
+    scenario.git("reset", "-q", "--hard", main)
+    head = scenario.git.commit({RUBRIC: None}, "delete the rubric")
+    replayed = scenario.run(head)
+    assert replayed.code == 1, replayed.stdout + replayed.stderr
+    (rubric,) = replayed.report()["rubrics"]
+    assert "could not be scored" in " ".join(rubric["failures"]) and "R6" not in " ".join(rubric["failures"])
+
+    scenario.fake.judge = lambda prompt: "yes" if "review R6" in prompt else _truthful_judge(prompt)
+    judged = scenario.run(head, judge="openai:fake-model",
+                          env_extra={"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"})
+    assert judged.code == 1, judged.stdout + judged.stderr
+    assert scenario.fake.judge_calls == 24  # A-D on six items, under this judge
+    (rubric,) = judged.report()["rubrics"]
+    assert "unique catch" in " ".join(rubric["failures"])

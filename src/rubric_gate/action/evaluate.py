@@ -199,9 +199,17 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
     summary = None
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
-        evaluation = Evaluation(calibration, read_verdicts(reader, s.base_sha, base.rubric.verdicts))
+        base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
+        evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
+                      else Evaluation(calibration, base_store))
         summary = attribute_rubric(base, evaluation)
-    except RubricGateError as exc:
+    except MissingVerdictsError as exc:
+        # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
+        # which is no reason to think it catches nothing.
+        parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
+        outcome.failures.append(f"the rubric could not be scored at the base (no verdict for checks {parts}), so "
+                                f"whether deleting it loses catches is unknown: {JUDGE_HINT}")
+    except InputError as exc:
         outcome.notices.append(f"The deleted rubric could not be scored at the base ({exc.message}); "
                                "only its frozen checks were considered.")
     losses = deletion_losses(base.rubric, summary)
@@ -209,8 +217,9 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
             if changed.moved_to else "deletes the rubric")
     if losses:
         outcome.failures.append(f"this PR {what}, but " + "; ".join(losses))
-    else:
-        outcome.notices.append(f"This PR {what}; it held no frozen check and caught no flawed item.")
+    elif not outcome.failures:
+        outcome.notices.append(f"This PR {what}; it held no frozen check"
+                               + (" and caught no flawed item." if summary is not None else "."))
 
 
 def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
