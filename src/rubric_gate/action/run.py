@@ -167,11 +167,12 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
     if has_commit(config.workspace, pr.base_sha) and has_commit(config.workspace, pr.head_sha):
         try:
             merge_base = merge_base_via_git(config.workspace, pr.base_sha, pr.head_sha)
-            return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
         except InputError:
             if not is_shallow(config.workspace):
                 raise InputError(f"pull request #{pr.number}", unrelated) from None
             # a partial history may lack the merge base: ask the API instead
+        else:
+            return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
     try:
         merge_base = merge_base_via_rest(repo, pr.base_sha, pr.head_sha)
     except GithubException as exc:
