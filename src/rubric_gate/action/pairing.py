@@ -20,7 +20,7 @@ MAX_REWRITE_CANDIDATES = 100
 
 
 def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
-    """The rubric's `id`, `calibration`, `verdicts` and `judge`, read leniently ({} if unreadable).
+    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task`, read leniently ({} if unreadable).
 
     The two paths are normalised (`./a//b` is `a/b`) so that they compare equal to the paths git
     lists: a rubric naming its labels `./calibration/x.jsonl` still has them reviewed.
@@ -32,7 +32,7 @@ def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    keys = {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge")
+    keys = {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge", "task")
             if isinstance(data.get(key), str | int | float) and not isinstance(data.get(key), bool)}
     for key in ("calibration", "verdicts"):
         if keys.get(key, "").strip():

@@ -78,6 +78,12 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             if key in before and key in after and before[key] != after[key]:
                 findings.append(StandardFinding(change.path, (change.path,),
                                                 f"repoints `{key}` from {before[key]} to {after[key]}", True))
+        # The judge reads the task with every check, but verdicts are keyed by check text: the
+        # gate cannot see what a new task does to them (one saying "every output is fine" would pass).
+        if "task" in before and "task" in after and before["task"].split() != after["task"].split():
+            findings.append(StandardFinding(change.path, (change.path,), "rewords `task`, which the judge reads "
+                                            "with every check; recorded and cached verdicts were judged against the "
+                                            "old wording, so the gate cannot tell what the change does", True))
     return findings
 
 
