@@ -66,8 +66,8 @@ def _standard_section(findings: list[StandardFinding]) -> str:
         lines.append(f"- {mark} {code_span(f.path, table=False)} (used by {users}): {neutralize(f.message, table=False)}")
     if any(f.blocking for f in findings):
         lines += ["", "Labels are the standard every rubric is gated on, and recorded verdicts are its evidence: "
-                  "relabeling, rewriting or removing labeled items, repointing a rubric's files, or changing a recorded "
-                  "answer needs the override label from someone with write access."]
+                  "relabeling, rewriting or removing labeled items, repointing a rubric's files, rewording the task "
+                  "the judge reads, or changing a recorded answer needs the override label from someone with write access."]
     return "\n".join(lines) + "\n"
 
 
