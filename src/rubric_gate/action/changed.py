@@ -25,7 +25,7 @@ class ChangedFile:
 
 
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """`**/` spans any number of directories, `*` and `?` stay within one path segment."""
+    """`**/` spans any number of directories; `*`, `?` and `[...]` stay within one path segment."""
     out = []
     i = 0
     while i < len(pattern):
@@ -41,6 +41,14 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
         elif pattern[i] == "?":
             out.append("[^/]")
             i += 1
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1 and pattern[i + 1:end] != "!":
+            # A character class, as fnmatch reads it (`[!...]` negates); never a `/`.
+            body = pattern[i + 1:end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            chars = "".join("\\" + ch if ch in "\\^[]" else ch for ch in body)
+            out.append(f"(?!/)[{'^' if negate else ''}{chars}]")
+            i = end + 1
         else:
             out.append(re.escape(pattern[i]))
             i += 1
