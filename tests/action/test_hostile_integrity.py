@@ -300,3 +300,13 @@ def test_rewording_the_task_the_judge_sees_needs_the_override(scenario: Scenario
     assert finding["blocking"] and "task" in finding["message"]
     _writer_override(scenario)
     assert scenario.run(head, labels=(OVERRIDE,)).code == 0
+
+
+def test_moving_the_verdict_store_away_from_its_rubric_needs_the_override(scenario: Scenario) -> None:
+    """Left behind, the rubric names a file that no longer exists: every later replay finds no verdicts."""
+    scenario.git("mv", VERDICTS, "calibration/elsewhere.verdicts.jsonl")
+    head = scenario.git.commit({}, "move the verdict store")
+    result = scenario.run(head)
+    assert result.code == 1, result.stdout + result.stderr
+    (finding,) = result.report()["standard"]
+    assert finding["blocking"] and "moves the verdict store to calibration/elsewhere.verdicts.jsonl" in finding["message"]

@@ -145,6 +145,9 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     rejudged = [a for a in answers if normalize_text(a.text) in judged]
     unjudged = [a for a in answers if normalize_text(a.text) not in judged]
     out = []
+    if change.status == "renamed":
+        out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
+                                   "names the old path finds no recorded verdict)", True))
     if rejudged:
         out.append(StandardFinding(path, users, f"changes {len(rejudged)} recorded answer(s) ({_shown(rejudged)}); the "
                                    "configured judge re-judged these pairs and the gate used its answers, not the PR's",
