@@ -89,11 +89,11 @@ def render_body(summary: RunSummary) -> str:
     else:
         parts.append(f"{changed} rubric file{'s' if changed != 1 else ''} changed, "
                      f"{changed - failed} passed, {failed} failed.")
+    parts += ["", _base_line(summary)]
     blocking = sum(f.blocking for f in summary.standard)
     if blocking:  # else "1 passed, 0 failed" under a FAIL heading reads as a contradiction
-        parts[-1] += (f" {blocking} finding{'s' if blocking != 1 else ''} under \"Labels and recorded verdicts\" "
-                      f"need{'s' if blocking == 1 else ''} the override label.")
-    parts += ["", _base_line(summary)]
+        parts += ["", f"{blocking} finding{'s' if blocking != 1 else ''} under \"Labels and recorded verdicts\" "
+                      f"need{'s' if blocking == 1 else ''} the override label."]
     if summary.override:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
     for notice in summary.notices:
