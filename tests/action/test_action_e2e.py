@@ -86,6 +86,9 @@ def test_user_text_arrives_inert(scenario: Scenario) -> None:
 
 
 def test_fork_pr_with_read_only_token_reports_without_writing(scenario: Scenario) -> None:
+    # The rubric's judge key (read at the base, where the PR cannot choose it), with no API key.
+    scenario.base_sha = scenario.fake.base_sha = scenario.git.commit(
+        {RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="anthropic:claude-test")}, "the rubric names its judge")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A=A2", "B", "C", "D"], judge="anthropic:claude-test")})
     result = scenario.run(head, fork=True, token="read-only-token")
     assert result.code == 1, result.stderr

@@ -23,6 +23,20 @@ def test_default_glob(path: str, expected: bool) -> None:
     assert matches_any(path, (DEFAULTS["rubrics"],)) is expected
 
 
+@pytest.mark.parametrize(("glob", "path", "expected"), [
+    ("rubrics/[ab]*.yaml", "rubrics/alpha.yaml", True),
+    ("rubrics/[ab]*.yaml", "rubrics/cat.yaml", False),
+    ("rubrics/[!a]*.yaml", "rubrics/cat.yaml", True),
+    ("rubrics/[!a]*.yaml", "rubrics/alpha.yaml", False),
+    ("rubrics/v[0-9].yaml", "rubrics/v2.yaml", True),
+    ("rubrics[/]x.yaml", "rubrics/x.yaml", False),  # a class never spans directories
+    ("rubrics/[.yaml", "rubrics/[.yaml", True),  # an unclosed bracket is itself
+    ("rubrics/[!].yaml", "rubrics/[!].yaml", True),  # and so is an empty class
+])
+def test_glob_character_classes(glob: str, path: str, expected: bool) -> None:
+    assert matches_any(path, (glob,)) is expected
+
+
 def test_fit_keeps_short_bodies_and_cuts_long_ones_with_a_note() -> None:
     assert fit("short", 100) == "short"
     body = MARKER + "\n<details>\n\n```yaml\n" + "line\n" * 50_000 + "```\n</details>\n"

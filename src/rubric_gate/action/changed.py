@@ -17,6 +17,7 @@ class ChangedFile:
     path: str  # path at head (the old path for a deleted file)
     previous: str | None  # path at base when renamed
     status: str  # added | modified | removed | renamed
+    moved_to: str | None = None  # for "removed": renamed out of the `rubrics` glob, to here
 
     @property
     def base_path(self) -> str:
@@ -24,7 +25,7 @@ class ChangedFile:
 
 
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """`**/` spans any number of directories, `*` and `?` stay within one path segment."""
+    """`**/` spans any number of directories; `*`, `?` and `[...]` stay within one path segment."""
     out = []
     i = 0
     while i < len(pattern):
@@ -40,6 +41,14 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
         elif pattern[i] == "?":
             out.append("[^/]")
             i += 1
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1 and pattern[i + 1:end] != "!":
+            # A character class, as fnmatch reads it (`[!...]` negates); never a `/`.
+            body = pattern[i + 1:end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            chars = "".join("\\" + ch if ch in "\\^[]" else ch for ch in body)
+            out.append(f"(?!/)[{'^' if negate else ''}{chars}]")
+            i = end + 1
         else:
             out.append(re.escape(pattern[i]))
             i += 1
@@ -118,4 +127,12 @@ def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
 
 
 def rubric_changes(files: list[ChangedFile], globs: tuple[str, ...]) -> list[ChangedFile]:
-    return [f for f in files if matches_any(f.path, globs) or (f.previous and matches_any(f.previous, globs))]
+    out = []
+    for f in files:
+        if matches_any(f.path, globs):
+            out.append(f)
+        elif f.previous and matches_any(f.previous, globs):
+            # Moved out of the glob, the rubric is no longer gated (its next edit would pass
+            # unseen): that is its deletion.
+            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path))
+    return out

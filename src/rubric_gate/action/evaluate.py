@@ -66,6 +66,7 @@ class RubricOutcome:
     pending_pairs: int = 0  # pairs still being judged in a batch: no decision yet
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
+    override: str | None = None  # an honoured override label (also set on the report, when there is one)
 
     @property
     def pending(self) -> bool:
@@ -76,7 +77,7 @@ class RubricOutcome:
         if self.error is not None or self.pending:
             return False
         gate_ok = self.report is None or self.report.decision == "pass"
-        return gate_ok and (not self.failures or bool(self.report and self.report.override))
+        return gate_ok and (not self.failures or bool(self.override or (self.report and self.report.override)))
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -263,16 +264,27 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
     summary = None
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
-        evaluation = Evaluation(calibration, read_verdicts(reader, s.base_sha, base.rubric.verdicts))
+        base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
+        evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
+                      else Evaluation(calibration, base_store))
         summary = attribute_rubric(base, evaluation)
-    except RubricGateError as exc:
+    except MissingVerdictsError as exc:
+        # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
+        # which is no reason to think it catches nothing.
+        parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
+        outcome.failures.append(f"the rubric could not be scored at the base (no verdict for checks {parts}), so "
+                                f"whether deleting it loses catches is unknown: {JUDGE_HINT}")
+    except InputError as exc:
         outcome.notices.append(f"The deleted rubric could not be scored at the base ({exc.message}); "
                                "only its frozen checks were considered.")
     losses = deletion_losses(base.rubric, summary)
+    what = (f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
+            if changed.moved_to else "deletes the rubric")
     if losses:
-        outcome.failures.append("this PR deletes the rubric, but " + "; ".join(losses))
-    else:
-        outcome.notices.append("This PR deletes the rubric; it held no frozen check and no unique catch.")
+        outcome.failures.append(f"this PR {what}, but " + "; ".join(losses))
+    elif not outcome.failures:
+        outcome.notices.append(f"This PR {what}; it held no frozen check"
+                               + (" and caught no flawed item." if summary is not None else "."))
 
 
 def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:

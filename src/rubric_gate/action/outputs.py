@@ -5,6 +5,8 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from rubric_gate.report.terminal import strip_controls
+
 SUMMARY_LIMIT = 1024 * 1024  # GitHub's job summary limit per step, in bytes
 
 
@@ -35,5 +37,10 @@ def _escape(value: str) -> str:
 
 
 def command(kind: str, message: str) -> None:
-    """A workflow command (`notice`, `warning`, `error`, `add-mask`), printed to stdout."""
-    print(f"::{kind}::{_escape(message)}", flush=True)
+    """A workflow command (`notice`, `warning`, `error`, `add-mask`), printed to stdout.
+
+    Messages name items and files from the PR: control characters are replaced so that an
+    escape sequence in an item id cannot act on the log viewer (a mask must stay exact).
+    """
+    text = _escape(message)
+    print(f"::{kind}::{text if kind == 'add-mask' else strip_controls(text)}", flush=True)

@@ -2,11 +2,13 @@
 
 Git's rename detection needs a file to stay mostly the same: a PR that moves a rubric (out of
 the glob, too) and rewrites it, or gives it a new id, would otherwise show as a deletion and a
-new, ungated file. A deleted rubric is paired with an added YAML file carrying the same rubric
-id, or else the same calibration set.
+new, ungated file. A deleted rubric is paired with an added file under the `rubrics` glob
+carrying the same rubric id, or else the same calibration set.
 """
 
 from __future__ import annotations
+
+import posixpath
 
 import yaml
 
@@ -18,7 +20,11 @@ MAX_REWRITE_CANDIDATES = 100
 
 
 def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
-    """The rubric's `id`, `calibration` and `verdicts` as written, read leniently ({} if unreadable)."""
+    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task`, read leniently ({} if unreadable).
+
+    The two paths are normalised (`./a//b` is `a/b`) so that they compare equal to the paths git
+    lists: a rubric naming its labels `./calibration/x.jsonl` still has them reviewed.
+    """
     try:
         text = reader.read(sha, path)
         data = yaml.safe_load(text) if text else None
@@ -26,8 +32,12 @@ def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge")
+    keys = {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge", "task")
             if isinstance(data.get(key), str | int | float) and not isinstance(data.get(key), bool)}
+    for key in ("calibration", "verdicts"):
+        if keys.get(key, "").strip():
+            keys[key] = posixpath.normpath(keys[key])
+    return keys
 
 
 def pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: FileReader,
@@ -35,8 +45,9 @@ def pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: 
     removed = {c.path: rubric_keys(reader, base_sha, c.path) for c in changes if c.status == "removed"}
     if not any(removed.values()):
         return changes
-    added = [f for f in files if f.status == "added" and f.path.lower().endswith((".yaml", ".yml"))]
-    added.sort(key=lambda f: not matches_any(f.path, globs))  # likely places first
+    # Only files under the glob: a rubric rewritten to a path outside it is no longer gated, so
+    # it stays a deletion (as a git-detected rename out of the glob is).
+    added = [f for f in files if f.status == "added" and matches_any(f.path, globs)]
     candidates = [(f.path, rubric_keys(reader, head_sha, f.path)) for f in added[:MAX_REWRITE_CANDIDATES]]
     out: list[ChangedFile] = []
     paired: set[str] = set()

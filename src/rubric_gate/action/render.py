@@ -40,7 +40,7 @@ def _section(outcome: RubricOutcome) -> str:
         body = render_markdown(outcome.report, heading_level=3) + _review_sections(outcome)
         first, _, rest = body.partition("\n")
         return f"{first}\n\nFile: {path}\n{failures}{notes}{rest}"
-    mark = "❌" if failures else "✅"
+    mark = "✅" if outcome.passed else "❌"
     if outcome.summary is not None:
         table = render_attribution_markdown(outcome.summary, heading_level=4)
         return f"### {mark} {path}: new rubric\n{failures}{notes}\n{table}"
@@ -68,8 +68,8 @@ def _standard_section(findings: list[StandardFinding]) -> str:
         lines.append(f"- {mark} {code_span(f.path, table=False)} (used by {users}): {neutralize(f.message, table=False)}")
     if any(f.blocking for f in findings):
         lines += ["", "Labels are the standard every rubric is gated on, and recorded verdicts are its evidence: "
-                  "relabeling or removing labeled items, repointing a rubric's files, or changing a recorded "
-                  "answer needs the override label from someone with write access."]
+                  "relabeling, rewriting or removing labeled items, repointing a rubric's files, rewording the task "
+                  "the judge reads, or changing a recorded answer needs the override label from someone with write access."]
     return "\n".join(lines) + "\n"
 
 
@@ -95,6 +95,10 @@ def render_body(summary: RunSummary) -> str:
                      f"{changed - failed - waiting} passed, {failed} failed"
                      + (f", {waiting} waiting for batch verdicts." if waiting else "."))
     parts += ["", _base_line(summary)]
+    blocking = sum(f.blocking for f in summary.standard)
+    if blocking:  # else "1 passed, 0 failed" under a FAIL heading reads as a contradiction
+        parts += ["", f"{blocking} finding{'s' if blocking != 1 else ''} under \"Labels and recorded verdicts\" "
+                      f"need{'s' if blocking == 1 else ''} the override label."]
     if summary.override:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
     for notice in summary.notices:

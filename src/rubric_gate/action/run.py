@@ -33,7 +33,7 @@ from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.override import check_override
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
-from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit
+from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
 from rubric_gate.action.standard import review_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import check_output_dir
@@ -81,7 +81,10 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         command("warning", warning)
     notices: list[str] = []
     outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], set())
-    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes, judged)
+    # Rubrics main added since the PR branched use labels too, once this PR merges.
+    tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
+    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
+                               judged, tip)
     summary = RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=_run_url(env),
                          base_branch_sha=pr.base_sha, standard=standard, notices=notices)
     if reader.kind == "rest" and changes:
@@ -100,8 +103,10 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         elif override is not None and override.granted:
             summary.override = override.text
             for outcome in failing:
-                if isinstance(outcome, RubricOutcome) and outcome.report is not None:
-                    outcome.report.override = override.text
+                if isinstance(outcome, RubricOutcome):
+                    outcome.override = override.text  # e.g. a deletion, which has no gate report
+                    if outcome.report is not None:
+                        outcome.report.override = override.text
         elif override is not None:
             summary.notices.append(f"Override refused: {override.text}.")
     failed = errors if summary.override else failing
@@ -161,14 +166,26 @@ def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
 
 def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile], str]:
     """The reader, the PR's changed files and its merge base: the commit the PR is gated against."""
+    unrelated = (f"its head {pr.head_sha[:7]} shares no history with its base {pr.base_sha[:7]} (was the base "
+                 "branch force-pushed with rewritten history?): rebase the PR onto its base branch")
     if has_commit(config.workspace, pr.base_sha) and has_commit(config.workspace, pr.head_sha):
         try:
             merge_base = merge_base_via_git(config.workspace, pr.base_sha, pr.head_sha)
-            return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
         except InputError:
-            pass  # e.g. no merge base in a partial history: ask the API instead
+            if not is_shallow(config.workspace):
+                raise InputError(f"pull request #{pr.number}", unrelated) from None
+            # a partial history may lack the merge base: ask the API instead
+        else:
+            return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
     try:
         merge_base = merge_base_via_rest(repo, pr.base_sha, pr.head_sha)
+    except GithubException as exc:
+        # 404: a commit GitHub does not know, or two with no common ancestor.
+        hint = "; if the base branch was force-pushed with rewritten history, rebase the PR onto it" \
+            if exc.status == 404 else ""
+        raise InputError(f"pull request #{pr.number}", f"cannot find the merge base of its head {pr.head_sha[:7]} "
+                         f"and base {pr.base_sha[:7]} through the API ({describe(exc)}){hint}") from None
+    try:
         return RestReader(repo), changed_via_rest(repo, pr.number), merge_base
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
@@ -194,8 +211,9 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             judge, why_not = (None, str(unavailable[0])) if unavailable else (backends[specs[0]][0], None)
         if not specs and change.status != "removed":
             unjudged.append(change.path)
-        if judge is not None:
-            judged.add(change.path)
+            if change.status != "added" and rubric_keys(reader, pr.head_sha, change.path).get("judge"):
+                notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
+                               "did not use it (a PR does not choose the judge of its own edit).")
         settings = GateSettings(
             base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
@@ -206,6 +224,9 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
+        if outcome.judging is not None:  # every pair of these checks was judged live: recorded answers unused
+            judged.update(c.normalized_text for doc in (outcome.base, outcome.head) if doc is not None
+                          for c in doc.rubric.checks)
         for notice in outcome.notices:
             command("notice", f"{change.path}: {notice}")
         if outcome.error:
@@ -221,11 +242,11 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
 
 
 def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:
-    for sha, path in ((base_sha, change.base_path), (head_sha, change.path)):
-        judge = rubric_keys(reader, sha, path).get("judge")
-        if judge:
-            return judge
-    return None
+    """The rubric's own `judge` key: the base's for an edit, so the PR cannot pick the model
+    that grades its own edit (a `judge` key it adds takes effect once merged)."""
+    if change.status == "added":
+        return rubric_keys(reader, head_sha, change.path).get("judge") or None
+    return rubric_keys(reader, base_sha, change.base_path).get("judge") or None
 
 
 def _exit_code(config: ActionConfig, decision: str, errors: bool) -> int:

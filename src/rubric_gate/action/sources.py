@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import posixpath
 import subprocess
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -25,7 +26,8 @@ class FileReader(Protocol):
 
 
 def check_repo_path(sha: str, path: str) -> str:
-    """`path` if it names a file inside the repository; else an InputError.
+    """`path` relative to the repository root (`./a//b` is `a/b`) if it names a file inside the
+    repository; else an InputError.
 
     Paths come from the PR's own rubric. Read through the API, `..` segments would walk out of
     `/repos/OWNER/REPO/contents/` to any endpoint the token can read (the HTTP client resolves
@@ -36,7 +38,7 @@ def check_repo_path(sha: str, path: str) -> str:
             or any(part == ".." for part in parts)):
         raise InputError(f"{sha[:7]}:{path}", "must be a path inside the repository, relative to its root "
                          "(no leading '/', no '..', no '\\')")
-    return path
+    return posixpath.normpath(path)
 
 
 def has_commit(workspace: Path, sha: str) -> bool:
@@ -46,14 +48,29 @@ def has_commit(workspace: Path, sha: str) -> bool:
     return proc.returncode == 0
 
 
+def is_shallow(workspace: Path) -> bool:
+    """A shallow (or unreadable) checkout may lack commits that exist: only a full one proves absence."""
+    proc = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=workspace, capture_output=True,
+                          text=True, check=False)
+    return proc.returncode != 0 or proc.stdout.strip() != "false"
+
+
 class GitReader:
     kind = "git"
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
+        # A file at a commit never changes: each is read once, however many steps ask
+        # (pairing, the standard review, the judge lookup and the gate all read the rubrics).
+        self._texts: dict[tuple[str, str], str | None] = {}
 
     def read(self, sha: str, path: str) -> str | None:
-        check_repo_path(sha, path)
+        path = check_repo_path(sha, path)
+        if (sha, path) not in self._texts:
+            self._texts[(sha, path)] = self._read(sha, path)
+        return self._texts[(sha, path)]
+
+    def _read(self, sha: str, path: str) -> str | None:
         exists = subprocess.run(
             ["git", "cat-file", "-e", f"{sha}:{path}"], cwd=self.workspace, capture_output=True, check=False
         )
@@ -74,6 +91,7 @@ class RestReader:
 
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
+        self._texts: dict[tuple[str, str], str | None] = {}  # each file at a commit costs one API call
 
     def list_files(self, sha: str) -> list[str]:
         try:
@@ -86,7 +104,12 @@ class RestReader:
         return [entry.path for entry in tree.tree if entry.type == "blob"]
 
     def read(self, sha: str, path: str) -> str | None:
-        check_repo_path(sha, path)
+        path = check_repo_path(sha, path)
+        if (sha, path) not in self._texts:
+            self._texts[(sha, path)] = self._read(sha, path)
+        return self._texts[(sha, path)]
+
+    def _read(self, sha: str, path: str) -> str | None:
         try:
             content = self.repo.get_contents(path, ref=sha)
         except UnknownObjectException:

@@ -16,6 +16,8 @@ from rubric_gate.action.sources import FileReader
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
 from rubric_gate.guard import changed_answers, diff_labels
+from rubric_gate.guard.verdicts import ChangedAnswer
+from rubric_gate.rubric import normalize_text
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 
@@ -37,18 +39,22 @@ def _display(sha: str, path: str) -> str:
 
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: set[str]) -> list[StandardFinding]:
-    """Findings on labels and verdicts. `judged`: rubric paths (at head) whose verdicts a
-    configured judge re-judges in this run, so changed answers there are not used."""
+                    judged: set[str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+    """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
+    since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges. `judged`: the check texts (normalised) a configured judge
+    re-judged in this run, whose changed answers the gate did not use. An answer changed for any
+    other check (e.g. of a rubric sharing the verdict file that this PR does not edit) was never
+    re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
-    for path in (p for p in base_files if matches_any(p, globs)):
-        keys = rubric_keys(reader, base_sha, path)
-        if "calibration" in keys:
-            calibrations.setdefault(keys["calibration"], []).append(path)
-        if "verdicts" in keys:
-            verdict_files.setdefault(keys["verdicts"], []).append((path, keys.get("calibration")))
+    for sha, paths in ((base_sha, base_files), *([tip] if tip else [])):
+        for path in (p for p in paths if matches_any(p, globs)):
+            keys = rubric_keys(reader, sha, path)
+            if "calibration" in keys and path not in calibrations.get(keys["calibration"], []):
+                calibrations.setdefault(keys["calibration"], []).append(path)
+            if "verdicts" in keys and (path, keys.get("calibration")) not in verdict_files.get(keys["verdicts"], []):
+                verdict_files.setdefault(keys["verdicts"], []).append((path, keys.get("calibration")))
     findings: list[StandardFinding] = []
     # Files whose every rubric this PR deletes go with them (the deletion itself is gated).
     deleted = {c.path for c in rubric_changes if c.status == "removed"}
@@ -60,9 +66,9 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
     for v_path, users_and_cal in sorted(verdict_files.items()):
         if v_path in changed:
             users = tuple(u for u, _ in users_and_cal)
-            cal_path = next((c for _, c in users_and_cal if c), None)
-            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_path,
-                                              users, rejudged=any(u in judged for u in users)))
+            cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
+            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
+                                              users, judged))
     for change in rubric_changes:
         if change.status not in ("modified", "renamed"):
             continue
@@ -72,6 +78,12 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             if key in before and key in after and before[key] != after[key]:
                 findings.append(StandardFinding(change.path, (change.path,),
                                                 f"repoints `{key}` from {before[key]} to {after[key]}", True))
+        # The judge reads the task with every check, but verdicts are keyed by check text: the
+        # gate cannot see what a new task does to them (one saying "every output is fine" would pass).
+        if "task" in before and "task" in after and before["task"].split() != after["task"].split():
+            findings.append(StandardFinding(change.path, (change.path,), "rewords `task`, which the judge reads "
+                                            "with every check; recorded and cached verdicts were judged against the "
+                                            "old wording, so the gate cannot tell what the change does", True))
     return findings
 
 
@@ -95,8 +107,8 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
     diff = diff_labels(base.items, head.items)
     out = []
     if change.status == "renamed":
-        out.append(StandardFinding(path, users, f"moves the calibration set to {change.path}; "
-                                   "the rubrics still name the old path", True))
+        out.append(StandardFinding(path, users, f"moves the calibration set to {change.path} (a rubric that "
+                                   "still names the old path no longer loads)", True))
     parts = diff.describe()
     if parts:
         out.append(StandardFinding(path, users, "; ".join(parts), diff.blocking))
@@ -104,15 +116,23 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_path: str | None, users: tuple[str, ...], *, rejudged: bool) -> list[StandardFinding]:
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
-    cal_text = reader.read(base_sha, cal_path) if cal_path else None
-    if base_text is None or cal_text is None:
+    if base_text is None:
         return []
     try:
         base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
-        items = parse_calibration(SourceText(_display(base_sha, cal_path or ""), cal_text, None)).items
     except InputError:
+        return []
+    item_sets = []
+    for cal_path in cal_paths:
+        cal_text = reader.read(base_sha, cal_path)
+        try:
+            if cal_text is not None:
+                item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
+        except InputError:
+            continue  # a broken base set: the PR that fixes it is not blocked by it
+    if not item_sets:
         return []
     head_text = None if change.status == "removed" else reader.read(head_sha, change.path)
     if head_text is None:
@@ -121,12 +141,22 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    answers = changed_answers(base, head, items)
-    if not answers:
-        return []
-    shown = ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")
+    answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
+    rejudged = [a for a in answers if normalize_text(a.text) in judged]
+    unjudged = [a for a in answers if normalize_text(a.text) not in judged]
+    out = []
+    if change.status == "renamed":
+        out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
+                                   "names the old path finds no recorded verdict)", True))
     if rejudged:
-        return [StandardFinding(path, users, f"changes {len(answers)} recorded answer(s) ({shown}); the configured "
-                                "judge re-judged these pairs and the gate used its answers, not the PR's", False)]
-    return [StandardFinding(path, users, f"changes {len(answers)} recorded answer(s) ({shown}) with no judge "
-                            "configured to re-judge them", True)]
+        out.append(StandardFinding(path, users, f"changes {len(rejudged)} recorded answer(s) ({_shown(rejudged)}); the "
+                                   "configured judge re-judged these pairs and the gate used its answers, not the PR's",
+                                   False))
+    if unjudged:
+        out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
+                                   "that no judge re-judged in this run", True))
+    return out
+
+
+def _shown(answers: list[ChangedAnswer]) -> str:
+    return ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")

@@ -18,6 +18,7 @@ from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import check_output_dir
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_PASS, InputError, RubricGateError
+from rubric_gate.report.markdown import code_span, neutralize
 from rubric_gate.rubric import parse_rubric_text
 
 
@@ -46,13 +47,14 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
     lines: list[str] = []
     errors = 0
     for path in (p for p in files if matches_any(p, config.rubric_globs)):
+        shown = code_span(path, table=False)  # file names and error text are data in the job summary
         spec = config.judge or rubric_keys(reader, sha, path).get("judge")
         if not spec:
-            lines.append(f"- `{path}`: no judge configured (set the `judge` input); nothing judged")
+            lines.append(f"- {shown}: no judge configured (set the `judge` input); nothing judged")
             continue
         backend, why_not = load_backend(spec)
         if backend is None:
-            lines.append(f"- `{path}`: {why_not}")
+            lines.append(f"- {shown}: {neutralize(why_not, table=False)}")
             continue
         try:
             doc = parse_rubric_text(reader.read(sha, path) or "", f"{sha[:7]}:{path}")
@@ -65,9 +67,9 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
         except RubricGateError as exc:
             errors += 1
             command("error", f"{path}: {exc.message}")
-            lines.append(f"- `{path}`: {exc.message}")
+            lines.append(f"- {shown}: {neutralize(exc.message, table=False)}")
             continue
-        lines.append(f"- `{path}`: {stats.get('summary', stats)}")
+        lines.append(f"- {shown}: {neutralize(stats.get('summary', stats), table=False)}")
     message = (f"rubric-gate: verdict cache at {os.path.relpath(cache.path, config.workspace)} "
                f"({time.monotonic() - started:.1f}s)")
     print(message, flush=True)

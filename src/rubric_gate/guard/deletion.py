@@ -1,4 +1,4 @@
-"""What deleting a whole rubric would lose: its frozen checks and its unique catches."""
+"""What deleting a whole rubric would lose: its frozen checks and its catches."""
 
 from __future__ import annotations
 
@@ -22,4 +22,10 @@ def deletion_losses(rubric: Rubric, summary: RubricSummary | None) -> list[str]:
             total = sum(n for _, n in unique)
             reasons.append(f"its checks hold {total} unique catch(es) no other check makes ("
                            + ", ".join(f"{cid}: {n}" for cid, n in unique[:10]) + ")")
+        caught = summary.rates.flawed_caught
+        if caught.count and not unique:
+            # Checks that overlap hold no unique catch, yet the rubric's catches all go with it
+            # (deleted one check at a time, the last one would be refused).
+            reasons.append(f"its checks together catch {caught.count} of {caught.total} flawed items, "
+                           "and every one of those catches goes with the rubric")
     return reasons

@@ -13,12 +13,17 @@ class LabelDiff:
     relabeled: list[tuple[str, str, str]] = field(default_factory=list)  # (id, old label, new label)
     removed: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
     added: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
-    edited: list[str] = field(default_factory=list)  # same id and label, other input/output/flaw/split
+    # Same id and label, other input or output: the label now grades content nobody labeled
+    # (swapping two items' outputs relabels both without touching a label).
+    rewritten: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
+    # Moved from the calibration split to the held-out one: gone from what the gate decides on.
+    held_out: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
+    edited: list[str] = field(default_factory=list)  # same id, label and content: other flaw or split
 
     @property
     def blocking(self) -> bool:
         """Relabeling or removing a labeled item moves the standard every rubric is gated on."""
-        return bool(self.relabeled or self.removed)
+        return bool(self.relabeled or self.removed or self.rewritten or self.held_out)
 
     def describe(self, limit: int = 20) -> list[str]:
         def shown(parts: list[str]) -> str:
@@ -30,11 +35,21 @@ class LabelDiff:
             out.append(f"relabeled {len(self.relabeled)}: " + shown([f"{i} ({a} -> {b})" for i, a, b in self.relabeled]))
         if self.removed:
             out.append(f"removed {len(self.removed)}: " + shown([f"{i} ({lab})" for i, lab in self.removed]))
+        if self.rewritten:
+            out.append(f"changed the input or output of {len(self.rewritten)} (the label was given to the old "
+                       "content): " + shown([f"{i} ({lab})" for i, lab in self.rewritten]))
+        if self.held_out:
+            out.append(f"moved out of the calibration split {len(self.held_out)}: "
+                       + shown([f"{i} ({lab})" for i, lab in self.held_out]))
         if self.added:
             out.append(f"added {len(self.added)}: " + shown([f"{i} ({lab})" for i, lab in self.added]))
         if self.edited:
             out.append(f"edited {len(self.edited)} (same label): " + shown(self.edited))
         return out
+
+
+def _in_calibration(item: CalibrationItem) -> bool:
+    return (item.split or "calibration") == "calibration"
 
 
 def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem]) -> LabelDiff:
@@ -47,6 +62,10 @@ def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem]
             diff.removed.append((item_id, old.label))
         elif new.label != old.label:
             diff.relabeled.append((item_id, old.label, new.label))
+        elif new.content_hash != old.content_hash:
+            diff.rewritten.append((item_id, old.label))
+        elif _in_calibration(old) and not _in_calibration(new):
+            diff.held_out.append((item_id, old.label))
         elif new != old:
             diff.edited.append(item_id)
     diff.added.extend((i, item.label) for i, item in after.items() if i not in before)

@@ -15,6 +15,7 @@ class ChangedAnswer:
     item: str
     base: str
     head: str
+    text: str = ""  # the check text as recorded (which checks a judge re-judged is decided on it)
 
     def __str__(self) -> str:
         return f"{self.check} on {self.item}: {self.base} -> {self.head}"
@@ -38,5 +39,5 @@ def changed_answers(base: VerdictStore, head_verdicts: Iterable[Verdict],
     for (text, item_id), verdict in latest.items():
         recorded = base.find(text, by_id[item_id])
         if recorded is not None and recorded.answer != verdict.answer:
-            out.append(ChangedAnswer(verdict.check or text[:60], item_id, recorded.answer, verdict.answer))
+            out.append(ChangedAnswer(verdict.check or text[:60], item_id, recorded.answer, verdict.answer, text))
     return out

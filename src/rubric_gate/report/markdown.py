@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -76,6 +77,7 @@ def number(value: float) -> str:
     return f"{value:.2f}"
 
 
+@functools.cache  # one per process: compiling the templates again for each rubric cost ~40 ms a report
 def _environment() -> Environment:
     # Autoescape is off: Markdown is not HTML. All user text passes through `neutralize`.
     env = Environment(

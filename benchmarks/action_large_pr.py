@@ -1,0 +1,109 @@
+"""Benchmark: the action's gate and comment for a PR that edits many rubrics.
+
+A real git repository holds N rubrics sharing one calibration set and verdict store; the PR
+adds a check to each. The run's own steps (changed files, pairing, per-rubric gate, standard
+review, comment rendering) are timed side by side with each file read from git on every ask
+and the report templates compiled per rubric (as before the caches), then as shipped.
+Prints both times and their ratio; exits 1 below the floor.
+
+    python benchmarks/action_large_pr.py [--rubrics 100] [--floor 2.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from unittest import mock
+
+import yaml
+
+from rubric_gate.action import sources
+from rubric_gate.action.changed import changed_via_git, rubric_changes
+from rubric_gate.action.evaluate import GateSettings, evaluate
+from rubric_gate.action.pairing import pair_rewrites
+from rubric_gate.action.render import RunSummary, render_body
+from rubric_gate.action.standard import review_standard
+from rubric_gate.report import markdown
+
+TEXTS = {"A": "Does the design encrypt data at rest?", "B": "Are IAM roles scoped to least privilege?",
+         "C": "Is public network exposure justified?", "D": "Are audit logs retained for a year?",
+         "E": "Does the design mention encryption anywhere?"}
+FAILS = {"R1": {"A"}, "R2": {"A", "B"}, "R3": {"B", "C", "D"}, "R4": {"D"}, "R5": set()}
+LABELS = {"R1": "fail", "R2": "fail", "R3": "fail", "R4": "pass", "R5": "pass"}
+GLOBS = ("rubrics/**/*.y*ml",)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@example.com", *args], cwd=repo,
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def rubric(i: int, checks: str) -> str:
+    return yaml.safe_dump({"id": f"r{i}", "version": 1, "task": "Review a cloud security design.",
+                           "calibration": "calibration/set.jsonl", "verdicts": "calibration/set.verdicts.jsonl",
+                           "checks": [{"id": c, "text": TEXTS[c]} for c in checks]}, sort_keys=False)
+
+
+def build(repo: Path, n: int) -> tuple[str, str]:
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "calibration").mkdir()
+    (repo / "rubrics").mkdir()
+    (repo / "calibration/set.jsonl").write_text("".join(
+        json.dumps({"id": i, "input": f"design {i}", "output": f"review {i}", "label": lab}) + "\n"
+        for i, lab in LABELS.items()))
+    (repo / "calibration/set.verdicts.jsonl").write_text("".join(
+        json.dumps({"item": i, "check_text": t, "answer": "no" if c in FAILS[i] else "yes"}) + "\n"
+        for c, t in TEXTS.items() for i in LABELS))
+    for i in range(n):
+        (repo / f"rubrics/r{i:03}.yaml").write_text(rubric(i, "ABCD"))
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    for i in range(n):
+        (repo / f"rubrics/r{i:03}.yaml").write_text(rubric(i, "ABCDE"))
+    git(repo, "commit", "-q", "-am", "add E everywhere")
+    return base, git(repo, "rev-parse", "HEAD")
+
+
+def gate(repo: Path, base: str, head: str) -> float:
+    started = time.perf_counter()
+    reader = sources.GitReader(repo)
+    files = changed_via_git(repo, base, head)
+    changes = pair_rewrites(rubric_changes(files, GLOBS), files, reader, base, head, GLOBS)
+    settings = GateSettings(base_sha=base, head_sha=head, trust_pr_verdicts=True, rates_rule=False,
+                            judge=None, judge_unavailable=None)
+    outcomes = [evaluate(change, reader, settings) for change in changes]
+    assert all(o.passed for o in outcomes), [o.error for o in outcomes if o.error]
+    standard = review_standard(reader, base, head, reader.list_files(base), GLOBS, files, changes, set())
+    render_body(RunSummary("pass", outcomes, head, base, standard=standard))
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rubrics", type=int, default=100)
+    parser.add_argument("--floor", type=float, default=2.0, help="minimum speed-up of the caches")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        base, head = build(repo, args.rubrics)
+        # Without the caches: every ask reads git again; every report compiles its templates.
+        with (mock.patch.object(sources.GitReader, "read", lambda self, sha, path: self._read(
+                  sha, sources.check_repo_path(sha, path))),
+              mock.patch.object(markdown, "_environment", markdown._environment.__wrapped__)):
+            uncached = gate(repo, base, head)
+        markdown._environment.cache_clear()
+        cached = gate(repo, base, head)
+    ratio = uncached / cached
+    print(f"{args.rubrics} edited rubrics: {uncached:.2f}s re-reading and re-compiling, {cached:.2f}s with the "
+          f"caches; {ratio:.1f}x (floor {args.floor:.1f}x)")
+    return 0 if ratio >= args.floor else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
