@@ -102,3 +102,19 @@ def test_bundled_example_reports_agreement_with_the_labels(capsys: pytest.Captur
     low, high = agreement["cohen_kappa"]["ci95"]
     assert low < expected_kappa < high <= 1
     assert agreement["correct"] == 22 and agreement["flawed"] == 24 and "fewer than 30" in agreement["note"]
+
+
+def test_count_bootstrap_matches_resampling_items() -> None:
+    """Drawing the confusion counts (multinomial) is the item bootstrap: same interval, within noise."""
+    from rubric_gate.reliability.agreement import bootstrap_interval, kappa_from_counts
+
+    rng = np.random.default_rng(7)
+    truth = rng.random(300) < 0.4
+    predicted = np.where(rng.random(300) < 0.85, truth, ~truth)
+    draws = rng.integers(0, 300, size=(4000, 300))
+    p, t = predicted[draws], truth[draws]
+    by_items = kappa_from_counts((p & t).sum(1), (~p & ~t).sum(1), (p & ~t).sum(1), (~p & t).sum(1))
+    low, high = np.percentile(by_items, [2.5, 97.5])
+    ours = bootstrap_interval(kappa_from_counts, predicted, truth, resamples=4000)
+    assert ours is not None
+    assert abs(ours[0] - low) < 0.02 and abs(ours[1] - high) < 0.02

@@ -81,14 +81,20 @@ def bootstrap_interval(
     seed: int = BOOTSTRAP_SEED,
 ) -> tuple[float, float] | None:
     """Percentile 95% interval of `statistic` over item resamples; resamples where the
-    statistic is undefined are skipped (None if fewer than half are defined)."""
+    statistic is undefined are skipped (None if fewer than half are defined).
+
+    Resampling n items with replacement only matters through the four confusion counts, whose
+    joint law is multinomial(n, observed cell shares): drawing those counts directly is the same
+    bootstrap in O(resamples) memory, not O(resamples x items) (1.6 GB at 100,000 items).
+    """
     predicted = np.asarray(predicted, dtype=bool)
     truth = np.asarray(truth, dtype=bool)
     n = len(truth)
     if n == 0:
         return None
-    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    values = statistic(*confusion(predicted[draws], truth[draws]))
+    cells = np.array([int(c) for c in confusion(predicted, truth)], dtype=float)
+    counts = np.random.default_rng(seed).multinomial(n, cells / n, size=resamples)
+    values = statistic(counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3])
     values = values[~np.isnan(values)]
     if len(values) < resamples / 2:
         return None
