@@ -80,3 +80,17 @@ def test_fit_in_bytes_keeps_multibyte_text_under_a_byte_limit() -> None:
     cut = fit(body, 65535, unit="bytes")
     assert len(cut.encode("utf-8")) <= 65535 and "Truncated" in cut and "bytes" in cut
     assert fit("ü" * 10, 20, unit="bytes") == "ü" * 10
+
+
+def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
+    from types import SimpleNamespace
+
+    import pytest
+
+    from rubric_gate.action.sources import RestReader
+    from rubric_gate.errors import InputError
+
+    content = SimpleNamespace(encoding="base64", decoded_content=b'{"id": "a"}\n{"id": "b\xff"}\n', sha="0" * 40)
+    repo = SimpleNamespace(get_contents=lambda path, ref: content)
+    with pytest.raises(InputError, match=r"abc:calibration/x.jsonl:2: not UTF-8 text \(byte 10 of the line\)"):
+        RestReader(repo).read("abc", "calibration/x.jsonl")  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from github import GithubException, UnknownObjectException
 from github.Repository import Repository
 
 from rubric_gate.errors import InputError
-from rubric_gate.sources.files import read_git_file
+from rubric_gate.sources.files import decode_text, read_git_file
 
 
 class FileReader(Protocol):
@@ -127,7 +127,4 @@ class RestReader:
                 data = base64.b64decode(self.repo.get_git_blob(content.sha).content)
         except GithubException as exc:
             raise InputError(f"{sha[:12]}:{path}", f"cannot read through the GitHub API (HTTP {exc.status})") from None
-        try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{sha[:12]}:{path}", f"not UTF-8 text (byte {exc.start})") from None
+        return decode_text(data, f"{sha[:12]}:{path}")

@@ -44,10 +44,10 @@ def read_git_file(ref: str, path: str, cwd: Path | None = None) -> str:
             raise InputError(display, "is a directory, expected a file")
         detail = proc.stderr.decode(errors="replace").strip().splitlines()
         raise InputError(display, f"cannot read from git ({detail[-1] if detail else 'unknown error'})")
-    return _decode(proc.stdout, display)
+    return decode_text(proc.stdout, display)
 
 
-def _decode(data: bytes, display: str) -> str:
+def decode_text(data: bytes, display: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -72,4 +72,4 @@ def read_source(spec: str | Path, cwd: Path | None = None) -> SourceText:
         raise InputError(spec_text, "file not found")
     if path.is_dir():
         raise InputError(spec_text, "is a directory, expected a file")
-    return SourceText(spec_text, _decode(path.read_bytes(), spec_text), path)
+    return SourceText(spec_text, decode_text(path.read_bytes(), spec_text), path)
