@@ -76,9 +76,12 @@ def test_min_stability_rejects_an_unstable_addition(rewording_fake: FakeLLM, pro
 def test_min_stability_from_flip_rate(fake: FakeLLM, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fake.sequences = {("apple", "apple and pear"): ["yes", "no", "yes"]}  # r3 flips: 1 - 1/8 stable
     write_twin(project)
-    _, strict = check_json(capsys, "--judge", TRUTHFUL, "--samples", "3", "--min-stability", "0.9")
+    # Both checks end in "apple", so both consume the sequence: one call at a time keeps each
+    # pair's three samples together (yes, no, yes for each), whatever the scheduler does.
+    serial = ("--concurrency", "1")
+    _, strict = check_json(capsys, "--judge", TRUTHFUL, "--samples", "3", "--min-stability", "0.9", *serial)
     assert strict["changes"][0]["decision"] == "rejected" and strict["changes"][0]["unstable"] is True
-    _, lenient = check_json(capsys, "--judge", TRUTHFUL, "--samples", "3", "--min-stability", "0.85")
+    _, lenient = check_json(capsys, "--judge", TRUTHFUL, "--samples", "3", "--min-stability", "0.85", *serial)
     assert lenient["changes"][0]["decision"] == "accepted"
 
 

@@ -60,7 +60,7 @@ def missing_pairs(
     by_text: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
         by_text.setdefault(pair.check_text, []).append(index)
-    out = []
+    lacking = []  # per sample: which pairs lack that sample's answer
     for sample in range(samples):
         missing = [False] * len(pairs)
         for text, indexes in by_text.items():  # one vectorised store lookup per check text and sample
@@ -69,6 +69,7 @@ def missing_pairs(
                                        judge=judge, prompt=prompt, sample=sample)
             for index, row in zip(indexes, rows.tolist(), strict=True):
                 missing[index] = row < 0
-        out += [replace(pair, sample=sample) if sample else pair
-                for pair, lacking in zip(pairs, missing, strict=True) if lacking]
-    return out
+        lacking.append(missing)
+    # Pair by pair, its samples in order: a pair's answers are asked together.
+    return [replace(pair, sample=sample) if sample else pair
+            for index, pair in enumerate(pairs) for sample in range(samples) if lacking[sample][index]]
