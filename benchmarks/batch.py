@@ -150,7 +150,7 @@ def main() -> None:
     print(f"    building, journaling, uploading requests: {tool['submit_cpu']:.1f} s CPU, "
           f"peak memory by then +{tool['submit_peak_kb'] / 1024:.0f} MB")
     print(f"    reading results, routing, appending verdicts: {tool['collect_cpu']:.1f} s CPU "
-          "(the verdict store fsyncs each verdict)")
+          "(appended to the store 1,000 verdicts at a time)")
     print(f"  json:  {stream['cpu']:.2f} s CPU ({stream['cpu'] / pairs * 1e6:.1f} us/pair) streaming the results; "
           f"+{loaded['peak_kb'] / 1024:.0f} MB holding them")
     print(f"  largest batch input file: {request_bytes / 2**20:.0f} MB")

@@ -7,7 +7,10 @@ and only from files the checkout does not track: a PR cannot plant a verdict the
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from rubric_gate.errors import InputError
 from rubric_gate.verdicts import VerdictStore
@@ -24,6 +27,7 @@ class VerdictCache:
         self.warnings: list[str] = []
         self.store = VerdictStore(path=None, display=str(self.path))
         self.loaded = 0
+        self._audits: Any = None
         if self.path.is_file():
             try:
                 loaded = VerdictStore.load(self.path)
@@ -41,7 +45,28 @@ class VerdictCache:
         """A store holding `base`'s verdicts, then the cache's; what is judged goes to the cache file."""
         return base.merged(self.store, path=self.path, display=str(self.path))
 
+    def audit_store(self) -> Any:
+        """The audits and repair candidates judged by this action, beside its verdicts (loaded once a run)."""
+        if self._audits is None:
+            from rubric_gate.audit import AuditStore
+
+            self._audits = AuditStore.load(self.directory / "audits.jsonl")
+        return self._audits
+
     def keep(self, store: VerdictStore, before: int) -> None:
         """Remember what `store` judged after its first `before` verdicts, for the next rubric."""
         if len(store) > before:
             self.store = self.store.merged(store.since(before))
+
+
+@contextmanager
+def judging_store(cache: VerdictCache | None, base: VerdictStore) -> Iterator[VerdictStore]:
+    """`base`'s verdicts plus the cache's, for one rubric's judging; what it judges is kept in
+    the cache (also when judging fails part-way) so the next rubric of the run reuses it."""
+    store = cache.store_for(base) if cache is not None else base.merged(VerdictStore())
+    before = len(store)
+    try:
+        yield store
+    finally:
+        if cache is not None:
+            cache.keep(store, before)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from dataclasses import dataclass
@@ -25,7 +26,11 @@ class ChangedFile:
 
 
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """`**/` spans any number of directories; `*`, `?` and `[...]` stay within one path segment."""
+    """`**/` spans any number of directories; `*`, `?` and `[...]` stay within one path segment.
+
+    Matching ignores case: extensions match case-insensitively (RUBRIC.YAML), and so does the
+    rest, as on the macOS/Windows checkouts people write globs on.
+    """
     out = []
     i = 0
     while i < len(pattern):
@@ -52,7 +57,7 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile("".join(out) + r"\Z", re.IGNORECASE)
 
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -69,10 +74,14 @@ def normalize_glob(pattern: str) -> str:
     return pattern
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(glob: str) -> re.Pattern[str]:
+    return glob_to_regex(normalize_glob(glob))
+
+
 def matches_any(path: str, globs: tuple[str, ...]) -> bool:
-    # Extensions match case-insensitively (RUBRIC.YAML); so does the rest, as on macOS/Windows
-    # checkouts people write globs on.
-    return any(re.compile(glob_to_regex(normalize_glob(g)).pattern, re.IGNORECASE).match(path) for g in globs)
+    # Called once per file of the repository: each glob is compiled once.
+    return any(_compiled(g).match(path) for g in globs)
 
 
 def unmatched_globs(paths: list[str], globs: tuple[str, ...]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rubric_gate.action.cache import VerdictCache
+from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
@@ -179,15 +179,9 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
     from rubric_gate.judges import PROMPT_VERSION
 
     judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
-    cache = s.cache
-    store = cache.store_for(base_store) if cache is not None else base_store.merged(VerdictStore())
-    before = len(store)
-    try:
+    with judging_store(s.cache, base_store) as store:
         measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
                                paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=s.max_judge_calls)
-    finally:
-        if cache is not None:
-            cache.keep(store, before)
     outcome.judging = combined_stats(measured.runs)
     return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=s.samples,
                            paraphrases=measured.paraphrases)
@@ -198,33 +192,25 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
     """Judge the missing pairs (keyed to this judge) into the cache and return the evaluation."""
     judge = s.judge
     assert judge is not None
-    cache = s.cache
-    store = cache.store_for(base_store) if cache is not None else base_store.merged(VerdictStore())
-    before = len(store)
-    if s.batch:
-        from rubric_gate.batch import judge_in_batches
-
-        try:
-            result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
-                                      max_calls=s.max_judge_calls, wait_seconds=s.batch_wait_seconds,
-                                      poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", 30.0, minimum=0.001),
-                                      progress=False)
-        finally:
-            if cache is not None:
-                cache.keep(store, before)
-        outcome.judging = result.to_dict()
-        if result.pending:
-            outcome.pending_pairs = result.pending_pairs
-            outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
-                                   "still processing): re-run this check to collect them; nothing is resubmitted.")
-            raise _BatchPending
-    else:
-        try:
+    if not s.batch:
+        with judging_store(s.cache, base_store) as store:
             outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
                                                   max_calls=s.max_judge_calls)
-        finally:
-            if cache is not None:
-                cache.keep(store, before)
+        return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt)
+    from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
+
+    with judging_store(s.cache, base_store) as store:
+        result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
+                                  max_calls=s.max_judge_calls, wait_seconds=s.batch_wait_seconds,
+                                  poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
+                                                           minimum=0.001),
+                                  progress=False)
+    outcome.judging = result.to_dict()
+    if result.pending:
+        outcome.pending_pairs = result.pending_pairs
+        outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
+                               "still processing): re-run this check to collect them; nothing is resubmitted.")
+        raise _BatchPending
     return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt)
 
 
@@ -359,9 +345,11 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
 
 
 def _audit_store(s: GateSettings) -> Any:
+    if s.cache is not None:
+        return s.cache.audit_store()
     from rubric_gate.audit import AuditStore
 
-    return AuditStore.load(s.cache.directory / "audits.jsonl") if s.cache is not None else AuditStore()
+    return AuditStore()
 
 
 def _audit(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, s: GateSettings) -> GateOptions:

@@ -8,7 +8,7 @@ import subprocess
 import time
 from collections.abc import Mapping
 
-from rubric_gate.action.cache import VerdictCache
+from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import matches_any, unmatched_globs
 from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.evaluate import read_calibration, read_verdicts
@@ -59,11 +59,9 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
         try:
             doc = parse_rubric_text(reader.read(sha, path) or "", f"{sha[:7]}:{path}")
             calibration = read_calibration(reader, sha, doc.rubric.calibration)
-            store = cache.store_for(read_verdicts(reader, sha, doc.rubric.verdicts))
-            before = len(store)
-            stats = backend.judge_missing([doc], calibration, store, concurrency=config.concurrency,
-                                          max_calls=config.max_judge_calls)
-            cache.keep(store, before)
+            with judging_store(cache, read_verdicts(reader, sha, doc.rubric.verdicts)) as store:
+                stats = backend.judge_missing([doc], calibration, store, concurrency=config.concurrency,
+                                              max_calls=config.max_judge_calls)
         except RubricGateError as exc:
             errors += 1
             command("error", f"{path}: {exc.message}")

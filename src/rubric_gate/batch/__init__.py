@@ -8,8 +8,7 @@ Names load on first use (PEP 562), as in `rubric_gate.judges`: commands that onl
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from rubric_gate.lazy import lazy_exports
 
 DEFAULT_POLL_INTERVAL_S = 30.0  # seconds between batch status checks
 
@@ -25,15 +24,4 @@ _EXPORTS = {
 
 __all__ = sorted([*_EXPORTS, "DEFAULT_POLL_INTERVAL_S"])
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rubric_gate.batch' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports("rubric_gate.batch", _EXPORTS, globals())

@@ -58,7 +58,7 @@ def iter_jobs(pairs: Sequence[Pair], mode: Mode) -> Iterator[Job]:
         return
     groups: dict[tuple[str, str], list[Pair]] = {}
     for pair in pairs:
-        groups.setdefault((pair.item.content_hash, pair.task), []).append(pair)
+        groups.setdefault((pair.item_hash, pair.task), []).append(pair)
     for group in groups.values():
         yield from build_jobs(group, mode)
 

@@ -7,8 +7,7 @@ asyncio, the provider SDKs, jinja2 nor rich.progress.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from rubric_gate.lazy import lazy_exports
 
 _EXPORTS = {
     "CHECKLIST_PROMPT_VERSION": "rubric_gate.judges.prompt",
@@ -25,15 +24,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rubric_gate.judges' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports("rubric_gate.judges", _EXPORTS, globals())
