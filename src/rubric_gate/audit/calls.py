@@ -128,10 +128,26 @@ async def _run_all(asks: Sequence[Ask], model: str, stats: CallStats, concurrenc
         await backend.aclose()
 
 
-def run_asks(asks: Sequence[Ask], model: str, stats: CallStats, *, concurrency: int = 8) -> None:
-    """Make every call (none when `asks` is empty, so no key is needed for a fully cached run)."""
+def planned_cost(asks: Sequence[Ask], model: str) -> float | None:
+    """Rough cost of `asks` for a dry run: ~4 characters a token in, half the token cap out."""
+    from rubric_gate.judges.api import CHARS_PER_TOKEN
+
+    tokens_in = sum(len(a.request.prompt) // CHARS_PER_TOKEN for a in asks)
+    tokens_out = sum(a.request.max_tokens // 2 for a in asks)
+    return estimate_cost(parse_judge_spec(model).model, tokens_in, tokens_out)
+
+
+def run_asks(asks: Sequence[Ask], model: str, stats: CallStats, *, concurrency: int = 8,
+             max_calls: int | None = None) -> None:
+    """Make every call (none when `asks` is empty, so no key is needed for a fully cached run).
+
+    With `max_calls`, refuse before the first call when more are needed.
+    """
     if not asks:
         return
+    if max_calls is not None and len(asks) > max_calls:
+        raise JudgeError(f"{model}: {len(asks)} {stats.role} calls needed, above --max-calls {max_calls}; "
+                         "nothing was asked")
     from rubric_gate.judges.api import run_sync
 
     run_sync(_run_all(asks, model, stats, concurrency))
