@@ -2,26 +2,53 @@
 
 Deterministic answers from the request:
 - verdicts: a check text listed in `truth` answers "no" exactly on the outputs listed for it
-  (a judge that agrees with the labels); other texts fall back to the base fake (keyword rule).
+  (a judge that agrees with the labels); other texts fall back to the base fake (keyword rule:
+  "yes" when the check's last word occurs in the output).
 - teach: writes `teach[flaw]` for the group whose labelled category the prompt names.
+- extract: one criterion "The response <verb> <word>" per word of VOCAB in either response
+  (words in one response only first), 5-7 of them; the verb varies by pair, so consolidation
+  has rewordings to merge.
+- merge: groups the listed criteria by their last word, one "The response mentions <word>" each.
+- POST /v1/embeddings: like the real API (a list of embedding objects with index, usage; base64
+  when asked): a hashed bag of words, so texts sharing words are close.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from tests.audit.fake_audit_llm import FakeAuditLLM
+from tests.judges.fake_llm import keyword
 
 FLAW = re.compile(r"\(the labellers' category: (.*?)\)")
+RESPONSE = re.compile(r'<response id="(preferred|other)">\n(.*?)\n</response>', re.DOTALL)
+CRITERION = re.compile(r'<criterion id="(c\d+)">\n(.*?)\n</criterion>', re.DOTALL)
+VOCAB = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date"]
+VERBS = ["mentions", "names", "refers to"]
+DIMENSIONS = 32
+
+
+def bag_of_words(text: str) -> list[float]:
+    """Hashed word counts, the last word (a check's keyword) weighted 4x: texts about one fruit are close."""
+    vector = np.zeros(DIMENSIONS)
+    words = re.findall(r"[a-z]+", text.lower())
+    for index, word in enumerate(words):
+        vector[zlib.crc32(word.encode()) % DIMENSIONS] += 4.0 if index == len(words) - 1 else 1.0
+    return vector.tolist()
 
 
 @dataclass
 class FakeDiscoverLLM(FakeAuditLLM):
     truth: dict[str, set[str]] = field(default_factory=dict)  # check text -> outputs answered "no"
     teach: dict[str, str] = field(default_factory=dict)  # flaw -> check text the teacher writes
+    embedding_bodies: list[dict[str, Any]] = field(default_factory=list)
 
     def _decide(self, check: str, output: str, model: str) -> dict[str, str]:
         if check in self.truth:
@@ -35,7 +62,48 @@ class FakeDiscoverLLM(FakeAuditLLM):
             flaw = match.group(1) if match else ""
             return json.dumps({"text": self.teach.get(flaw, f"The output avoids the {flaw} flaw"),
                                "why": f"fake teacher for {flaw}"})
+        if behaviour == "ok" and '<response id="preferred">' in prompt:
+            self.kinds.append("extract")
+            return json.dumps({"criteria": self._extract(prompt)})
+        if behaviour == "ok" and "<criterion id=" in prompt:
+            self.kinds.append("merge")
+            return json.dumps({"groups": self._merge(prompt)})
         return super()._answer_text(prompt, behaviour, model)
 
+    def _extract(self, prompt: str) -> list[dict[str, Any]]:
+        responses = dict(RESPONSE.findall(prompt))
+        chosen, other = responses["preferred"].lower(), responses["other"].lower()
+        verb = VERBS[zlib.crc32(chosen.encode()) % len(VERBS)]
+        one_side = [w for w in VOCAB if (w in chosen) != (w in other)]
+        both = [w for w in VOCAB if w in chosen and w in other]
+        neither = [w for w in VOCAB if w not in chosen and w not in other]
+        words = (one_side + both + neither)[: max(5, min(7, len(one_side) + len(both)))]
+        return [{"name": f"{w} {verb}", "check": f"The response {verb} {w}",
+                 "preferred_score": 8 if w in chosen else 2, "other_score": 8 if w in other else 2} for w in words]
+
+    def _merge(self, prompt: str) -> list[dict[str, Any]]:
+        by_word: dict[str, list[str]] = {}
+        for cid, text in CRITERION.findall(prompt):
+            by_word.setdefault(keyword(text), []).append(cid)
+        return [{"members": ids, "name": f"mentions {w}", "check": f"The response mentions {w}"}
+                for w, ids in by_word.items() if len(ids) >= 2]
+
     def handle(self, handler: Any, body: dict[str, Any]) -> None:
-        super().handle(handler, body)
+        if not handler.path.endswith("/embeddings"):
+            super().handle(handler, body)
+            return
+        with self.lock:
+            self.received += 1
+            self.embedding_bodies.append(body)
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = []
+        for index, text in enumerate(inputs):
+            vector = bag_of_words(text)
+            if body.get("encoding_format") == "base64":
+                encoded: Any = base64.b64encode(np.array(vector, dtype="<f4").tobytes()).decode()
+            else:
+                encoded = vector
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = sum(len(t.split()) for t in inputs)
+        self._send(handler, 200, {"object": "list", "data": data, "model": body["model"],
+                                  "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})

@@ -46,5 +46,3 @@ def render_teach_text(report: TeachReport, console: Console) -> None:
         say("add under checks: (frozen: origin label)" if report.yaml else "nothing to add")
         if report.yaml:
             console.print(Text(report.yaml.rstrip("\n")), soft_wrap=True, highlight=False)
-    for stats in report.usage:
-        say(stats.summary)
