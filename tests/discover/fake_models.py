@@ -9,6 +9,9 @@ Deterministic answers from the request:
   (words in one response only first), 5-7 of them; the verb varies by pair, so consolidation
   has rewordings to merge.
 - merge: groups the listed criteria by their last word, one "The response mentions <word>" each.
+- pairwise preference: with checks listed, the response meeting more of them (ties: A); without,
+  the longer response (ties: A).
+- applicability: a check applies when its last word occurs in the prompt.
 - POST /v1/embeddings: like the real API (a list of embedding objects with index, usage; base64
   when asked): a hashed bag of words, so texts sharing words are close.
 """
@@ -25,10 +28,11 @@ from typing import Any
 import numpy as np
 
 from tests.audit.fake_audit_llm import FakeAuditLLM
-from tests.judges.fake_llm import keyword
+from tests.judges.fake_llm import CHECKLIST, keyword
 
 FLAW = re.compile(r"\(the labellers' category: (.*?)\)")
 RESPONSE = re.compile(r'<response id="(preferred|other)">\n(.*?)\n</response>', re.DOTALL)
+PAIRWISE = re.compile(r'<response id="(A|B)">\n(.*?)\n</response>', re.DOTALL)
 CRITERION = re.compile(r'<criterion id="(c\d+)">\n(.*?)\n</criterion>', re.DOTALL)
 VOCAB = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date"]
 VERBS = ["mentions", "names", "refers to"]
@@ -62,6 +66,14 @@ class FakeDiscoverLLM(FakeAuditLLM):
             flaw = match.group(1) if match else ""
             return json.dumps({"text": self.teach.get(flaw, f"The output avoids the {flaw} flaw"),
                                "why": f"fake teacher for {flaw}"})
+        if behaviour == "ok" and '<response id="A">' in prompt:
+            self.kinds.append("prefer")
+            return json.dumps({"better": self._prefer(prompt)})
+        if behaviour == "ok" and "which checks of a grading checklist are relevant" in prompt:
+            self.kinds.append("applies")
+            asked = re.search(r"<prompt>\n(.*?)\n</prompt>", prompt, re.DOTALL).group(1).lower()  # type: ignore[union-attr]
+            return json.dumps({"answers": [{"id": cid, "applies": "yes" if keyword(text) in asked else "no"}
+                                           for cid, text in CHECKLIST.findall(prompt)]})
         if behaviour == "ok" and '<response id="preferred">' in prompt:
             self.kinds.append("extract")
             return json.dumps({"criteria": self._extract(prompt)})
@@ -80,6 +92,18 @@ class FakeDiscoverLLM(FakeAuditLLM):
         words = (one_side + both + neither)[: max(5, min(7, len(one_side) + len(both)))]
         return [{"name": f"{w} {verb}", "check": f"The response {verb} {w}",
                  "preferred_score": 8 if w in chosen else 2, "other_score": 8 if w in other else 2} for w in words]
+
+    def _prefer(self, prompt: str) -> str:
+        """With checks listed: the response meeting more of them (keyword rule); without: the longer one."""
+        sides = dict(PAIRWISE.findall(prompt))
+        a, b = sides["A"], sides["B"]
+        listed = re.search(r"<checks>\n(.*?)</checks>", prompt, re.DOTALL)
+        if listed:
+            words = [keyword(line) for line in listed.group(1).splitlines() if line.strip()]
+            score_a, score_b = (sum(w in side.lower() for w in words) for side in (a, b))
+        else:
+            score_a, score_b = len(a), len(b)
+        return "B" if score_b > score_a else "A"
 
     def _merge(self, prompt: str) -> list[dict[str, Any]]:
         by_word: dict[str, list[str]] = {}

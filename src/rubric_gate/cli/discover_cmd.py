@@ -60,6 +60,7 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
     """Discover a rubric from preference pairs and write it to OUT (origin: generated).
     Exit 0 done, 2 on bad input or a judge failure."""
     from rubric_gate.audit import AuditStore
+    from rubric_gate.cli.preference_fit import pair_verdicts_path
     from rubric_gate.discover import (
         DiscoverSettings,
         choose_embedder,
@@ -82,7 +83,7 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
     pairs = load_pairs(pairs_path)
     pairs_file = pairs_path if pairs_path.is_absolute() else Path.cwd() / pairs_path
     store = AuditStore.load(answers or _beside(pairs_file, "discover"))
-    verdict_store = VerdictStore.load(pair_verdicts or _beside(pairs_file, "verdicts"), missing_ok=True)
+    verdict_store = VerdictStore.load(pair_verdicts or pair_verdicts_path(pairs_file), missing_ok=True)
     embedder = choose_embedder(embedding_choice,
                                judge, store, embedding_model, concurrency=concurrency, max_calls=max_calls)
     settings = DiscoverSettings(size=size, pool=pool, min_support=min_support, diversity=diversity,
