@@ -18,7 +18,7 @@ from rubric_gate.judges.prompt import as_text
 _TAG = re.compile(
     r"<(/?)(task|input|output|checks|check|old_check|gate_reason|audit_findings|failed_correct|caught_flawed"
     r"|example|attack_brief|claimed_output"
-    r"|missed_flawed|passed_correct|flaw|pair|prompt|chosen|rejected|response|criteria|criterion|rubric)\b",
+    r"|missed_flawed|passed_correct|false_accepts|fooled_by|unstable|flaw|pair|prompt|chosen|rejected|response|criteria|criterion|rubric)\b",
     re.IGNORECASE,
 )
 
