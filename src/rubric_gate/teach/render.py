@@ -21,8 +21,8 @@ def render_teach_text(report: TeachReport, console: Console) -> None:
         console.print(Text(plain(text)), soft_wrap=True, highlight=False)
 
     missed = sum(len(ids) for ids in report.missed.values())
-    say(f"{report.rubric_id}: {missed} flawed item{'s' if missed != 1 else ''} of {report.items} "
-        f"pass every check" + (":" if missed else ""))
+    verb = "is flawed and passes" if missed == 1 else "are flawed and pass"
+    say(f"{report.rubric_id}: {missed} of {report.items} items {verb} every check" + (":" if missed else ""))
     for flaw, ids in report.missed.items():
         asked = "" if flaw in report.asked else "  (not asked: over --max)"
         say(f"  {flaw}: {', '.join(ids)}{asked}")
