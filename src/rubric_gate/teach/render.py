@@ -9,10 +9,13 @@ from rubric_gate.audit.render import excerpt, plain
 from rubric_gate.teach.model import TeachReport
 
 NO_PROPOSAL = "# rubric-gate teach: no proposal passed the gate\n"
+DRY_RUN = "# rubric-gate teach: dry run, nothing was asked or judged\n"
 
 
 def snippet(report: TeachReport) -> str:
     """The YAML to paste under `checks:` (a comment when nothing was kept)."""
+    if report.dry_run:
+        return DRY_RUN
     return report.yaml or NO_PROPOSAL
 
 
