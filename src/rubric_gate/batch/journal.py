@@ -2,7 +2,7 @@
 
 Lines, each flushed and fsynced before the next step that depends on it:
   {"event": "open", "local": L, "provider", "judge", "prompt", "at", "created_after"}   intent
-  {"event": "request", "local": L, "custom_id": C, "pairs": [[item, item_hash, check, check_text], ...]}
+  {"event": "request", "local": L, "custom_id": C, "pairs": [[item, item_hash, check, check_text, task_hash], ...]}
   {"event": "submitted", "local": L, "batch_id": B}      the provider accepted it
   {"event": "closed", "local": L, "batch_id": B}         every result is in the verdict store
   {"event": "abandoned", "local": L}                     the intent was never submitted
@@ -29,16 +29,22 @@ from rubric_gate.rubric import normalize_text
 JOURNAL_SUFFIX = ".batches"
 
 # One (check, item) pair as journaled: enough to write its verdict without the rubric.
-PairRecord = tuple[str, str, str, str]  # (item id, item hash, check id, check text)
+# (item id, item hash, check id, check text, task hash); journals written before the task hash
+# have four fields, and their verdicts carry no task hash (so no keyed lookup reuses them).
+PairRecord = tuple[str, ...]
 
 
 def journal_path(verdicts: Path) -> Path:
     return verdicts.with_name(verdicts.name + JOURNAL_SUFFIX)
 
 
-def pair_key(record: PairRecord) -> tuple[str, str]:
-    """The store key of a journaled pair, as `Pair.key`: (normalised check text, item hash)."""
-    return normalize_text(record[3]), record[1]
+def record_task_hash(record: PairRecord) -> str | None:
+    return record[4] if len(record) > 4 else None
+
+
+def pair_key(record: PairRecord) -> tuple[str, str, str]:
+    """The store key of a journaled pair, as `Pair.key`: (normalised check text, item hash, task hash)."""
+    return normalize_text(record[3]), record[1], record_task_hash(record) or ""
 
 
 @dataclass
@@ -50,7 +56,7 @@ class JournaledBatch:
     created_after: float
     batch_id: str | None = None
     requests: int = 0
-    keys: set[tuple[str, str]] = field(default_factory=set)  # pairs inside, while the batch is open
+    keys: set[tuple[str, str, str]] = field(default_factory=set)  # pairs inside, while the batch is open
 
 
 class BatchJournal:
