@@ -12,7 +12,7 @@ from typing import Any
 
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
-from rubric_gate.action.judging import JudgeBackend
+from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
@@ -40,7 +40,8 @@ class GateSettings:
     judge_unavailable: str | None  # why a configured judge is not used
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
     concurrency: int = 8
-    max_judge_calls: int | None = None
+    max_judge_calls: int | None = None  # for this rubric; with `budget`, what the run has left
+    budget: CallBudget | None = None  # `max_judge_calls` shared by every rubric of the run
     audit: bool = False
     audit_rule: bool = False
     suggest_repairs: bool = False
@@ -181,8 +182,9 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
     judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
     with judging_store(s.cache, base_store) as store:
         measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
-                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=s.max_judge_calls)
+                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))
     outcome.judging = combined_stats(measured.runs)
+    _spend(s, outcome.judging)
     return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, task=task_hash(docs[-1].rubric.task),
                            judges=tuple(judges), samples=s.samples,
                            paraphrases=measured.paraphrases)
@@ -196,17 +198,19 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
     if not s.batch:
         with judging_store(s.cache, base_store) as store:
             outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
-                                                  max_calls=s.max_judge_calls)
+                                                  max_calls=_calls_left(s))
+        _spend(s, outcome.judging)
         return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
     from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 
     with judging_store(s.cache, base_store) as store:
         result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
-                                  max_calls=s.max_judge_calls, wait_seconds=s.batch_wait_seconds,
+                                  max_calls=_calls_left(s), wait_seconds=s.batch_wait_seconds,
                                   poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
                                                            minimum=0.001),
                                   progress=False)
     outcome.judging = result.to_dict()
+    _spend(s, outcome.judging)
     if result.pending:
         outcome.pending_pairs = result.pending_pairs
         outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
@@ -378,7 +382,17 @@ def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, 
     outcome.repair_report = suggest_repairs(
         base, head, evaluation, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
         audit_rule_on=s.audit_rule, audit_judges=[s.judge.spec], concurrency=s.concurrency,
-        max_calls=s.max_judge_calls)
+        max_calls=_calls_left(s))
+    _spend(s, {"calls": sum(int(j.get("calls") or 0) for j in outcome.repair_report.judging)})
+
+
+def _calls_left(s: GateSettings) -> int | None:
+    return s.budget.left() if s.budget is not None else s.max_judge_calls
+
+
+def _spend(s: GateSettings, judging: Any) -> None:
+    if s.budget is not None:
+        s.budget.spend(judging)
 
 
 def _disagreements(added: list[Verdict], calibration: CalibrationSet, store: VerdictStore,
