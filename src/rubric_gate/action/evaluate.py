@@ -210,6 +210,7 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
                                                            minimum=0.001),
                                   progress=False)
     outcome.judging = result.to_dict()
+    outcome.notices.extend(result.warnings)
     _spend(s, outcome.judging)
     if result.pending:
         outcome.pending_pairs = result.pending_pairs

@@ -144,7 +144,9 @@ def judge_in_batches(
     run = _Run(rubrics, calibration, store, judge, mode, book,
                None if progress is False else sys.stderr)
     stats = JudgeRunStats(judge=judge, dry_run=dry_run)
-    outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()))
+    outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()), warnings=list(book.warnings))
+    for warning in book.warnings:
+        run.say(f"warning: {warning}")
     missing = run.missing()
     pending = run.to_submit(missing)
     stats.reused = len(all_pairs(rubrics, calibration)) - len(missing)
