@@ -223,3 +223,25 @@ def test_the_push_warm_up_judges_the_panel_and_samples_a_pr_uses(scenario: Scena
     result = scenario.run(head, judge="openai:a, openai:b", samples="3", env_extra=env)
     assert result.code in (0, 1), result.stdout + result.stderr
     assert scenario.fake.judge_calls == 2 * 3 * 25  # the PR judged only A2's pairs
+
+
+# -- where the action writes -----------------------------------------------------------------------
+
+def test_a_committed_comment_symlink_is_not_left_for_the_upload_step(scenario: Scenario) -> None:
+    out = scenario.git.path / ".rubric-gate"
+    out.mkdir()
+    (out / "comment.md").symlink_to("../.git/config")
+    scenario.git("add", ".rubric-gate")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A, plant a comment")
+    result = scenario.run(head)
+    assert result.code == 2 and "holds files the repository tracks" in result.stderr, result.stderr
+    assert not (out / "comment.md").is_symlink() and not (out / "comment.md").exists()
+    assert (scenario.git.path / ".git" / "config").is_file()  # the target itself is untouched
+
+
+def test_a_verdict_cache_inside_an_output_name_is_refused(scenario: Scenario) -> None:
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    result = scenario.run(head, verdict_cache=".rubric-gate/verdicts")
+    assert result.code == 2, result.stdout + result.stderr
+    assert "verdict_cache" in result.stderr and "output `verdicts`" in result.stderr
+    assert "Traceback" not in result.stderr

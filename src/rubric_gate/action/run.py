@@ -42,7 +42,7 @@ from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
 from rubric_gate.action.standard import review_standard
 from rubric_gate.action.warm import warm_cache
-from rubric_gate.action.workspace import check_output_dir
+from rubric_gate.action.workspace import OUTPUT_NAMES, check_output_location, check_untracked
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
 from rubric_gate.report import write_html_report
 
@@ -65,8 +65,10 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     pr = gate_target(config.event_name, load_event(config.event_path), str(config.event_path), config.override_label)
     if isinstance(pr, str):  # the event changes nothing the gate decides: the head's last check stands
         return _nothing_to_do(config, f"nothing to re-gate: {pr}")
-    check_output_dir(config.output_dir, config.workspace, config.cache_dir)
+    # Cleaned before its files are checked: a refused run leaves nothing for the upload step.
+    check_output_location(config.output_dir, config.workspace, config.cache_dir)
     _clear_output_dir(config.output_dir, config.workspace)
+    check_untracked(config.output_dir, config.workspace, config.cache_dir)
     if not config.token:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)
@@ -130,9 +132,6 @@ def _nothing_to_do(config: ActionConfig, message: str) -> int:
     append_summary(config.summary_file, f"rubric-gate: {message}.")
     write_outputs(config.output_file, {"decision": "pass", "report": ""})
     return EXIT_PASS
-
-
-OUTPUT_NAMES = ("report.json", "report.html", "comment.md", "pr.json", "verdicts")
 
 
 def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
