@@ -5,7 +5,7 @@ template code). Data is fenced: anything inside it that looks like one of our de
 tags is neutralised so an output cannot close its own block and speak as the prompt. "Looks
 like" is judged on a normalised view, as a model would read it: spaces inside the tag
 (`</ check>`, `< /check>`), invisible format characters (zero-width, soft hyphen, BOM, bidi
-controls) and compatibility forms (fullwidth `＜/ｃｈｅｃｋ＞`) do not hide a tag. Only the
+controls) and compatibility forms (fullwidth `</check>`, U+FF1C ...) do not hide a tag. Only the
 tags themselves are rewritten; the rest of the text reaches the judge as written.
 """
 
