@@ -245,3 +245,22 @@ def test_a_verdict_cache_inside_an_output_name_is_refused(scenario: Scenario) ->
     assert result.code == 2, result.stdout + result.stderr
     assert "verdict_cache" in result.stderr and "output `verdicts`" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# -- a crash is exit 3 ------------------------------------------------------------------------------
+
+def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: Scenario, monkeypatch) -> None:
+    import rubric_gate.action.run as run_module
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(run_module, "review_standard", boom)
+    logs = scenario.tmp / "logs"
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    result = scenario.run(head, env_extra={"RUNNER_TEMP": str(logs)})
+    assert result.code == 3, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "internal error" in line and "RuntimeError: boom second line" in line and "Traceback" not in line
+    (log,) = logs.glob("rubric-gate-crash-*.log")
+    assert str(log) in line and "Traceback" in log.read_text() and "boom" in log.read_text()

@@ -135,3 +135,19 @@ def test_check_judge_never_reuses_verdicts_judged_under_another_task(fake: FakeL
     assert json.loads(proc.stdout)["judging"]["calls"] == 16 and fake.received == 32
     tasks = {v.task_hash for v in VerdictStore.load(tmp_path / "verdicts.jsonl")}
     assert len(tasks) == 2 and None not in tasks
+
+
+def test_an_unexpected_exception_in_check_exits_3_and_names_the_traceback_file(tmp_path: Path) -> None:
+    from unittest import mock
+
+    from rubric_gate.cli.main import main
+
+    write_project(tmp_path, make_rubric(), make_items())
+    with (mock.patch("rubric_gate.cli.check_cmd.load_rubric", side_effect=KeyError("bug")),
+          mock.patch.dict(os.environ, {"RUBRIC_GATE_CRASH_LOG_DIR": str(tmp_path / "logs")}),
+          mock.patch("sys.stderr", new_callable=lambda: __import__("io").StringIO()) as err):
+        code = main(["check", "--base", "rubric.yaml", "--head", "rubric.yaml", "--root", str(tmp_path)])
+    assert code == 3
+    (line,) = err.getvalue().splitlines()
+    (log,) = (tmp_path / "logs").glob("rubric-gate-crash-*.log")
+    assert "KeyError" in line and str(log) in line and "Traceback" in log.read_text()
