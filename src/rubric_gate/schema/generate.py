@@ -55,6 +55,7 @@ VERDICT_FIELDS = {
     "judge": "PROVIDER:MODEL that answered (absent for a verdict recorded by hand).",
     "prompt": "Version of the prompt template the judge saw.",
     "item_hash": "Content hash of the item as judged: an edited item needs a new verdict.",
+    "task_hash": "Hash of the rubric's task the judge read: a verdict judged under another task is stale.",
     "check": "Id of the check in the rubric, for reading the file (matching uses check_text).",
     "quote": "The passage of the output the judge based its answer on.",
     "usage": "Tokens the judge call used.",
