@@ -62,7 +62,7 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             print(f"rubric-gate: error: {where}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise  # usage errors and aborts: the CLI's main maps them
+            raise  # usage errors and exits: click prints them with its own codes (2 for misuse)
         except Exception as exc:  # a bug: exit 3 (never 1, "gate failed"), one line, the traceback in a file
             path = crash_log(exc)
             what = strip_controls(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
