@@ -31,7 +31,7 @@ from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.lookup import find_rows
 from rubric_gate.verdicts.model import Verdict
 from rubric_gate.verdicts.parse import RowBuilder, parse_bytes, slow_line
-from rubric_gate.verdicts.table_data import NONE, Segment, VerdictData
+from rubric_gate.verdicts.table_data import NO, NONE, Segment, VerdictData
 
 try:
     import fcntl
@@ -198,7 +198,7 @@ class VerdictStore:
         missing = rows < 0
         failed = np.zeros(len(rows), dtype=bool)
         if len(rows):
-            failed[~missing] = self._data.columns.arrays()["failed"][rows[~missing]].astype(bool)
+            failed[~missing] = self._data.columns.arrays()["answer"][rows[~missing]] == NO
         return failed, missing
 
     def find(
