@@ -19,6 +19,7 @@ RUN pip install \
     "PyYAML==6.0.4" \
     "numpy==2.4.6" \
     "orjson==3.13.0" \
+    "msgspec==0.23.0" \
     "pydantic==2.14.4" \
     "click==8.5.1" \
     "Jinja2==3.1.6" \

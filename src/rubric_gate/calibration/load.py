@@ -54,6 +54,21 @@ def parse_item(obj: dict, display: str, line_no: int) -> CalibrationItem:
 
 
 def parse_calibration(source: SourceText) -> CalibrationSet:
+    from rubric_gate.calibration import index
+
+    raw = source.text.encode("utf-8", "surrogatepass")
+    lines = sum(1 for line in source.text.split("\n") if line.strip())
+    hashes = index.cached_hashes(raw, lines) if lines else None
+    if hashes is not None:
+        cached = index.items_from_cache(source.text, hashes)
+        if cached is not None:
+            return CalibrationSet(cached, source.display)
+    result = _parse_exactly(source)
+    index.store_hashes(raw, [item.content_hash for item in result.items])
+    return result
+
+
+def _parse_exactly(source: SourceText) -> CalibrationSet:
     items: list[CalibrationItem] = []
     seen: dict[str, int] = {}
     by_content: dict[str, tuple[int, CalibrationItem]] = {}
