@@ -77,16 +77,15 @@ ORJSON_FLOOR = FLOOR.replace("import json, sys", "import orjson, sys").replace(
 PYARROW_FLOOR = r"""
 import sys
 import numpy as np
-import pyarrow.json as pj
 import pyarrow.compute as pc
-items = pj.read_json(sys.argv[2]).column("id").to_pylist()
-index = {item: i for i, item in enumerate(items)}
+import pyarrow.json as pj
+items = pj.read_json(sys.argv[2]).column("id").combine_chunks()
 table = pj.read_json(sys.argv[1])
 normal = pc.replace_substring_regex(pc.utf8_trim_whitespace(table.column("check_text")), r"\s+", " ")
-codes, uniques = np.unique(np.asarray(normal.to_pylist(), dtype=object), return_inverse=True)
-rows = np.array([index[i] for i in table.column("item").to_pylist()])
-matrix = np.zeros((len(items), len(codes)), dtype=bool)
-matrix[rows, uniques] = np.asarray(pc.equal(table.column("answer"), "no"))
+texts = pc.dictionary_encode(normal.combine_chunks())
+rows = pc.index_in(table.column("item"), value_set=items).to_numpy()
+matrix = np.zeros((len(items), len(texts.dictionary)), dtype=bool)
+matrix[rows, texts.indices.to_numpy()] = pc.equal(table.column("answer"), "no").to_numpy()
 print(matrix.shape, int(matrix.sum()))
 """
 
