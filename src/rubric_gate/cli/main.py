@@ -31,6 +31,11 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
      "Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml."),
     ("action", "rubric_gate.cli.action_cmd:action_command",
      "Gate a pull request's rubric edits (run by the GitHub Action; reads GITHUB_* and INPUT_* variables)."),
+    ("teach", "rubric_gate.cli.teach_cmd:teach_command",
+     "Write a check for each group of flawed items RUBRIC misses and keep those the gate would accept "
+     "as additions (origin: label, so frozen)."),
+    ("discover", "rubric_gate.cli.discover_cmd:discover_command",
+     "Discover a rubric from preference pairs and write it to OUT (origin: generated)."),
 )
 
 

@@ -42,7 +42,10 @@ def _optional_text(info: Any) -> bool:
 # Every optional text field of the model (judge, prompt, item_hash, check, quote, at, batch, and
 # any added later) is validated on the fast path the same way; the columns keep those in KEYED.
 OPTIONAL_TEXT = tuple(name for name, info in Verdict.model_fields.items() if _optional_text(info))
-KEYED = ("judge", "prompt", "item_hash")  # the optional texts that go into columns
+# The optional texts that go into columns: the item hash, and the fields that make up a row's
+# source (who judged it, reading what): one source id per distinct tuple.
+SOURCE_FIELDS = tuple(name for name in ("judge", "prompt", "task_hash") if name in OPTIONAL_TEXT)
+KEYED = ("item_hash", *SOURCE_FIELDS)
 HAS_SAMPLE = "sample" in Verdict.model_fields  # repeated sampling: the 0-based index of an answer
 
 
@@ -75,7 +78,8 @@ _LINE = _line_struct()
 _decode_line = msgspec.json.Decoder(_LINE).decode
 _encode = msgspec.json.Encoder().encode
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
-_GETTERS = tuple(attrgetter(name) for name in ("check_text", "item", "answer", *KEYED[:2], KEYED[2], "sample"))
+_GETTERS = tuple(attrgetter(name) for name in ("check_text", "item", "answer", "item_hash", "sample"))
+_SOURCE = attrgetter(*SOURCE_FIELDS)
 
 
 def validation_message(exc: ValidationError, obj: dict[str, Any]) -> str:
@@ -130,7 +134,7 @@ class RowBuilder:
         return found
 
     def add(self, item: str, check_text: str, answer: str, judge: str | None, prompt: str | None,
-            item_hash: str | None, offset: int, sample: int = 0) -> None:
+            item_hash: str | None, offset: int, sample: int = 0, task_hash: str | None = None) -> None:
         data = self.data
         text_id = data.raw_texts.get(check_text)
         if text_id is None:
@@ -144,7 +148,7 @@ class RowBuilder:
             hash_id = data.hashes.ids.get(item_hash)
             if hash_id is None:
                 hash_id = data.hashes.add(item_hash)
-        source_key = (judge, prompt)
+        source_key = (judge, prompt, task_hash)
         source_id = data.sources.ids.get(source_key)
         if source_id is None:
             source_id = data.sources.add(source_key)
@@ -158,7 +162,7 @@ class RowBuilder:
 
     def add_verdict(self, verdict: Verdict, offset: int) -> None:
         self.add(verdict.item, verdict.check_text, verdict.answer, verdict.judge, verdict.prompt,
-                 verdict.item_hash, offset, getattr(verdict, "sample", None) or 0)
+                 verdict.item_hash, offset, getattr(verdict, "sample", None) or 0, verdict.task_hash)
 
     def add_rows(self, rows: list[Any], offsets: Any) -> None:
         """Append decoded fast-path rows, one column at a time."""
@@ -166,7 +170,7 @@ class RowBuilder:
             return
         data = self.data
         tail = data.columns.tail
-        texts, items, answers, judges, prompts, hashes, samples = (list(map(get, rows)) for get in _GETTERS)
+        texts, items, answers, hashes, samples = (list(map(get, rows)) for get in _GETTERS)
         tail["text"].extend(_ids(data.raw_texts, texts, self._new_text))
         tail["item"].extend(_ids(data.items.ids, items, data.items.add))
         n = len(rows)
@@ -174,10 +178,11 @@ class RowBuilder:
             tail["hash"].extend(array("i", [NONE]) * n)
         else:
             tail["hash"].extend(_ids(self._hash_ids, hashes, data.hashes.add))
-        if judges.count(judges[0]) == n and prompts.count(prompts[0]) == n:  # one source: the usual block
-            tail["source"].extend(array("i", _ids(self._source_ids, [(judges[0], prompts[0])], self._new_source)) * n)
+        sources = list(map(_SOURCE, rows))
+        if sources.count(sources[0]) == n:  # one source: the usual block
+            tail["source"].extend(array("i", _ids(self._source_ids, sources[:1], self._new_source)) * n)
         else:
-            tail["source"].extend(_ids(self._source_ids, list(zip(judges, prompts, strict=True)), self._new_source))
+            tail["source"].extend(_ids(self._source_ids, sources, self._new_source))
         tail["answer"].extend(list(map(ANSWER_CODES.__getitem__, answers)))
         if samples.count(UNSET) == n:
             tail["sample"].extend(array("i", [0]) * n)
@@ -188,9 +193,8 @@ class RowBuilder:
     def _new_text(self, raw_text: str) -> int:
         return self.data.texts.add(normalize_text(raw_text))
 
-    def _new_source(self, key: tuple[Any, Any]) -> int:
-        judge, prompt = key
-        return self.data.sources.add((None if judge is UNSET else judge, None if prompt is UNSET else prompt))
+    def _new_source(self, key: tuple[Any, ...]) -> int:
+        return self.data.sources.add(tuple(None if value is UNSET else value for value in key))
 
 
 def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict | None:
