@@ -33,8 +33,26 @@ class _StdoutConsole(Console):
         raise BrokenPipeError(errno.EPIPE, "stdout closed")
 
 
+UNBOUNDED = 100_000  # "no width": tables at their natural width, prose never wrapped
+
+
+def output_width() -> int | None:
+    """The width to fit: `COLUMNS` if set, else the terminal's; None when stdout is no terminal
+    (a pipe or file gets whole lines, for grep and diff, never wrapped at a guessed width)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if sys.stdout.isatty():
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def stdout_console() -> Console:
-    return _StdoutConsole(file=sys.stdout, soft_wrap=False, width=max(120, Console().width))
+    width = output_width()
+    return _StdoutConsole(file=sys.stdout, soft_wrap=width is None, width=width or UNBOUNDED)
 
 
 def silence_stdout() -> None:
