@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -36,7 +37,7 @@ def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str |
     doc = load_rubric(rubric_spec)
     items = load_calibration_for(doc, calibration, root, split)
     store = load_verdicts_for([doc], verdicts, root)
-    summary = attribute_rubric(doc, Evaluation(items, store))
+    summary = replace(attribute_rubric(doc, Evaluation(items, store)), split=split)
     with report_output():
         if fmt == "json":
             print_json(summary.to_dict())

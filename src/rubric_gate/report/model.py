@@ -50,6 +50,17 @@ class RubricSummary:
     rates: Rates
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
     agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
+    split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
+
+    @property
+    def items_name(self) -> str:
+        """What the scored items are called in prose: "calibration items", "evaluation items"."""
+        return {"all": "labeled items"}.get(self.split, f"{self.split} items")
+
+    @property
+    def agreement_note(self) -> str | None:
+        note = self.agreement.note if self.agreement is not None else None
+        return note.replace("calibration items", self.items_name) if note else None
 
     def to_dict(self) -> dict[str, Any]:
         return {

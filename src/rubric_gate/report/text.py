@@ -68,12 +68,13 @@ def _rates_lines(summary: RubricSummary) -> Text:
 
 
 def render_attribution_text(summary: RubricSummary, console: Console) -> None:
-    console.print(_attribution_table(summary, f"{summary.rubric_id}, version {summary.version} ({summary.display})"))
+    title = f"{summary.rubric_id}, version {summary.version} ({summary.display}), on {summary.items_name}"
+    console.print(_attribution_table(summary, title))
     console.print(_rates_lines(summary))
     if summary.agreement is not None:
         console.print(Text(agreement_text(summary.agreement)))
-        if summary.agreement.note:
-            console.print(_text(f"note: {summary.agreement.note}", style="yellow"))
+        if summary.agreement_note:
+            console.print(_text(f"note: {summary.agreement_note}", style="yellow"))
     for a, b, n in summary.joint_catches:
         console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
 
