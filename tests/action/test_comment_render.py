@@ -42,7 +42,7 @@ def test_comment_renders_one_item_per_rejected_change_and_no_live_user_text(scen
     rejected = [c for c in rubric["report"]["changes"] if c["decision"] == "rejected"]
     assert len(rejected) >= 3  # A reworded (loses R1), D deleted (R4 ... ), E and F added with blame
     headings = [e.text() for e in gfm.top_level(root) if e.tag in ("h2", "h3")]
-    assert headings[0].startswith("❌ rubric-gate: FAIL") and sum("FAIL" in h for h in headings) == 2
+    assert headings[0].startswith("❌ rubric-gate: FAIL") and sum("FAIL" in h for h in headings) == 1
     shown = root.text().replace("\u200b", "")
     assert "\\[Approve\\](/org/settings)" in shown and "GH-1" in shown  # shown as written, inert
 
