@@ -15,6 +15,9 @@ DEFAULT_ACTION = "OWNER/rubric-gate@v1"
 WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
 # Posts the comment for fork PRs from the artifact the first workflow uploads: both or neither.
 COMMENT_WORKFLOW_PATH = ".github/workflows/rubric-gate-comment.yml"
+SHA_PINNED = re.compile(r"@[0-9a-f]{40}$")
+# zizmor asks for every action pinned by commit; the user's own copy has no release to pin yet.
+UNPINNED_NOTE = "# zizmor: ignore[unpinned-uses] your copy of rubric-gate: pin it by commit once published"
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ def workflow_template(action: str = DEFAULT_ACTION) -> str:
     # In a user's repository there is no bundled example: say what happens without a judge.
     text = text.replace("# the bundled example replays recorded verdicts",
                         "# without a judge, recorded verdicts are replayed")
-    return re.sub(r"(?m)^(\s*uses:)\s+\./(?=\s*(#.*)?$)", lambda m: f"{m.group(1)} {action}", text)
+    line = f"{action}" if SHA_PINNED.search(action) else f"{action}  {UNPINNED_NOTE}"
+    return re.sub(r"(?m)^(\s*uses:)\s+\./(\s+#.*)?$", lambda m: f"{m.group(1)} {line}", text)
 
 
 _RUBRIC = """\
