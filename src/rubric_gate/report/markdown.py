@@ -261,12 +261,17 @@ def versions_text(report: CheckReport) -> str:
 
 
 def gated_label(report: CheckReport) -> str:
-    """What the gated rubric is: the head with only accepted changes, or the base unchanged."""
+    """What the gated rubric is. It is always the head's file (its version, task and paths) with
+    only the accepted check changes, so its version is the head's even when every change was
+    rejected: calling that "the base" would contradict the YAML printed under this label."""
+    version = report.head.version
+    if not report.changes:
+        return f"unchanged, version {version}"
     if not any(c.accepted for c in report.changes):
-        return f"base unchanged, version {report.base.version}"
+        return f"version {version}, every change rejected"
     if all(c.accepted for c in report.changes):
-        return f"head, version {report.head.version}"
-    return f"version {report.head.version}, accepted changes only"
+        return f"head, version {version}"
+    return f"version {version}, accepted changes only"
 
 
 def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:

@@ -16,7 +16,7 @@ from rubric_gate.report.markdown import (
     trade_text,
     trust_note,
 )
-from rubric_gate.report.model import CheckReport, RubricSummary
+from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
 
@@ -79,6 +79,13 @@ def render_attribution_text(summary: RubricSummary, console: Console) -> None:
         console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
 
 
+def _decided_elsewhere(row: CheckRow, change: ChangeRow | None) -> bool:
+    """Whether a change's reason cites figures other than its table row (the Markdown's "When decided")."""
+    d = change.decided if change is not None else None
+    return d is not None and (round(d.credit, 2), round(d.blame, 2), d.unique_catches) != (
+        round(row.credit, 2), round(row.blame, 2), row.unique_catches)
+
+
 def versions_text_plain(report: CheckReport) -> str:
     base, head = report.base.version, report.head.version
     return f"version {base} → {head}" if base != head else f"version {base} (unchanged)"
@@ -111,6 +118,9 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     columns = measured_columns(report)
     table = _attribution_table(head_view, "per check (head as proposed; base for deleted checks)", decisions, columns)
     console.print(table)
+    if any(_decided_elsewhere(row, change) for row, change in check_rows(report)):
+        console.print(_text("a reason's figures are the check's in the rubric the gate decided it in (the base plus "
+                            "the changes accepted before it), so they can differ from this table's"), highlight=False)
     for name, summary in ((f"base (version {report.base.version})", report.base),
                           (f"head as proposed (version {report.head.version})", report.head),
                           (f"gated ({gated_label(report)})", report.gated)):

@@ -1,0 +1,56 @@
+"""What a newcomer reads in the first run: every label agrees with the figure or file under it."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = "rubrics/cloud-security-review.yaml"
+DECIDED_NOTE = "a reason's figures are the check's in the rubric the gate decided it in"
+
+
+def _check(head: str, *fmt: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    return subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head", head, *fmt],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+
+def test_the_gated_rubric_label_names_the_version_its_yaml_shows() -> None:
+    # Every change of the drifting revision is rejected: the gated rubric keeps the base's checks
+    # but is the head's file (version 4), so a label "base unchanged, version 3" over it was false.
+    proc = _check("examples/drifting-revision.yaml", "--format", "markdown")
+    assert proc.returncode == 1, proc.stderr
+    summary = re.search(r"<summary>Gated rubric \(([^)]*)\)</summary>\s*```yaml\n(.*?)```", proc.stdout, re.S)
+    assert summary, proc.stdout
+    label, body = summary.groups()
+    version = str(yaml.safe_load(body)["version"])
+    assert f"version {version}" in label and "every change rejected" in label
+    assert "base unchanged" not in proc.stdout
+    assert f"| Gated ({label}) |" in proc.stdout  # the rates column says the same
+
+
+def test_the_text_report_says_why_a_reason_cites_other_figures_than_its_row() -> None:
+    out = _check("examples/drifting-revision.yaml").stdout
+    assert "would add blame 10.50" in out  # decided with the base's checks, while the row shows 3.75
+    row = next(line for line in out.splitlines() if line.startswith("recommends-remediation"))
+    assert row.split()[4] == "3.75"
+    assert DECIDED_NOTE in out
+
+
+def test_no_decided_note_when_every_reason_matches_its_row(tmp_path: Path) -> None:
+    # One deletion alone: decided on the base, which is the row a deleted check shows.
+    base = yaml.safe_load((ROOT / BASE).read_text(encoding="utf-8"))
+    base["checks"] = [c for c in base["checks"] if c["id"] != "severity-fits"]
+    base["version"] = "3b"
+    head = tmp_path / "head.yaml"
+    head.write_text(yaml.safe_dump(base, sort_keys=False), encoding="utf-8")
+    proc = _check(str(head))
+    assert proc.returncode == 1, proc.stderr
+    assert "REJECTED deleted  severity-fits" in proc.stdout
+    assert DECIDED_NOTE not in proc.stdout
