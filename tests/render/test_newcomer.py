@@ -54,3 +54,15 @@ def test_no_decided_note_when_every_reason_matches_its_row(tmp_path: Path) -> No
     assert proc.returncode == 1, proc.stderr
     assert "REJECTED deleted  severity-fits" in proc.stdout
     assert DECIDED_NOTE not in proc.stdout
+
+
+def test_at_80_columns_check_ids_stay_whole_before_the_decision_folds() -> None:
+    env = {**{k: v for k, v in os.environ.items() if k != "LINES"}, "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
+                           "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=False)
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    row = next(line for line in lines if line.startswith("no-invented-findings"))  # 20 characters
+    assert row.split()[:2] == ["no-invented-findings", "hand"]
+    assert any(line.rstrip().endswith("REJECTED") for line in lines)  # the decision folded instead

@@ -29,7 +29,7 @@ def _text(value: object, style: str = "") -> Text:
 
 
 def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None,
-                       columns: list[tuple[str, str]] | None = None) -> Table:
+                       columns: list[tuple[str, str]] | None = None, width: int | None = None) -> Table:
     # No vertical rules and one space between columns: ten columns fit 80 characters, headers
     # wrap onto a second line, and a long check id folds rather than being cut.
     table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
@@ -41,7 +41,10 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
     for key, _ in columns or []:
         table.add_column(SHORT_HEADERS[key], justify="right", width=5)
     if decisions is not None:
-        table.add_column("Decision", overflow="fold", min_width=8, ratio=1)  # "REJECTED added" folds in two
+        # "REJECTED added" folds in two; when the table must shrink, the decision folds before the
+        # check ids do (rich shrinks the widest column first): an id is what a reader looks up.
+        table.add_column("Decision", overflow="fold", min_width=8, ratio=1,
+                         max_width=_decision_width(summary, decisions, columns or [], width))
     for row in summary.checks:
         cells = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
@@ -51,6 +54,16 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
             cells.append(_text(f"{decision} {change}".strip()))
         table.add_row(*cells)
     return table
+
+
+def _decision_width(summary: RubricSummary, decisions: dict[str, tuple[str, str]],
+                    columns: list[tuple[str, str]], width: int | None) -> int | None:
+    fixed = 44 + 5 * len(columns) + 8 + len(columns)  # the fixed-width columns and one space between each
+    ids = max((len(row.id) for row in summary.checks), default=0)
+    cells = max((len(f"{d} {c}".strip()) for c, d in decisions.values()), default=0)
+    if width is None or fixed + ids + cells <= width:
+        return None
+    return 8
 
 
 def _word_width(header: str) -> int:
@@ -116,7 +129,8 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
                               [row for row, _ in check_rows(report)], report.head.rates, report.head.joint_catches)
     columns = measured_columns(report)
-    table = _attribution_table(head_view, "per check (head as proposed; base for deleted checks)", decisions, columns)
+    table = _attribution_table(head_view, "per check (head as proposed; base for deleted checks)", decisions, columns,
+                               console.width)
     console.print(table)
     if any(_decided_elsewhere(row, change) for row, change in check_rows(report)):
         console.print(_text("a reason's figures are the check's in the rubric the gate decided it in (the base plus "
