@@ -10,9 +10,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = click.Choice(["text", "markdown", "json"])
 
@@ -24,13 +27,6 @@ def repo_root(start: Path | None = None) -> Path:
         ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False
     )
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else start
-
-
-class _StdoutConsole(Console):
-    def on_broken_pipe(self) -> None:
-        # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, "stdout closed")
 
 
 UNBOUNDED = 100_000  # "no width": tables at their natural width, prose never wrapped
@@ -51,6 +47,14 @@ def output_width() -> int | None:
 
 
 def stdout_console() -> Console:
+    from rich.console import Console  # only text output needs rich
+
+    class _StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "stdout closed")
+
     width = output_width()
     return _StdoutConsole(file=sys.stdout, soft_wrap=width is None, width=width or UNBOUNDED)
 
