@@ -21,7 +21,7 @@ from rubric_gate.guard import deletion_losses
 from rubric_gate.pipeline import Evaluation, attribute_rubric, run_check
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
-from rubric_gate.rubric import RubricDocument, parse_rubric_text
+from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore
@@ -67,6 +67,9 @@ class RubricOutcome:
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
+    # (normalised check text, item content hash) pairs a configured judge answered in this run:
+    # a changed recorded answer is excused for exactly these pairs, never for a whole check text.
+    judged_pairs: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def pending(self) -> bool:
@@ -141,6 +144,52 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
             name = verdict.check or verdict.check_text[:40]
             contradicting.append(f"{name} on {verdict.item}: base {recorded.answer}, PR {verdict.answer}")
     return fills, contradicting
+
+
+def untrusted_for_new_checks(fills: list[Verdict], base: RubricDocument) -> tuple[list[Verdict], list[Verdict]]:
+    """The PR's gap-filling verdicts that may be used (for check texts the base rubric does not
+    have) and those that may not (for the base's own checks: a "yes" filled in where the base
+    lost a line would make a deletion look harmless)."""
+    trusted_texts = {c.normalized_text for c in base.rubric.checks}
+    usable = [v for v in fills if normalize_text(v.check_text) not in trusted_texts]
+    return usable, [v for v in fills if normalize_text(v.check_text) in trusted_texts]
+
+
+def catches_withheld(verdicts: list[Verdict]) -> list[Verdict]:
+    """The same verdicts with every "no" turned "yes": what the gate may assume of untrusted
+    evidence when the question is whether a catch is shared (a PR's "no" is no catch)."""
+    return [v.model_copy(update={"answer": "yes"}) if v.answer == "no" else v for v in verdicts]
+
+
+def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: RubricDocument,
+                         calibration: CalibrationSet, base_store: VerdictStore, added: list[Verdict],
+                         options: GateOptions, notes: list[str]) -> CheckReport:
+    """Untrusted evidence can only reject: gate again with the PR's "no" answers withheld, and
+    keep that decision when it rejects a change the first one accepted (a catch the PR's own
+    verdicts claim must not make another check's catch look shared)."""
+    trusted = run_check(base, head, Evaluation(calibration, base_store.merged(VerdictStore(catches_withheld(added)))),
+                        options)
+    accepted = {(c.check, c.change) for c in report.changes if c.accepted}
+    newly = [c for c in trusted.changes if not c.accepted and (c.check, c.change) in accepted]
+    if not newly:
+        return report
+    notes.append("Gated on trusted verdicts only: the PR's own verdicts may reject a change, never excuse one, "
+                 f"and without their catches {', '.join(f'{c.change} {c.check}' for c in newly[:10])} "
+                 "is rejected.")
+    return trusted
+
+
+def _pairs_judged(s: GateSettings, docs: list[RubricDocument], calibration: CalibrationSet) -> set[tuple[str, str]]:
+    """(check text, item content) pairs the configured judge answers in this run for this rubric."""
+    if s.judge is None:
+        return set()
+    texts = {c.normalized_text for doc in docs for c in doc.rubric.checks}
+    return {(t, item.content_hash) for t in texts for item in calibration.items}
+
+
+def _pairs_shown(verdicts: list[Verdict]) -> str:
+    shown = ", ".join(f"{v.check or v.check_text[:40]} on {v.item}" for v in verdicts[:10])
+    return shown + (f" and {len(verdicts) - 10} more" if len(verdicts) > 10 else "")
 
 
 def evaluate(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
@@ -224,6 +273,7 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
     outcome.head = head
     calibration = read_calibration(reader, s.head_sha, head.rubric.calibration)
     store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
+    outcome.judged_pairs = _pairs_judged(s, [head], calibration)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge is not None:
@@ -251,6 +301,7 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
+        outcome.judged_pairs = _pairs_judged(s, [base], calibration)
         evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
                       else Evaluation(calibration, base_store))
         summary = attribute_rubric(base, evaluation)
@@ -301,8 +352,14 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
 
     # Labels and verdicts come from the base: the PR must not grade its own edit.
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
-    added, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
+    added, ignored = untrusted_for_new_checks(fills, base)
+    if ignored:
+        notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
+                     f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
+                     "those, so they were not used.")
+    outcome.judged_pairs = _pairs_judged(s, [base, head], calibration)
 
     if _measures_reliability(s):
         evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
@@ -314,6 +371,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
             notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
                          + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
                             if disagreements else "; the judge agrees with all of them") + ".")
+        added = []
     else:
         if s.judge_unavailable:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
@@ -323,7 +381,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
             if s.trust_pr_verdicts:
-                notes.append(note + ", so they were used as recorded.")
+                notes.append(note + ", so they were used as recorded; they may reject a change, never excuse one.")
             else:
                 notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
@@ -336,6 +394,8 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         report = run_panel_check(base, head, evaluation, options)  # type: ignore[arg-type]
     else:
         report = run_check(base, head, evaluation, options)
+        if added:
+            report = _on_trusted_evidence(report, base, head, calibration, base_store, added, options, notes)
     if s.suggest_repairs and not report.gate_passed:
         _repair(outcome, base, head, evaluation, options, s)
     report.notes.extend(notes)

@@ -192,10 +192,11 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
-              gate_base: str, cache: VerdictCache, notices: list[str]) -> tuple[list[RubricOutcome], set[str]]:
+              gate_base: str, cache: VerdictCache,
+              notices: list[str]) -> tuple[list[RubricOutcome], set[tuple[str, str]]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: set[str] = set()
+    judged: set[tuple[str, str]] = set()
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
@@ -224,9 +225,8 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
-        if outcome.judging is not None:  # every pair of these checks was judged live: recorded answers unused
-            judged.update(c.normalized_text for doc in (outcome.base, outcome.head) if doc is not None
-                          for c in doc.rubric.checks)
+        if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
+            judged.update(outcome.judged_pairs)
         for notice in outcome.notices:
             command("notice", f"{change.path}: {notice}")
         if outcome.error:

@@ -15,9 +15,9 @@ from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
-from rubric_gate.guard import changed_answers, diff_labels
-from rubric_gate.guard.verdicts import ChangedAnswer
-from rubric_gate.rubric import normalize_text
+from rubric_gate.guard import changed_answers, diff_labels, removed_answers
+from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
+from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 
@@ -39,12 +39,12 @@ def _display(sha: str, path: str) -> str:
 
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: set[str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+                    judged: set[tuple[str, str]], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
-    since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges. `judged`: the check texts (normalised) a configured judge
-    re-judged in this run, whose changed answers the gate did not use. An answer changed for any
-    other check (e.g. of a rubric sharing the verdict file that this PR does not edit) was never
-    re-judged."""
+    since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges.
+    `judged`: the (normalised check text, item content hash) pairs a configured judge answered in
+    this run, whose changed answers the gate did not use. An answer changed for any other pair
+    (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
@@ -67,8 +67,9 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
         if v_path in changed:
             users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
+            in_use = _texts_in_use(reader, head_sha, users, rubric_changes)
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
-                                              users, judged))
+                                              users, judged, in_use))
     for change in rubric_changes:
         if change.status not in ("modified", "renamed"):
             continue
@@ -115,8 +116,30 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
     return out
 
 
+def _texts_in_use(reader: FileReader, head_sha: str, users: tuple[str, ...],
+                  rubric_changes: list[ChangedFile]) -> set[str] | None:
+    """The check texts (normalised) the rubrics using a verdict file still have at the head;
+    None when one of them does not load there (then every lost answer counts)."""
+    moved = {c.base_path: c for c in rubric_changes}
+    texts: set[str] = set()
+    for user in users:
+        change = moved.get(user)
+        if change is not None and change.status == "removed":
+            continue
+        path = change.path if change is not None else user
+        try:
+            text = reader.read(head_sha, path)
+            if text is None:
+                continue
+            texts.update(c.normalized_text for c in parse_rubric_text(text, _display(head_sha, path)).rubric.checks)
+        except InputError:
+            return None
+    return texts
+
+
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[str]) -> list[StandardFinding]:
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[tuple[str, str]],
+                      in_use: set[str] | None) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
         return []
@@ -142,8 +165,10 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
-    rejudged = [a for a in answers if normalize_text(a.text) in judged]
-    unjudged = [a for a in answers if normalize_text(a.text) not in judged]
+    rejudged = [a for a in answers if (normalize_text(a.text), a.item_hash) in judged]
+    unjudged = [a for a in answers if (normalize_text(a.text), a.item_hash) not in judged]
+    removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
+               if in_use is None or normalize_text(r.text) in in_use]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
@@ -155,8 +180,12 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     if unjudged:
         out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
                                    "that no judge re-judged in this run", True))
+    if removed:
+        out.append(StandardFinding(path, users, f"removes {len(removed)} recorded verdict(s) of checks still in use "
+                                   f"({_shown(removed)}); a lost answer is lost evidence, and the gap could be "
+                                   "filled with another answer later", True))
     return out
 
 
-def _shown(answers: list[ChangedAnswer]) -> str:
+def _shown(answers: list[ChangedAnswer] | list[RemovedAnswer]) -> str:
     return ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")
