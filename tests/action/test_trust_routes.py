@@ -27,7 +27,6 @@ from harness import (
 )
 from test_integrity import _on_main
 
-OPEN = pytest.mark.xfail(strict=True, reason="route not closed yet")
 JUDGE_ENV = {"OPENAI_API_KEY": "sk-test"}
 
 
@@ -238,7 +237,6 @@ def test_a_rubric_under_a_directory_named_with_a_newline_is_gated(scenario: Scen
 A3_TEXT = "Is every stored byte encrypted?"
 
 
-@OPEN
 def test_two_prs_deleting_each_of_a_redundant_pair_cannot_both_land(scenario: Scenario) -> None:
     """A and A3 catch the same items. PR 1 deletes A and merges; PR 2, branched before, deletes A3.
     Against its merge base A3 is redundant; on the base tip it holds R1 alone."""

@@ -14,6 +14,7 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
+from rubric_gate.boundary import apply_check_changes, catches_withheld, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
@@ -21,7 +22,7 @@ from rubric_gate.guard import deletion_losses
 from rubric_gate.pipeline import Evaluation, attribute_rubric, run_check
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
-from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
+from rubric_gate.rubric import RubricDocument, parse_rubric_text
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore
@@ -39,6 +40,7 @@ class GateSettings:
     judge: JudgeBackend | None  # the live judge for this rubric, when one is configured and usable
     judge_unavailable: str | None  # why a configured judge is not used
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
+    tip_sha: str | None = None  # the base branch's tip, when it moved on since: the merge is gated there too
     concurrency: int = 8
     max_judge_calls: int | None = None
     audit: bool = False
@@ -144,21 +146,6 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
             name = verdict.check or verdict.check_text[:40]
             contradicting.append(f"{name} on {verdict.item}: base {recorded.answer}, PR {verdict.answer}")
     return fills, contradicting
-
-
-def untrusted_for_new_checks(fills: list[Verdict], base: RubricDocument) -> tuple[list[Verdict], list[Verdict]]:
-    """The PR's gap-filling verdicts that may be used (for check texts the base rubric does not
-    have) and those that may not (for the base's own checks: a "yes" filled in where the base
-    lost a line would make a deletion look harmless)."""
-    trusted_texts = {c.normalized_text for c in base.rubric.checks}
-    usable = [v for v in fills if normalize_text(v.check_text) not in trusted_texts]
-    return usable, [v for v in fills if normalize_text(v.check_text) in trusted_texts]
-
-
-def catches_withheld(verdicts: list[Verdict]) -> list[Verdict]:
-    """The same verdicts with every "no" turned "yes": what the gate may assume of untrusted
-    evidence when the question is whether a catch is shared (a PR's "no" is no catch)."""
-    return [v.model_copy(update={"answer": "yes"}) if v.answer == "no" else v for v in verdicts]
 
 
 def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: RubricDocument,
@@ -348,14 +335,73 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
             f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
         return
     outcome.base = base
-    notes: list[str] = []
-
-    # Labels and verdicts come from the base: the PR must not grade its own edit.
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
+    notes: list[str] = []
+    report, evaluation, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
+    if s.suggest_repairs and not report.gate_passed:
+        _repair(outcome, base, head, evaluation, options, s)
+    report.notes.extend(notes)
+    if outcome.judging is not None:
+        report.judging = outcome.judging
+    outcome.report = report
+    if s.tip_sha and s.tip_sha != s.base_sha:
+        _gate_on_tip(outcome, reader, base, head, head_store, options, s)
+
+
+def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocument, head: RubricDocument,
+                 head_store: VerdictStore, options: GateOptions, s: GateSettings) -> None:
+    """Gate the merge, not the branch: the PR's check changes applied onto the base tip's rubric,
+    against the tip's labels and verdicts. A PR that deletes B is rejected when main has since
+    deleted A, the other check catching the same items."""
+    assert s.tip_sha is not None
+    changed = outcome.file
+    tip_text = reader.read(s.tip_sha, changed.base_path)
+    where = f"the base branch's tip {s.tip_sha[:7]}"
+    if tip_text is None:
+        outcome.failures.append(f"{where} no longer has {changed.base_path}: the merge would bring back a rubric "
+                                "the base branch removed; rebase the PR onto its base branch")
+        return
+    try:
+        tip = parse_rubric_text(tip_text, _display(s.tip_sha, changed.base_path))
+        tip_calibration = read_calibration(reader, s.tip_sha, tip.rubric.calibration)
+        tip_store = read_verdicts(reader, s.tip_sha, tip.rubric.verdicts)
+    except InputError as exc:
+        outcome.failures.append(f"{where} cannot be read to gate the merge ({exc.message}); rebase the PR")
+        return
+    merged = RubricDocument(apply_check_changes(base.rubric, head.rubric, tip.rubric),
+                            SourceText(f"this PR merged onto {s.tip_sha[:7]}", head.source.text, None,
+                                       repo_path=changed.path), head.check_lines)
+    if merged.rubric == tip.rubric and tip.rubric == base.rubric:
+        return
+    judging, judged = outcome.judging, outcome.judged_pairs
+    try:
+        report, _, _ = _gate_versions(outcome, tip, merged, tip_calibration, tip_store, head_store, s, [],
+                                      options=options)
+    except MissingVerdictsError as exc:
+        parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
+        outcome.failures.append(f"merged onto {where}, the rubric cannot be scored (no verdict for checks {parts}): "
+                                f"rebase the PR, or {JUDGE_HINT}")
+        return
+    finally:
+        outcome.judging = judging if judging is not None else outcome.judging
+        outcome.judged_pairs = judged | outcome.judged_pairs
+    for change in report.changes:
+        if not change.accepted:
+            outcome.failures.append(f"merged onto {where}, {change.change} {change.check} is rejected: {change.reason}")
+
+
+def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, calibration: CalibrationSet,
+                   base_store: VerdictStore, head_store: VerdictStore, s: GateSettings, notes: list[str],
+                   options: GateOptions | None = None) -> tuple[CheckReport, Evaluation, GateOptions]:
+    """Judge what is missing and gate `base` -> `head` on `base`'s labels and trusted verdicts.
+
+    `options` given: a second gating of the same PR (onto the base tip), audited already.
+    """
+    primary = options is None
     fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
-    added, ignored = untrusted_for_new_checks(fills, base)
-    if ignored:
+    added, ignored = usable_pr_verdicts(fills, base.rubric)
+    if ignored and primary:
         notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
                      f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
                      "those, so they were not used.")
@@ -367,17 +413,17 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
         assert isinstance(evaluation.store, VerdictStore)
         disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt)
-        if added:
+        if added and primary:
             notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
                          + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
                             if disagreements else "; the judge agrees with all of them") + ".")
         added = []
     else:
-        if s.judge_unavailable:
+        if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged(VerdictStore(added)) if added else base_store
         evaluation = Evaluation(calibration, store)
-        if added:
+        if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
             if s.trust_pr_verdicts:
@@ -385,7 +431,8 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
             else:
                 notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
-    options = _audit(outcome, base, head, s)
+    if options is None:
+        options = _audit(outcome, base, head, s)
     if _measures_reliability(s):
         from rubric_gate.ensemble import run_panel_check
 
@@ -396,12 +443,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         report = run_check(base, head, evaluation, options)
         if added:
             report = _on_trusted_evidence(report, base, head, calibration, base_store, added, options, notes)
-    if s.suggest_repairs and not report.gate_passed:
-        _repair(outcome, base, head, evaluation, options, s)
-    report.notes.extend(notes)
-    if outcome.judging is not None:
-        report.judging = outcome.judging
-    outcome.report = report
+    return report, evaluation, options
 
 
 def _audit_store(s: GateSettings) -> Any:

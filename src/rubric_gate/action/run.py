@@ -216,7 +216,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
         settings = GateSettings(
-            base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
+            base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha, trust_pr_verdicts=config.trust_pr_verdicts,
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
             concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
             audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
