@@ -256,3 +256,16 @@ def test_two_prs_deleting_each_of_a_redundant_pair_cannot_both_land(scenario: Sc
     result = scenario.run(second)
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
     assert "R1" in json.dumps(result.report()["rubrics"])
+
+
+def test_a_verdict_only_pr_filling_a_gap_of_a_base_check_needs_the_override(scenario: Scenario) -> None:
+    """The first half of the refill, on its own: merged, its "yes" would be the record that
+    lets the next PR delete A."""
+    main = _on_main(scenario, {VERDICTS: _without_line(verdicts_jsonl(TEXTS), "A", "R1")}, "a line went missing")
+    scenario.git("reset", "-q", "--hard", main)
+    refill = json.dumps({"item": "R1", "check_text": TEXTS["A"], "answer": "yes"}) + "\n"
+    head = scenario.git.commit({VERDICTS: (scenario.git.path / VERDICTS).read_text() + refill}, "fill A on R1")
+    result = scenario.run(head)
+    assert result.code == 1, result.stdout + result.stderr
+    (finding,) = result.report()["standard"]
+    assert finding["blocking"] and "records 1 answer(s) for checks the base branch already has" in finding["message"]

@@ -15,7 +15,7 @@ from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
-from rubric_gate.guard import changed_answers, diff_labels, removed_answers
+from rubric_gate.guard import changed_answers, diff_labels, filled_answers, removed_answers
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
@@ -68,8 +68,9 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
             in_use = _texts_in_use(reader, head_sha, users, rubric_changes)
+            trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], users)
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
-                                              users, judged, in_use))
+                                              users, judged, in_use, trusted))
     for change in rubric_changes:
         if change.status not in ("modified", "renamed"):
             continue
@@ -137,9 +138,23 @@ def _texts_in_use(reader: FileReader, head_sha: str, users: tuple[str, ...],
     return texts
 
 
+def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) -> set[str]:
+    """The check texts (normalised) of the rubrics using a verdict file, as the base branch has them."""
+    texts: set[str] = set()
+    for sha in shas:
+        for user in users:
+            try:
+                text = reader.read(sha, user)
+                if text is not None:
+                    texts.update(c.normalized_text for c in parse_rubric_text(text, _display(sha, user)).rubric.checks)
+            except InputError:
+                continue  # a rubric broken on the base: its checks vouch for nothing
+    return texts
+
+
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
                       cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[tuple[str, str]],
-                      in_use: set[str] | None) -> list[StandardFinding]:
+                      in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
         return []
@@ -169,6 +184,10 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     unjudged = [a for a in answers if (normalize_text(a.text), a.item_hash) not in judged]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
                if in_use is None or normalize_text(r.text) in in_use]
+    # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
+    # PR's answers for checks the base already has would become the record the next PR is gated on.
+    filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
+              if normalize_text(a.text) in trusted and (normalize_text(a.text), a.item_hash) not in judged]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
@@ -180,6 +199,10 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     if unjudged:
         out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
                                    "that no judge re-judged in this run", True))
+    if filled:
+        out.append(StandardFinding(path, users, f"records {len(filled)} answer(s) for checks the base branch already "
+                                   f"has, where it had none ({_shown(filled)}), that no judge re-judged in this run; "
+                                   "once merged they are the record later PRs are gated on", True))
     if removed:
         out.append(StandardFinding(path, users, f"removes {len(removed)} recorded verdict(s) of checks still in use "
                                    f"({_shown(removed)}); a lost answer is lost evidence, and the gap could be "

@@ -73,3 +73,23 @@ def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
             out[(verdict.check_text, item.id)] = RemovedAnswer(verdict.check or verdict.check_text[:60], item.id,
                                                                verdict.answer, verdict.check_text)
     return list(out.values())
+
+
+def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem]) -> list[ChangedAnswer]:
+    """Head verdicts for a labeled item whose (check text, item) pair the base has no answer for.
+
+    Once merged they are the base's record, which the next PR is gated on: a fill is new
+    evidence for the checks it answers, written by the PR.
+    """
+    by_id = {i.id: i for i in items}
+    by_hash = {i.content_hash: i for i in by_id.values()}
+    out: dict[tuple[str, str], ChangedAnswer] = {}
+    for verdict in head.added_since(base):
+        item = by_id.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
+        if item is None or (verdict.check_text, item.id) in out:
+            continue
+        if base.find(verdict.check_text, item) is None:
+            out[(verdict.check_text, item.id)] = ChangedAnswer(verdict.check or verdict.check_text[:60], item.id,
+                                                               "none", verdict.answer, verdict.check_text,
+                                                               item.content_hash)
+    return list(out.values())
