@@ -269,3 +269,19 @@ def test_a_verdict_only_pr_filling_a_gap_of_a_base_check_needs_the_override(scen
     assert result.code == 1, result.stdout + result.stderr
     (finding,) = result.report()["standard"]
     assert finding["blocking"] and "records 1 answer(s) for checks the base branch already has" in finding["message"]
+
+
+def test_deleting_a_rubric_is_gated_on_what_the_base_tip_gives_it(scenario: Scenario) -> None:
+    """At the merge base `extra` holds only E (no catch); main has since added A to it, the
+    only check there catching R1. Deleting the file now loses that catch."""
+    scenario.git.commit({"rubrics/extra.yaml": rubric_yaml(["E"]).replace("id: demo", "id: extra")}, "extra: E")
+    scenario.git("checkout", "-q", "main")
+    scenario.git("merge", "-q", "--ff-only", "pr")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+    scenario.git("checkout", "-q", "pr")
+    _on_main(scenario, {"rubrics/extra.yaml": rubric_yaml(["A", "E"]).replace("id: demo", "id: extra")}, "extra: A")
+    head = scenario.git.commit({"rubrics/extra.yaml": None}, "delete extra")
+    result = scenario.run(head)
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    assert any("tip" in f and "unique catch" in f for f in rubric["failures"]), rubric

@@ -273,6 +273,19 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
 
 
 def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+    _deletion_at(outcome, reader, s)
+    if s.tip_sha and s.tip_sha != s.base_sha:
+        # What the deletion loses is what the base tip has: main may have given the rubric a catch since.
+        at_base, at_tip = reader.entry(s.base_sha, outcome.file.base_path), reader.entry(s.tip_sha, outcome.file.base_path)
+        if at_tip is not None and (at_base is None or at_tip.blob_id != at_base.blob_id):
+            on_tip = RubricOutcome(outcome.file)
+            _deletion_at(on_tip, reader, replace(s, base_sha=s.tip_sha, tip_sha=None))
+            outcome.failures.extend(f"on the base branch's tip {s.tip_sha[:7]}: {f}" for f in on_tip.failures
+                                    if f not in outcome.failures)
+            outcome.judged_pairs |= on_tip.judged_pairs
+
+
+def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
     changed = outcome.file
     text = reader.read(s.base_sha, changed.base_path)
     if text is None:
