@@ -97,3 +97,19 @@ def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
     repo = SimpleNamespace(get_git_tree=lambda sha, recursive: tree, get_git_blob=lambda sha: blob)
     with pytest.raises(InputError, match=r"abc:calibration/x.jsonl:2: not UTF-8 text \(byte 10 of the line\)"):
         RestReader(repo).read("abc", "calibration/x.jsonl")  # type: ignore[arg-type]
+
+
+def test_the_action_does_not_import_the_cli() -> None:
+    """The action and `check` share the gate service; neither reaches into the other."""
+    import ast
+    from pathlib import Path
+
+    import rubric_gate.action
+
+    offenders = []
+    for path in Path(rubric_gate.action.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            offenders += [f"{path.name}: {n}" for n in names if n == "rubric_gate.cli" or n.startswith("rubric_gate.cli.")]
+    assert offenders == []

@@ -14,15 +14,16 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
-from rubric_gate.boundary import apply_check_changes, catches_withheld, usable_pr_verdicts
+from rubric_gate.boundary import apply_check_changes, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.guard import deletion_losses
-from rubric_gate.pipeline import Evaluation, attribute_rubric, run_check
+from rubric_gate.pipeline import Evaluation, attribute_rubric
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, parse_rubric_text
+from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore
@@ -148,24 +149,6 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     return fills, contradicting
 
 
-def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: RubricDocument,
-                         calibration: CalibrationSet, base_store: VerdictStore, added: list[Verdict],
-                         options: GateOptions, notes: list[str]) -> CheckReport:
-    """Untrusted evidence can only reject: gate again with the PR's "no" answers withheld, and
-    keep that decision when it rejects a change the first one accepted (a catch the PR's own
-    verdicts claim must not make another check's catch look shared)."""
-    trusted = run_check(base, head, Evaluation(calibration, base_store.merged(VerdictStore(catches_withheld(added)))),
-                        options)
-    accepted = {(c.check, c.change) for c in report.changes if c.accepted}
-    newly = [c for c in trusted.changes if not c.accepted and (c.check, c.change) in accepted]
-    if not newly:
-        return report
-    notes.append("Gated on trusted verdicts only: the PR's own verdicts may reject a change, never excuse one, "
-                 f"and without their catches {', '.join(f'{c.change} {c.check}' for c in newly[:10])} "
-                 "is rejected.")
-    return trusted
-
-
 def _pairs_judged(s: GateSettings, docs: list[RubricDocument], calibration: CalibrationSet) -> set[tuple[str, str]]:
     """(check text, item content) pairs the configured judge answers in this run for this rubric."""
     if s.judge is None:
@@ -209,10 +192,10 @@ def _measures_reliability(s: GateSettings) -> bool:
 def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
                       base_store: VerdictStore, s: GateSettings) -> Evaluation:
     """Several judges, samples or paraphrases: judge them all into the cache, gate on the majority."""
-    from rubric_gate.cli.panel_options import combined_stats
     from rubric_gate.ensemble import PanelEvaluation
     from rubric_gate.ensemble.measure import judge_panel
     from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.service import combined_stats
 
     judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
     with judging_store(s.cache, base_store) as store:
@@ -446,16 +429,9 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
     if options is None:
         options = _audit(outcome, base, head, s)
-    if _measures_reliability(s):
-        from rubric_gate.ensemble import run_panel_check
-
-        if s.min_stability is not None:
-            options = replace(options, min_stability=s.min_stability, stability=evaluation.stability)  # type: ignore[attr-defined]
-        report = run_panel_check(base, head, evaluation, options)  # type: ignore[arg-type]
-    else:
-        report = run_check(base, head, evaluation, options)
-        if added:
-            report = _on_trusted_evidence(report, base, head, calibration, base_store, added, options, notes)
+    untrusted = Untrusted(tuple(added), base_store, calibration) if added else None
+    report, options = gate_edit(base, head, evaluation, options, min_stability=s.min_stability if
+                                _measures_reliability(s) else None, untrusted=untrusted, notes=notes)
     return report, evaluation, options
 
 
