@@ -285,3 +285,30 @@ def test_deleting_a_rubric_is_gated_on_what_the_base_tip_gives_it(scenario: Scen
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
     (rubric,) = result.report()["rubrics"]
     assert any("tip" in f and "unique catch" in f for f in rubric["failures"]), rubric
+
+
+@pytest.mark.parametrize("name", [CALIBRATION, VERDICTS])
+def test_a_calibration_set_or_verdict_file_replaced_by_a_symlink_is_refused(scenario: Scenario, name: str) -> None:
+    path = scenario.git.path / name
+    target = path.read_text()
+    path.unlink()
+    os.symlink(target[:2000], path)
+    scenario.git("add", name)
+    head = scenario.git.commit({}, f"{name} becomes a symlink")
+    result = scenario.run(head)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.code == 2, result.stdout + result.stderr
+    assert f"{name}: is a symlink (mode 120000)" in result.stdout + result.stderr
+
+
+def test_a_flipped_answer_the_judge_contradicts_is_not_excused(scenario: Scenario) -> None:
+    """The judge re-judged D on R4 and says "no"; the PR records "yes". Merged, the record would
+    say what the judge did not, for every later replay."""
+    scenario.fake.judge = _truthful_judge
+    flipped = {**FAILS, "R4": set()}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]), VERDICTS: verdicts_jsonl(TEXTS, flipped)},
+                               "add A2; flip D on R4")
+    result = scenario.run(head, judge="openai:fake-model", env_extra=_judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    (finding,) = result.report()["standard"]
+    assert finding["blocking"] and "on R4: no -> yes" in finding["message"]

@@ -22,7 +22,7 @@ from rubric_gate.guard import deletion_losses
 from rubric_gate.pipeline import Evaluation, attribute_rubric
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
-from rubric_gate.rubric import RubricDocument, parse_rubric_text
+from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
 from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
@@ -72,7 +72,7 @@ class RubricOutcome:
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
     # (normalised check text, item content hash) pairs a configured judge answered in this run:
     # a changed recorded answer is excused for exactly these pairs, never for a whole check text.
-    judged_pairs: set[tuple[str, str]] = field(default_factory=set)
+    judged_pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # -> the judge's answer
 
     @property
     def pending(self) -> bool:
@@ -149,12 +149,16 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     return fills, contradicting
 
 
-def _pairs_judged(s: GateSettings, docs: list[RubricDocument], calibration: CalibrationSet) -> set[tuple[str, str]]:
-    """(check text, item content) pairs the configured judge answers in this run for this rubric."""
-    if s.judge is None:
-        return set()
-    texts = {c.normalized_text for doc in docs for c in doc.rubric.checks}
-    return {(t, item.content_hash) for t in texts for item in calibration.items}
+def _judged_answers(outcome: RubricOutcome, evaluation: Evaluation, docs: list[RubricDocument],
+                    calibration: CalibrationSet) -> None:
+    """Record the configured judge's answer (a panel's majority) for each pair it answered for
+    this rubric: a recorded answer the PR changes is excused only where it equals this one."""
+    for text in dict.fromkeys(c.text for doc in docs for c in doc.rubric.checks):
+        column = evaluation.column(text)
+        key = normalize_text(text)
+        for index, item in enumerate(calibration.items):
+            if not column.missing[index]:
+                outcome.judged_pairs[(key, item.content_hash)] = "no" if column.failed[index] else "yes"
 
 
 def _pairs_shown(verdicts: list[Verdict]) -> str:
@@ -243,11 +247,11 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
     outcome.head = head
     calibration = read_calibration(reader, s.head_sha, head.rubric.calibration)
     store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
-    outcome.judged_pairs = _pairs_judged(s, [head], calibration)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge is not None:
         evaluation = _judge_into(outcome, [head], calibration, store, s)
+        _judged_answers(outcome, evaluation, [head], calibration)
     else:
         if s.judge_unavailable:
             outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
@@ -265,7 +269,7 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
             _deletion_at(on_tip, reader, replace(s, base_sha=s.tip_sha, tip_sha=None))
             outcome.failures.extend(f"on the base branch's tip {s.tip_sha[:7]}: {f}" for f in on_tip.failures
                                     if f not in outcome.failures)
-            outcome.judged_pairs |= on_tip.judged_pairs
+            outcome.judged_pairs.update(on_tip.judged_pairs)
 
 
 def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
@@ -284,9 +288,10 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
-        outcome.judged_pairs = _pairs_judged(s, [base], calibration)
         evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
                       else Evaluation(calibration, base_store))
+        if s.judge is not None:
+            _judged_answers(outcome, evaluation, [base], calibration)
         summary = attribute_rubric(base, evaluation)
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
@@ -380,7 +385,7 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
         return
     finally:
         outcome.judging = judging if judging is not None else outcome.judging
-        outcome.judged_pairs = judged | outcome.judged_pairs
+        outcome.judged_pairs = {**outcome.judged_pairs, **judged}
     for change in report.changes:
         if not change.accepted:
             outcome.failures.append(f"merged onto {where}, {change.change} {change.check} is rejected: {change.reason}")
@@ -401,12 +406,12 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
                      f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
                      "those, so they were not used.")
-    outcome.judged_pairs = _pairs_judged(s, [base, head], calibration)
-
     if _measures_reliability(s):
         evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
+        _judged_answers(outcome, evaluation, [base, head], calibration)
     elif s.judge is not None:
         evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
+        _judged_answers(outcome, evaluation, [base, head], calibration)
         assert isinstance(evaluation.store, VerdictStore)
         disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt)
         if added and primary:

@@ -80,7 +80,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for warning in cache.warnings:
         command("warning", warning)
     notices: list[str] = []
-    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], set())
+    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], {})
     # Rubrics main added since the PR branched use labels too, once this PR merges.
     tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
     standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
@@ -193,10 +193,10 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
               gate_base: str, cache: VerdictCache,
-              notices: list[str]) -> tuple[list[RubricOutcome], set[tuple[str, str]]]:
+              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: set[tuple[str, str]] = set()
+    judged: dict[tuple[str, str], str] = {}
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.

@@ -39,11 +39,11 @@ def _display(sha: str, path: str) -> str:
 
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: set[tuple[str, str]], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+                    judged: dict[tuple[str, str], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
     since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges.
     `judged`: the (normalised check text, item content hash) pairs a configured judge answered in
-    this run, whose changed answers the gate did not use. An answer changed for any other pair
+    this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
     (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
@@ -153,7 +153,7 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[tuple[str, str]],
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str], str],
                       in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
@@ -180,25 +180,25 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
-    rejudged = [a for a in answers if (normalize_text(a.text), a.item_hash) in judged]
-    unjudged = [a for a in answers if (normalize_text(a.text), a.item_hash) not in judged]
+    rejudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) == a.head]
+    unjudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) != a.head]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
                if in_use is None or normalize_text(r.text) in in_use]
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
     filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
-              if normalize_text(a.text) in trusted and (normalize_text(a.text), a.item_hash) not in judged]
+              if normalize_text(a.text) in trusted and judged.get((normalize_text(a.text), a.item_hash)) != a.head]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
                                    "names the old path finds no recorded verdict)", True))
     if rejudged:
         out.append(StandardFinding(path, users, f"changes {len(rejudged)} recorded answer(s) ({_shown(rejudged)}); the "
-                                   "configured judge re-judged these pairs and the gate used its answers, not the PR's",
+                                   "configured judge re-judged these pairs and gave the same answers",
                                    False))
     if unjudged:
         out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
-                                   "that no judge re-judged in this run", True))
+                                   "that the configured judge did not confirm in this run", True))
     if filled:
         out.append(StandardFinding(path, users, f"records {len(filled)} answer(s) for checks the base branch already "
                                    f"has, where it had none ({_shown(filled)}), that no judge re-judged in this run; "
