@@ -24,7 +24,7 @@ from rubric_gate.pipeline import (
 from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.rubric import load_rubric
 from rubric_gate.service import combined_stats, gate_edit
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 
 @click.command("check")
@@ -112,10 +112,11 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
     evaluation: Evaluation
     if len(judges) > 1 or samples > 1 or paraphrases:
-        evaluation = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=samples,
-                                     paraphrases=paraphrased)
+        evaluation = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
+                                     judges=tuple(judges), samples=samples, paraphrases=paraphrased)
     else:
-        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
+        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
+                                task=task_hash(head.rubric.task))
     report, options = gate_edit(base, head, evaluation, options, min_stability=min_stability)
     if min_stability is not None and samples == 1 and not paraphrases:
         report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")
