@@ -21,7 +21,6 @@ from rubric_gate.pipeline import (
     load_verdicts_for,
     resolve_path,
 )
-from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.rubric import load_rubric
 from rubric_gate.service import combined_stats, gate_edit
 from rubric_gate.verdicts import VerdictStore, task_hash
@@ -128,10 +127,16 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             review.add_json(data)
             print_json(data)
         elif fmt == "markdown":
+            from rubric_gate.report import render_markdown  # each format loads its renderer only
+
             sys.stdout.write(render_markdown(report) + review.markdown())
         elif fmt == "html":
+            from rubric_gate.report import render_html
+
             sys.stdout.write(render_html(report))
         else:
+            from rubric_gate.report import render_check_text
+
             render_check_text(report, stdout_console())
             review.print_text(stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED

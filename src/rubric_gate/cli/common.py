@@ -10,9 +10,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = click.Choice(["text", "markdown", "json"])
 
@@ -26,14 +29,15 @@ def repo_root(start: Path | None = None) -> Path:
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else start
 
 
-class _StdoutConsole(Console):
-    def on_broken_pipe(self) -> None:
-        # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, "stdout closed")
-
-
 def stdout_console() -> Console:
+    from rich.console import Console  # only text output needs rich
+
+    class _StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "stdout closed")
+
     return _StdoutConsole(file=sys.stdout, soft_wrap=False, width=max(120, Console().width))
 
 

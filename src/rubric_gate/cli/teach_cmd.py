@@ -13,6 +13,7 @@ from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, JudgeError
 from rubric_gate.pipeline import load_calibration_for, load_verdicts_for, resolve_path
 from rubric_gate.rubric import load_rubric
+from rubric_gate.verdicts.model import task_hash
 
 
 @click.command("teach")
@@ -57,7 +58,7 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
         store = load_verdicts_for([doc], None, root)
         store.path = resolve_path(root, rubric.verdicts)
     answers = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
-    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION)
+    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
     report = teach_checks(rubric, doc.display, evaluation, answers, judge=judge, teacher=teacher,
                           max_groups=max_groups, dry_run=dry_run, max_calls=max_calls, concurrency=concurrency)
     for stats in report.usage:
