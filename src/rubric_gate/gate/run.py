@@ -8,6 +8,7 @@ from functools import partial
 
 import numpy as np
 
+from rubric_gate.attribution import attribute
 from rubric_gate.gate.diff import Change, diff_rubrics
 from rubric_gate.gate.rules import (
     RuleContext,
@@ -84,6 +85,44 @@ def _apply(state: list[Check], change: Change) -> list[Check]:
     return [change.head if c.id == change.check_id else c for c in state]  # type: ignore[misc]
 
 
+def decision_order(
+    changes: Sequence[Change], base: Rubric, head: Rubric, flawed: np.ndarray, column: ColumnLookup
+) -> list[Change]:
+    """The changes in the canonical order the gate decides them, whatever the files' order.
+
+    Kinds go renames, additions, modifications, deletions, aggregation. Within a kind:
+    - additions by decreasing credit, then increasing blame, in the head as proposed (the
+      most useful new check is decided first and a redundant or blamed one after it);
+    - deletions by decreasing blame, then increasing credit, in the base (the most harmful
+      check goes first, so of two redundant checks the one with blame is the one deleted);
+    - ties, renames and modifications by check id.
+    Both rankings use the base's aggregation, under which check edits are judged.
+    """
+    k = base.max_failures
+    n_items = len(flawed)
+
+    def ranking(rubric: Rubric) -> dict[str, tuple[float, float]]:
+        if not rubric.checks:
+            return {}
+        result = attribute(_matrix(rubric.checks, column, n_items), flawed, k)
+        # rounded so that float noise in 1/|F| sums never breaks a tie the ids should break
+        return {c.id: (round(float(result.credit[j]), 9), round(float(result.blame[j]), 9))
+                for j, c in enumerate(rubric.checks)}
+
+    by_kind: dict[str, list[Change]] = {}
+    for change in changes:
+        by_kind.setdefault(change.kind, []).append(change)
+    head_rank = ranking(head) if by_kind.get("added") else {}
+    base_rank = ranking(base) if by_kind.get("deleted") else {}
+    ordered = sorted(by_kind.get("renamed", []), key=lambda c: c.check_id)
+    ordered += sorted(by_kind.get("added", []),
+                      key=lambda c: (-head_rank[c.check_id][0], head_rank[c.check_id][1], c.check_id))
+    ordered += sorted(by_kind.get("modified", []), key=lambda c: c.check_id)
+    ordered += sorted(by_kind.get("deleted", []),
+                      key=lambda c: (-base_rank[c.check_id][1], base_rank[c.check_id][0], c.check_id))
+    return ordered + by_kind.get("aggregation", [])
+
+
 def run_gate(
     base: Rubric,
     head: Rubric,
@@ -95,15 +134,17 @@ def run_gate(
     """Decide each change of `head` against `base` on the calibration items.
 
     Attribution is recomputed after every accepted change, so two redundant checks can each be
-    deletable alone but not both. Check edits are judged under the base's aggregation; a new
-    aggregation is judged last, on the checks the gate kept.
+    deletable alone but not both; `decision_order` fixes the order, so the outcome does not
+    depend on where checks sit in either file. Check edits are judged under the base's
+    aggregation; a new aggregation is judged last, on the checks the gate kept.
+    Decisions are listed in the order they were decided.
     """
     flawed = np.asarray(flawed, dtype=bool)
     k = base.max_failures
     state = list(base.checks)
     aggregation = base.aggregation
     decisions: list[Decision] = []
-    for change in diff_rubrics(base, head):
+    for change in decision_order(diff_rubrics(base, head), base, head, flawed, column):
         after = _apply(state, change)
         ctx = RuleContext(
             change=change,
