@@ -6,6 +6,8 @@ P (provenance): a frozen check is never deleted, reworded or unfrozen.
 R (rates, opt-in): no change may lower either calibration rate.
 U (stability, opt-in): an added or reworded check must answer the same under paraphrase and
   repeated sampling at least a given share of the time.
+Whatever gates are chosen, the last check is never deleted (`nonempty_rule`, reported as S):
+the gated rubric must stay a rubric.
 """
 
 from __future__ import annotations
@@ -77,10 +79,16 @@ def aggregation_rule(ctx: RuleContext) -> Violation | None:
     return Violation("S", "; ".join(reasons)) if reasons else None
 
 
+def nonempty_rule(ctx: RuleContext) -> Violation | None:
+    """Always on: reached when every addition was rejected and every deletion allowed."""
+    if ctx.change.kind == "deleted" and not ctx.after_ids:
+        return Violation("S", "is the last check left: a rubric needs at least one")
+    return None
+
+
 def deletion_rule(ctx: RuleContext) -> Violation | None:
     if not ctx.after_ids:
-        # Reached when every addition was rejected: the gated rubric must still be a rubric.
-        return Violation("S", "is the last check left: a rubric needs at least one")
+        return None  # nonempty_rule's case
     column = ctx.before_ids.index(ctx.change.check_id)
     unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
     if not unique:

@@ -14,6 +14,7 @@ from rubric_gate.gate.rules import (
     RuleContext,
     Violation,
     attribution_rule,
+    nonempty_rule,
     provenance_rule,
     rates_rule,
     stability_rule,
@@ -24,15 +25,35 @@ from rubric_gate.rubric.model import Check, Rubric
 ColumnLookup = Callable[[str], np.ndarray]
 
 
+GATES = ("S", "P", "R")  # the rules `--gates` combines; U and A are on with their own options
+DEFAULT_GATES = frozenset({"S", "P"})
+
+
+def parse_gates(spec: str) -> frozenset[str]:
+    """'S+P', 'R', 'r+s+p' ... -> the set of letters. Raises ValueError naming a bad letter."""
+    letters = [part.strip().upper() for part in spec.split("+")]
+    allowed = (*GATES, "U", "A")
+    bad = [part for part in letters if part not in allowed]
+    if bad or not letters:
+        raise ValueError(f"unknown gate {bad[0]!r} in {spec!r}: combine S, P, R (and U, A) with '+', e.g. S+P"
+                         if bad else "no gate given")
+    return frozenset(letters)
+
+
 @dataclass(frozen=True)
 class GateOptions:
-    rates_rule: bool = False  # rule R: reject any change that lowers a calibration rate
+    # Which of the paper's gates decide: S (attribution), P (provenance), R (rates).
+    gates: frozenset[str] = DEFAULT_GATES
+    rates_rule: bool = False  # rule R on top of `gates` (the `--rates-rule` flag)
     # More rules applied to every change after S, P and R (e.g. the audit rule A).
     extra_rules: tuple[Callable[[RuleContext], Violation | None], ...] = ()
     # rule U (opt-in): reject an added or reworded check whose stability (check text -> share
     # in [0, 1], None if unmeasured) is below `min_stability`
     min_stability: float | None = None
     stability: Callable[[str], float | None] | None = None
+    # Fail the run when the head as proposed passes fewer correct calibration items than the
+    # base and the exact McNemar p-value of that drop is below this level (off when None).
+    reject_correct_drop_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -157,7 +178,7 @@ def run_gate(
             max_failures=k,
             max_failures_after=head.max_failures if change.kind == "aggregation" else None,
         )
-        rules = [provenance_rule, attribution_rule] + ([rates_rule] if options.rates_rule else [])
+        rules = [nonempty_rule, *_gate_rules(options)]
         rules += options.extra_rules
         if options.min_stability is not None and options.stability is not None:
             rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
@@ -168,6 +189,12 @@ def run_gate(
             if change.kind == "aggregation":
                 aggregation = head.aggregation
     return GateResult(decisions, _gated_rubric(base, head, state, aggregation), state)
+
+
+def _gate_rules(options: GateOptions) -> list[Callable[[RuleContext], Violation | None]]:
+    gates = options.gates | ({"R"} if options.rates_rule else set())
+    return [rule for letter, rule in (("P", provenance_rule), ("S", attribution_rule), ("R", rates_rule))
+            if letter in gates]
 
 
 def _gated_rubric(base: Rubric, head: Rubric, state: list[Check], aggregation: object) -> Rubric:

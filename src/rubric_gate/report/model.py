@@ -108,10 +108,12 @@ class CheckReport:
     judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
     override: str | None = None  # set when a human override turned a fail into a pass
     reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
+    comparisons: list[Any] = field(default_factory=list)  # comparison.PairedComparison: base vs head, gated
+    run_failures: list[str] = field(default_factory=list)  # reasons to fail besides a rejected change
 
     @property
     def gate_passed(self) -> bool:
-        return all(c.accepted for c in self.changes)
+        return all(c.accepted for c in self.changes) and not self.run_failures
 
     @property
     def decision(self) -> str:
@@ -131,4 +133,6 @@ class CheckReport:
             "notes": self.notes,
             "judging": self.judging,
             "reliability": None if self.reliability is None else self.reliability.to_dict(),
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "run_failures": self.run_failures,
         }

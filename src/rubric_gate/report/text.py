@@ -6,6 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.markdown import measured_cell, measured_columns, percent, trust_note
 from rubric_gate.report.model import CheckReport, RubricSummary
 from rubric_gate.report.terminal import strip_controls
@@ -77,6 +78,8 @@ def render_check_text(report: CheckReport, console: Console) -> None:
         console.print(_text(f"  {mark:8} {what}: {change.reason}"), soft_wrap=True, highlight=False)
         if trust_note(change):
             console.print(_text(f"           not firm: {trust_note(change)}", style="yellow"), soft_wrap=True, highlight=False)
+    for failure in report.run_failures:
+        console.print(_text(f"  REJECTED {failure}"), soft_wrap=True, highlight=False)
     for note in report.notes:
         console.print(_text(f"note: {note}", style="yellow"))
     head_ids = {r.id for r in report.head.checks}
@@ -93,5 +96,7 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     console.width = width
     for name, summary in (("base ", report.base), ("head ", report.head), ("gated", report.gated)):
         console.print(Text(f"{name}  ") + _rates_lines(summary), soft_wrap=True)
+    for line in comparison_lines(report.comparisons):
+        console.print(Text(f"paired: {line}"), soft_wrap=True, highlight=False)
     for clause in how_sure(report):
         console.print(Text(f"how sure: {clause}"), soft_wrap=True, highlight=False)
