@@ -90,6 +90,8 @@ class Evaluation:
                 unique_catches=int(result.unique_catches[j]),
                 fails_correct=int((failed[:, j] & ~flawed).sum()),
                 fails_flawed=int((failed[:, j] & flawed).sum()),
+                not_applicable=(na := self.column(check.text).not_applicable_count),
+                coverage=(len(flawed) - na) / len(flawed) if len(flawed) else None,
             )
             for j, check in enumerate(rubric.checks)
         ]
@@ -97,7 +99,8 @@ class Evaluation:
         pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
         rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
         agreement = label_agreement(rubric_fails(failed, k), flawed)
-        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement)
+        meta = {item.id: item.meta for item in self.items if item.meta is not None}
+        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement, meta or None)
 
 
 def attribute_rubric(doc: RubricDocument, evaluation: Evaluation) -> RubricSummary:

@@ -25,6 +25,14 @@ class Votes:
 
     failed: np.ndarray
     missing: np.ndarray
+    not_applicable: np.ndarray | None = None  # same shape: the answer was "n/a" (never a fail)
+
+    @property
+    def per_judge_not_applicable(self) -> np.ndarray | None:
+        """(judges, items): True where most of a judge's samples answered n/a."""
+        if self.not_applicable is None:
+            return None
+        return self.not_applicable.mean(axis=1) > 0.5
 
     @property
     def per_judge(self) -> np.ndarray:
@@ -99,6 +107,10 @@ class PanelEvaluation(Evaluation):
                     len(self.judges), self.samples, len(self.items)),
                 missing=np.array([[c.missing for c in row] for row in columns], dtype=bool).reshape(
                     len(self.judges), self.samples, len(self.items)),
+                not_applicable=np.array(
+                    [[c.not_applicable if c.not_applicable is not None else np.zeros(len(self.items), dtype=bool)
+                      for c in row] for row in columns], dtype=bool).reshape(
+                    len(self.judges), self.samples, len(self.items)),
             )
             self._votes[text] = cached
         return cached
@@ -117,7 +129,9 @@ class PanelEvaluation(Evaluation):
         index = self.judges.index(judge)
         single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, judges=(judge,),
                                  samples=self.samples, paraphrases=self.paraphrases)
-        single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1]) for text, v in self._votes.items()}
+        single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1],
+                                     None if v.not_applicable is None else v.not_applicable[index:index + 1])
+                         for text, v in self._votes.items()}
         return single
 
     def check_reliability(self, text: str) -> dict[str, Any]:
@@ -129,7 +143,7 @@ class PanelEvaluation(Evaluation):
             out["flip_rate"] = float(votes.unstable.mean()) if len(self.items) else None
             out["unstable_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.unstable)]
         if self.measures_judges:
-            out["alpha"] = nominal_alpha(votes.per_judge)
+            out["alpha"] = nominal_alpha(votes.per_judge, votes.per_judge_not_applicable)
             out["tied_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.tied)]
         paraphrases = self.paraphrases_of(text)
         if paraphrases:

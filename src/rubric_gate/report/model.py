@@ -21,6 +21,8 @@ class CheckRow:
     fails_correct: int  # correct items this check answers no on
     fails_flawed: int  # flawed items this check answers no on
     reliability: dict[str, Any] | None = None  # flip_rate / alpha / ... when measured
+    not_applicable: int = 0  # items the check answered "n/a" on (it does not apply to them)
+    coverage: float | None = None  # share of items it applies to (answered yes or no)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -32,6 +34,8 @@ class CheckRow:
             "unique_catches": self.unique_catches,
             "fails_correct": self.fails_correct,
             "fails_flawed": self.fails_flawed,
+            "not_applicable": self.not_applicable,
+            "coverage": None if self.coverage is None else round(self.coverage, 4),
             **(self.reliability or {}),
             "text": self.text,
         }
@@ -49,6 +53,7 @@ class RubricSummary:
     rates: Rates
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
     agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
+    item_meta: dict[str, Any] | None = None  # item id -> its free `meta` object, for items carrying one
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +65,7 @@ class RubricSummary:
             "rates": self.rates.to_dict(),
             "joint_catches": [{"checks": [a, b], "catches": n} for a, b, n in self.joint_catches],
             "agreement": None if self.agreement is None else self.agreement.to_dict(),
+            **({"item_meta": self.item_meta} if self.item_meta else {}),
         }
 
     def row(self, check_id: str) -> CheckRow | None:

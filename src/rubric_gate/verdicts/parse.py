@@ -22,7 +22,7 @@ from rubric_gate.errors import InputError
 from rubric_gate.rubric.model import normalize_text
 from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.model import Verdict
-from rubric_gate.verdicts.table_data import NONE, VerdictData
+from rubric_gate.verdicts.table_data import ANSWER_CODES, NONE, VerdictData
 
 CHUNK = 1 << 22
 BOM = b"\xef\xbb\xbf"
@@ -40,7 +40,7 @@ def validation_message(exc: ValidationError, obj: dict[str, Any]) -> str:
     if error["type"] == "missing":
         return f"missing required key '{key}'"
     if key == "answer":
-        return f"answer must be 'yes' or 'no', got {obj.get('answer')!r}"
+        return f"answer must be 'yes', 'no' or 'n/a', got {obj.get('answer')!r}"
     if error["type"] == "extra_forbidden":
         return f"unknown key '{key}'"
     return f"{key}: {error['msg']}"
@@ -76,7 +76,7 @@ def _plain(obj: Any, raw: bytes) -> bool:
             _SHAPES[keys] = shape
     if shape is None or tuple(map(type, obj.values())) != shape[0]:
         return False  # a null, a number where text belongs, an unknown key: the exact path decides
-    if not obj["item"] or not obj["check_text"] or obj["answer"] not in ("yes", "no"):
+    if not obj["item"] or not obj["check_text"] or obj["answer"] not in ANSWER_CODES:
         return False
     sample = obj.get("sample", 0)
     if sample < 0:
@@ -101,7 +101,7 @@ class RowBuilder:
         self.data = data
         tail = data.columns.tail
         self._text, self._item, self._hash = tail["text"].append, tail["item"].append, tail["hash"].append
-        self._source, self._failed, self._offset = tail["source"].append, tail["failed"].append, tail["offset"].append
+        self._source, self._answer, self._offset = tail["source"].append, tail["answer"].append, tail["offset"].append
         self._sample = tail["sample"].append
 
     def text_id(self, raw_text: str) -> int:
@@ -133,7 +133,7 @@ class RowBuilder:
         self._item(item_id)
         self._hash(hash_id)
         self._source(source_id)
-        self._failed(answer == "no")
+        self._answer(ANSWER_CODES[answer])
         self._sample(sample)
         self._offset(offset)
 

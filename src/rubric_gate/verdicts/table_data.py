@@ -16,6 +16,10 @@ import numpy as np
 
 NONE = -1  # no item hash / no such string
 
+# The answer column's codes (agreed with the index): "n/a" never fails an item.
+YES, NO, NOT_APPLICABLE = 0, 1, 2
+ANSWER_CODES = {"yes": YES, "no": NO, "n/a": NOT_APPLICABLE}
+
 
 class Pool:
     """Strings interned to dense integer ids, in first-seen order."""
@@ -48,7 +52,7 @@ COLUMNS: tuple[tuple[str, str, Any], ...] = (
     ("item", "i", np.int32),
     ("hash", "i", np.int32),
     ("source", "i", np.int32),  # (judge, prompt) pair
-    ("failed", "b", np.int8),
+    ("answer", "b", np.int8),  # YES / NO / NOT_APPLICABLE
     ("sample", "i", np.int32),  # repeated sampling: 0-based index of the answer (absent: 0)
     ("offset", "q", np.int64),  # byte offset of the line (bytes segments) or list index (objects)
 )
