@@ -73,8 +73,8 @@ def test_text_and_markdown_show_one_line_per_rate(tmp_path: Path) -> None:
     lines = [line for line in text.splitlines() if line.startswith("paired: ")]
     assert len(lines) == 2
     assert lines[0].startswith("paired: Correct passed, base 8/8 → head 2/8 (-75.0 pts, 95% CI ")
-    assert "0 gained, 6 lost; p = 0.031); gated 8/8 (+0.0 pts" in lines[0]
-    assert lines[1].startswith("paired: Flawed caught, base 2/2 → head 2/2 (+0.0 pts")
+    assert lines[0].endswith("0 gained, 6 lost; p = 0.031); gated 8/8 (no item differs)")
+    assert lines[1] == "paired: Flawed caught, base 2/2 → head 2/2 (no item differs); gated 2/2 (no item differs)"
     markdown = project.run(*args, "--format", "markdown").stdout
     tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
     items = [t.content for t in tokens if t.type == "inline" and t.content.startswith(("Correct passed, base", "Flawed caught, base"))]

@@ -168,6 +168,8 @@ def test_max_failures_gate_uses_pivotal_catches() -> None:
     result = gate(rubric(check("B"), check("C"), check("D"), k=1), base)
     assert decisions(result) == {"A": ("deleted", False)}
     assert "(R2)" in result.decisions[0].reason
+    assert "holds 1 pivotal catch (R2), each failed by exactly 2 checks with this one" in result.decisions[0].reason
+    assert "unique" not in result.decisions[0].reason
 
 
 def test_loosening_aggregation_that_lets_a_flaw_through_is_rejected() -> None:

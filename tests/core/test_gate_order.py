@@ -43,8 +43,9 @@ def edits(draw: st.DrawFn) -> tuple:
     return flawed, columns, base, head
 
 
-def _outcome(base: list[Check], head: list[Check], flawed, columns, k: int, options: GateOptions):
-    result = run_gate(_rubric(base, k), _rubric(head, k), [f"i{n}" for n in range(len(flawed))], flawed,
+def _outcome(base: list[Check], head: list[Check], flawed, columns, k: int, options: GateOptions,
+             k_head: int | None = None):
+    result = run_gate(_rubric(base, k), _rubric(head, k if k_head is None else k_head), [f"i{n}" for n in range(len(flawed))], flawed,
                       lambda text: columns[text], options)
     decided = {(d.change.kind, d.change.check_id): d.accepted for d in result.decisions}
     kept = {(c.id, c.text) for c in result.gated.checks}
@@ -52,15 +53,16 @@ def _outcome(base: list[Check], head: list[Check], flawed, columns, k: int, opti
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edit=edits(), k=st.sampled_from([0, 1]), rates=st.booleans(), data=st.data())
-def test_every_order_of_base_and_head_gives_the_same_gated_rubric(edit, k, rates, data) -> None:
+@given(edit=edits(), k=st.sampled_from([0, 1]), k_head=st.sampled_from([None, 0, 1]), rates=st.booleans(),
+       data=st.data())
+def test_every_order_of_base_and_head_gives_the_same_gated_rubric(edit, k, k_head, rates, data) -> None:
     flawed, columns, base, head = edit
     options = GateOptions(rates_rule=rates)
-    expected = _outcome(base, head, flawed, columns, k, options)
+    expected = _outcome(base, head, flawed, columns, k, options, k_head)
     for _ in range(4):
         base_order = data.draw(st.permutations(base))
         head_order = data.draw(st.permutations(head))
-        assert _outcome(base_order, head_order, flawed, columns, k, options) == expected
+        assert _outcome(base_order, head_order, flawed, columns, k, options, k_head) == expected
 
 
 def test_the_issue_case_deleting_two_redundant_checks_keeps_the_one_without_blame() -> None:

@@ -96,3 +96,17 @@ def test_history_text_is_inert(tmp_path: Path) -> None:
     html = project.run("history", "rubrics/incident.yaml", "--format", "html").stdout
     assert "<img" not in html and str(escape("<img src=x onerror=alert(1)>")) in html
     assert not re.search(r"<script", html)
+
+
+def test_a_revision_that_does_not_load_is_listed_not_fatal(tmp_path: Path) -> None:
+    project, _ = _repo(tmp_path)
+    project.write("rubrics/incident.yaml", "id: [broken\n")
+    broken = _commit(project, "broken yaml")
+    project.write("rubrics/incident.yaml", ADD_E.replace("version: 1", "version: 5"))
+    _commit(project, "fixed")
+    proc = project.run("history", "rubrics/incident.yaml", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    revisions = json.loads(proc.stdout)["revisions"]
+    bad = next(r for r in revisions if r["commit"] == broken)
+    assert bad["version"] is None and bad["rates"] == {} and bad["error"]
+    assert revisions[-1]["version"] == "5" and revisions[-1]["changes"] == []  # diffed against version 4

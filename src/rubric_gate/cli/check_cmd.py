@@ -53,7 +53,8 @@ from rubric_gate.verdicts import VerdictStore
               help="Have a model reword each added or reworded check P times and judge the rewordings.")
 @click.option("--paraphraser", help="PROVIDER:MODEL writing the paraphrases. Default: the first judge.")
 @click.option("--min-stability", type=click.FloatRange(0, 1), default=None,
-              help="Reject an added or reworded check whose paraphrase agreement or 1 - flip rate is below T.")
+              help="Reject an added or reworded check whose stability is below T: the lower of the mean "
+                   "paraphrase kappa (Cohen's, chance-corrected) and 1 - flip rate.")
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")

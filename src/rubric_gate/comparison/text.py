@@ -14,6 +14,8 @@ def _points(value: float) -> str:
 def _one(c: PairedComparison) -> str:
     if c.delta is None:
         return f"{c.target} n/a"
+    if c.gained == c.lost == 0:
+        return f"{c.target} {c.to_count}/{c.total} (no item differs)"  # no discordant item: nothing to test
     ci = "" if c.ci95 is None else f", 95% CI {_points(c.ci95[0])} to {_points(c.ci95[1])}"
     return (f"{c.target} {c.to_count}/{c.total} ({_points(c.delta)} pts{ci}; "
             f"{c.gained} gained, {c.lost} lost; p = {c.p_value:.2g})")

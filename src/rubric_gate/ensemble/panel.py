@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rubric_gate.pipeline import Evaluation
-from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement
+from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement, paraphrase_kappa
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import VerdictColumn, verdict_column
@@ -84,14 +84,22 @@ class PanelEvaluation(Evaluation):
             return None
         return paraphrase_agreement(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
 
+    def paraphrase_kappa(self, text: str) -> float | None:
+        paraphrases = self.paraphrases_of(text)
+        if not paraphrases:
+            return None
+        return paraphrase_kappa(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
+
     def stability(self, text: str) -> float | None:
-        """The lower of paraphrase agreement and 1 - flip rate, whichever were measured."""
+        """The lower of the paraphrase kappa (chance-corrected; raw agreement where kappa is
+        undefined) and 1 - flip rate, whichever were measured."""
         measured = []
         if self.measures_samples and len(self.items):
             measured.append(1 - float(self.votes(text).unstable.mean()))
-        agreement = self.paraphrase_agreement(text)
-        if agreement is not None:
-            measured.append(agreement)
+        kappa = self.paraphrase_kappa(text)
+        paraphrased = kappa if kappa is not None else self.paraphrase_agreement(text)
+        if paraphrased is not None:
+            measured.append(paraphrased)
         return min(measured) if measured else None
 
     def votes(self, text: str) -> Votes:
@@ -148,6 +156,7 @@ class PanelEvaluation(Evaluation):
         paraphrases = self.paraphrases_of(text)
         if paraphrases:
             out["paraphrase_agreement"] = self.paraphrase_agreement(text)
+            out["paraphrase_kappa"] = self.paraphrase_kappa(text)
             out["paraphrases"] = paraphrases
         return out
 

@@ -94,7 +94,12 @@ def deletion_rule(ctx: RuleContext) -> Violation | None:
     if not unique:
         return None
     pivotal = ctx.flawed & ctx.before[:, column] & (failure_counts(ctx.before) == ctx.max_failures + 1)
-    return Violation("S", f"holds {unique} unique catch{'es' if unique != 1 else ''} ({ctx.items(pivotal)})")
+    plural = "es" if unique != 1 else ""
+    if ctx.max_failures == 0:
+        return Violation("S", f"holds {unique} unique catch{plural} ({ctx.items(pivotal)})")
+    # Under max_failures k the catch is shared by k + 1 checks, each of them pivotal for it.
+    return Violation("S", f"holds {unique} pivotal catch{plural} ({ctx.items(pivotal)}), each failed by "
+                          f"exactly {ctx.max_failures + 1} checks with this one")
 
 
 def addition_rule(ctx: RuleContext) -> Violation | None:
@@ -159,5 +164,5 @@ def stability_rule(ctx: RuleContext, *, threshold: float, stability: Callable[[s
     value = stability(change.head.text)
     if value is None or value >= threshold:
         return None
-    return Violation("U", f"stability {100 * value:.0f}% is below --min-stability {100 * threshold:.0f}% "
-                          "(paraphrase agreement or 1 - flip rate)")
+    return Violation("U", f"stability {value:.2f} is below --min-stability {threshold:.2f} "
+                          "(the lower of the mean paraphrase kappa and 1 - flip rate)")

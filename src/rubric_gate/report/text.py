@@ -24,7 +24,8 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
                        columns: list[tuple[str, str]] | None = None) -> Table:
     table = Table(title=_text(title), title_justify="left")  # Text: user strings are not rich markup
     for name, justify in (("check", "left"), ("origin", "left"), ("frozen", "left"), ("credit", "right"),
-                          ("blame", "right"), ("unique", "right"), ("fails ok", "right"), ("fails bad", "right")):
+                          ("blame", "right"), ("pivotal" if summary.max_failures else "unique", "right"),
+                          ("fails ok", "right"), ("fails bad", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for key, _ in columns or []:
         table.add_column(SHORT_HEADERS[key], justify="right")

@@ -17,9 +17,9 @@ def estimate_text(estimate: Estimate, *, percent: bool = False) -> str:
     if percent:
         text = f"{100 * estimate.value:.0f}%"
         ci = estimate.ci95
-        return text + (f" ({100 * ci[0]:.0f}-{100 * ci[1]:.0f}%)" if ci else "")
+        return text + (f" ({100 * ci[0]:.0f}-{100 * ci[1]:.0f}%)" if ci else " (interval undefined)")
     ci = estimate.ci95
-    return _signed(estimate.value) + (f" ({_signed(ci[0])} to {_signed(ci[1])})" if ci else "")
+    return _signed(estimate.value) + (f" ({_signed(ci[0])} to {_signed(ci[1])})" if ci else " (interval undefined)")
 
 
 def agreement_text(agreement: LabelAgreement) -> str:
