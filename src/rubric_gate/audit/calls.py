@@ -9,7 +9,7 @@ guessed into a finding.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,9 @@ class Ask:
     request: JudgeRequest
     parse: Callable[[str], Any]
     done: Callable[[Any, int, int], None]  # (result, input tokens, output tokens): stores it
+    # Another call on the same backend than a completion (e.g. embeddings): backend -> Reply.
+    # It raises the backend's neutral errors, so retries and failures work as for completions.
+    send: Callable[[Any], Awaitable[Any]] | None = None
 
 
 @dataclass
@@ -76,12 +79,26 @@ class CallStats:
         }
 
 
+def merged_stats(usage: Sequence[CallStats]) -> list[CallStats]:
+    """One CallStats per (model, role), in order of first appearance: a cost line per model and job."""
+    merged: dict[tuple[str, str], CallStats] = {}
+    for stats in usage:
+        into = merged.setdefault((stats.model, stats.role), CallStats(stats.model, stats.role))
+        into.calls += stats.calls
+        into.reused += stats.reused
+        into.input_tokens += stats.input_tokens
+        into.output_tokens += stats.output_tokens
+        into.retries += stats.retries
+        into.failures.extend(stats.failures)
+    return list(merged.values())
+
+
 async def _run_one(ask: Ask, backend: Any, limiter: AdaptiveLimiter, policy: RetryPolicy, stats: CallStats) -> None:
     transport = reasks = 0
     while True:
         try:
             async with limiter:
-                reply = await backend.complete(ask.request)
+                reply = await (ask.send(backend) if ask.send is not None else backend.complete(ask.request))
         except TransientError as exc:
             if exc.rate_limited:
                 limiter.on_rate_limited()
@@ -128,10 +145,26 @@ async def _run_all(asks: Sequence[Ask], model: str, stats: CallStats, concurrenc
         await backend.aclose()
 
 
-def run_asks(asks: Sequence[Ask], model: str, stats: CallStats, *, concurrency: int = 8) -> None:
-    """Make every call (none when `asks` is empty, so no key is needed for a fully cached run)."""
+def planned_cost(asks: Sequence[Ask], model: str) -> float | None:
+    """Rough cost of `asks` for a dry run: ~4 characters a token in, half the token cap out."""
+    from rubric_gate.judges.api import CHARS_PER_TOKEN
+
+    tokens_in = sum(len(a.request.prompt) // CHARS_PER_TOKEN for a in asks)
+    tokens_out = sum(a.request.max_tokens // 2 for a in asks)
+    return estimate_cost(parse_judge_spec(model).model, tokens_in, tokens_out)
+
+
+def run_asks(asks: Sequence[Ask], model: str, stats: CallStats, *, concurrency: int = 8,
+             max_calls: int | None = None) -> None:
+    """Make every call (none when `asks` is empty, so no key is needed for a fully cached run).
+
+    With `max_calls`, refuse before the first call when more are needed.
+    """
     if not asks:
         return
+    if max_calls is not None and len(asks) > max_calls:
+        raise JudgeError(f"{model}: {len(asks)} {stats.role} calls needed, above --max-calls {max_calls}; "
+                         "nothing was asked")
     from rubric_gate.judges.api import run_sync
 
     run_sync(_run_all(asks, model, stats, concurrency))

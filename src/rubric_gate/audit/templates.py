@@ -17,7 +17,8 @@ from rubric_gate.judges.prompt import as_text
 # so an output or a check cannot close its block and speak as the prompt.
 _TAG = re.compile(
     r"<(/?)(task|input|output|checks|check|old_check|gate_reason|audit_findings|failed_correct|caught_flawed"
-    r"|example|attack_brief|claimed_output)\b",
+    r"|example|attack_brief|claimed_output"
+    r"|missed_flawed|passed_correct|false_accepts|fooled_by|unstable|flaw|pair|prompt|chosen|rejected|response|criteria|criterion|rubric)\b",
     re.IGNORECASE,
 )
 

@@ -36,12 +36,18 @@ def audit_store_path(audits: Path | None, verdicts: str, root: Path) -> Path:
 @click.option("--attacker", help="PROVIDER:MODEL that writes outputs meant to fool the judge.")
 @click.option("--verifier", help="PROVIDER:MODEL that checks, blind to the attack, each output the judge passed.")
 @click.option("--calibration", help="Labeled set whose inputs the attacks use. Default: the rubric's `calibration`.")
+@click.option("--preference-fit", is_flag=True,
+              help="Preference fit on --pairs (PReMISE 3.2): judge accuracy with and without the rubric, "
+                   "applicability, effective dimensionality, a Bradley-Terry fit.")
+@click.option("--pairs", "pairs_path", type=click.Path(dir_okay=False, path_type=Path),
+              help='Preference pairs (JSONL: {"id", "prompt", "chosen", "rejected"}) for --preference-fit.')
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @handle_errors
 def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[str, ...], audits: Path | None,
                   fmt: str, audit_rule: bool, adversarial: int, attacker: str | None, verifier: str | None,
-                  calibration: str | None, concurrency: int, root: Path | None) -> int:
+                  calibration: str | None, preference_fit: bool, pairs_path: Path | None, concurrency: int,
+                  root: Path | None) -> int:
     """Audit each check of RUBRIC (or the named ones): the five structural properties and grounding
     in the task. Exit 0 done (1 with --audit-rule and a finding), 2 on bad input or a judge failure."""
     from rubric_gate.audit import (
@@ -62,6 +68,13 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
     judge_list = list(judges) or ([rubric.judge] if rubric.judge else [])
     if adversarial and not (attacker and verifier and judge_list):
         raise JudgeError("--adversarial needs --attacker PROVIDER:MODEL, --verifier PROVIDER:MODEL and a judge")
+    if preference_fit and not (pairs_path and judge_list):
+        raise JudgeError("--preference-fit needs --pairs FILE and a judge (--judge PROVIDER:MODEL)")
+    pairs = None
+    if preference_fit:
+        from rubric_gate.pairs import load_pairs
+
+        pairs = load_pairs(pairs_path)  # bad lines fail before any call
     store = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
     found, usage = audit_checks(rubric.task, checks, judge_list, store, check_lines=doc.check_lines,
                                 concurrency=concurrency)
@@ -75,14 +88,31 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
         usage += attack_usage
         for audit in found:
             audit.attempts, audit.fools = rates[audit.check]
+    fit = None
+    if pairs is not None and pairs_path is not None:
+        from rubric_gate.cli.preference_fit import run_preference_fit
+
+        fit = run_preference_fit(rubric, checks, pairs, pairs_path, judge_list[0], store, concurrency)
+        usage += fit.usage
     report = AuditReport(rubric.id, doc.display, found, usage)
     for stats in usage:
         print(stats.summary, file=sys.stderr)
     with report_output():
         if fmt == "json":
-            print_json(report.to_dict())
+            data = report.to_dict()
+            if fit is not None:
+                data["preference_fit"] = fit.to_dict()
+            print_json(data)
         elif fmt == "markdown":
             sys.stdout.write(render_audit_markdown(report, heading_level=2, title=f"Check audit: {rubric.id}"))
+            if fit is not None:
+                from rubric_gate.preference import render_preference_markdown
+
+                sys.stdout.write(render_preference_markdown(fit))
         else:
             render_audit_text(report, stdout_console())
+            if fit is not None:
+                from rubric_gate.preference import render_preference_text
+
+                render_preference_text(fit, stdout_console())
     return EXIT_GATE_FAILED if audit_rule and not report.passed else EXIT_PASS

@@ -30,6 +30,15 @@ def review_options(command: Any) -> Any:
         click.option("--repairs", "repair_count", type=click.IntRange(1, 10), default=3, show_default=True,
                      help="Rewrites asked for per rejected check."),
         click.option("--repair-model", help="PROVIDER:MODEL that proposes rewrites. Default: the judge."),
+        click.option("--repair-objective", type=click.Choice(["gate", "vfr"]), default="gate", show_default=True,
+                     help="vfr: also require a lower fool rate on the evaluation split with alpha (over the "
+                          "--audit-judge panel) down at most --delta; keep the Pareto frontier."),
+        click.option("--delta", type=click.FloatRange(0, 1), default=0.03, show_default=True,
+                     help="With --repair-objective vfr: the largest alpha drop a rewrite may cost."),
+        click.option("--attacker", help="With --repair-objective vfr: PROVIDER:MODEL writing gaming outputs."),
+        click.option("--verifier", help="With --repair-objective vfr: PROVIDER:MODEL checking them, blind."),
+        click.option("--attacks", type=click.IntRange(1, 100), default=5, show_default=True,
+                     help="With --repair-objective vfr: attack outputs per check text."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -47,6 +56,11 @@ class Review:
     suggest_repairs: bool = False
     repair_count: int = 3
     repair_model: str | None = None
+    repair_objective: str = "gate"
+    delta: float = 0.03
+    attacker: str | None = None
+    verifier: str | None = None
+    attacks: int = 5
     audit_report: Any = None
     repair_report: Any = None
     _store: Any = field(default=None, repr=False)
@@ -89,9 +103,25 @@ class Review:
         self.repair_report = suggest_repairs(
             base, head, evaluation, self.store(head, root), judge=judge, repair_model=self.repair_model,
             k=self.repair_count, options=options, audit=self.audit_report, audit_rule_on=self.audit_rule,
-            audit_judges=self.judges(judge), concurrency=concurrency, max_calls=max_calls)
+            audit_judges=self.judges(judge), concurrency=concurrency, max_calls=max_calls,
+            objective=self.objective(head, judge, root))
         for stats in self.repair_report.usage:
             print(stats.summary, file=sys.stderr)
+
+    def objective(self, head: RubricDocument, judge: str | None, root: Path) -> Any:
+        """The vfr objective's settings, or None; its dev split is the rubric's `evaluation` items."""
+        if self.repair_objective != "vfr":
+            return None
+        from rubric_gate.errors import JudgeError
+        from rubric_gate.pipeline import load_calibration_for
+        from rubric_gate.repair.vfr import VfrObjective
+
+        judges = tuple(dict.fromkeys(self.judges(judge)))
+        if not (self.attacker and self.verifier) or len(judges) < 2:
+            raise JudgeError("--repair-objective vfr needs --attacker P:M, --verifier P:M and two or more "
+                             "--audit-judge P:M (for inter-judge alpha)")
+        dev = load_calibration_for(head, None, root, split="evaluation")
+        return VfrObjective(dev, self.attacker, self.verifier, judges, self.attacks, self.delta)
 
     def add_json(self, data: dict[str, Any]) -> None:
         if self.audit_report is not None:

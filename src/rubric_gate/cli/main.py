@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     ("rubric_gate.cli.lint_cmd", "lint_command"),
     ("rubric_gate.cli.check_staged_cmd", "check_staged_command"),
     ("rubric_gate.cli.init_cmd", "init_command"),
+    ("rubric_gate.cli.teach_cmd", "teach_command"),
+    ("rubric_gate.cli.discover_cmd", "discover_command"),
     ("rubric_gate.cli.history_cmd", "history_command"),
 )
 

@@ -33,6 +33,8 @@ class RepairSuggestion:
     start_line: int | None
     end_line: int | None
     no_longer_fails: list[str] = field(default_factory=list)  # correct items the PR's text failed and this passes
+    robustness: Any = None  # vfr objective: this rewrite's Robustness on the dev split
+    robustness_before: Any = None  # ... and the PR's text's
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +48,8 @@ class RepairSuggestion:
             "start_line": self.start_line,
             "end_line": self.end_line,
             "yaml": self.yaml,
+            **({"dev": {"before": self.robustness_before.to_dict(), "after": self.robustness.to_dict()}}
+               if self.robustness is not None else {}),
         }
 
 

@@ -17,7 +17,18 @@ OPERATORS: dict[str, str] = {
     "observable_rewrite": "Rewrite an abstract demand (a quality such as 'clear' or 'appropriate') as something "
                           "a judge can see in the output.",
     "false_positive_anchor": "Anchor the check with one short example of what does NOT count as meeting it.",
+    "do_not_reward": "Add a do-not-reward clause naming a surface feature that must not earn a yes by itself "
+                     "(length, formatting, confident or technical wording): \"Do not answer yes merely because ...\".",
+    "non_compensation": "Add a non-compensation rule: doing well elsewhere does not make up for failing what the "
+                        "check asks: \"..., however good the rest of the output is.\"",
 }
+
+# The structural budget every rewrite must keep (after PReMISE's App. C.1): a rewrite over it
+# is dropped, whatever the gate would say. Anti-gaming clauses are do-not-reward and
+# do-not-penalise clauses; an applicability gate is an "only when/if" condition.
+MAX_WORDS = 150
+MAX_ANTI_GAMING = 2
+MAX_APPLICABILITY_GATES = 1
 
 SPLIT = "split_atomic"
 MAX_SPLIT = 3

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.audit.parse import load_object, one_line
 from rubric_gate.judges.parse import MalformedReply
-from rubric_gate.repair.operators import MAX_SPLIT, OPERATORS, SPLIT
+from rubric_gate.repair.operators import (
+    MAX_ANTI_GAMING,
+    MAX_APPLICABILITY_GATES,
+    MAX_SPLIT,
+    MAX_WORDS,
+    OPERATORS,
+    SPLIT,
+)
 from rubric_gate.rubric import normalize_text
 
 MAX_CHECK_CHARS = 600
@@ -32,6 +40,25 @@ REPAIR_SCHEMA: dict[str, Any] = {
     "required": ["candidates"],
     "additionalProperties": False,
 }
+
+
+_ANTI_GAMING = re.compile(r"\bdo not (?:answer (?:yes|no)|reward|penali[sz]e|credit|count)\b|\bnot merely because\b",
+                          re.IGNORECASE)
+_APPLICABILITY = re.compile(r"\bonly (?:when|if|applies)\b|\bapplies only\b", re.IGNORECASE)
+
+
+def over_budget(text: str) -> str | None:
+    """Why a rewritten check breaks the structural budget, or None."""
+    words = len(text.split())
+    if words > MAX_WORDS:
+        return f"{words} words (at most {MAX_WORDS})"
+    clauses = len(_ANTI_GAMING.findall(text))
+    if clauses > MAX_ANTI_GAMING:
+        return f"{clauses} anti-gaming clauses (at most {MAX_ANTI_GAMING})"
+    gates = len(_APPLICABILITY.findall(text))
+    if gates > MAX_APPLICABILITY_GATES:
+        return f"{gates} applicability gates (at most {MAX_APPLICABILITY_GATES})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -74,6 +101,8 @@ def parse_repairs(text: str, original: str, k: int) -> list[Candidate]:
         if any(len(t) > MAX_CHECK_CHARS for t in texts):
             raise MalformedReply(f"a rewritten check is longer than {MAX_CHECK_CHARS} characters")
         cleaned = tuple(" ".join(t.split()) for t in texts)
+        if any(over_budget(t) for t in cleaned):
+            continue  # outside the structural budget: dropped, the rest of the reply stands
         key = " | ".join(normalize_text(t) for t in cleaned)
         if key in seen:
             continue

@@ -19,6 +19,7 @@ import numpy as np
 from rubric_gate.attribution import failure_counts
 from rubric_gate.audit import AuditReport, AuditStore, audit_checks, audit_rule
 from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.audit.model import Fool
 from rubric_gate.audit.render import excerpt
 from rubric_gate.audit.store import context_hash
 from rubric_gate.audit.templates import render, template_version
@@ -35,8 +36,10 @@ from rubric_gate.repair.model import (
     RepairSuggestion,
     Unrepaired,
 )
-from rubric_gate.repair.operators import OPERATORS
+from rubric_gate.repair.objective import pareto_frontier, vfr_accepts
+from rubric_gate.repair.operators import MAX_WORDS, OPERATORS
 from rubric_gate.repair.parse import REPAIR_SCHEMA, Candidate, parse_repairs
+from rubric_gate.repair.vfr import VfrObjective, combined
 from rubric_gate.repair.yaml_spans import check_spans, checks_yaml
 from rubric_gate.rubric import Check, Rubric, RubricDocument
 
@@ -63,6 +66,9 @@ class _Target:
     failed_correct: tuple[CalibrationItem, ...]
     caught_flawed: tuple[CalibrationItem, ...]
     findings: tuple[str, ...]
+    false_accepts: tuple[CalibrationItem, ...] = ()  # flawed items the check answers yes on
+    fools: tuple[Fool, ...] = ()  # vfr objective: attack outputs the judge passed, the verifier did not
+    unstable: tuple[CalibrationItem, ...] = ()  # vfr objective: dev items the judges disagree on
 
 
 def _protected(decision: Decision, gated: Rubric, evaluation: Evaluation, lines: dict[str, int]) -> ProtectedCheck:
@@ -103,11 +109,18 @@ def _ask(store: AuditStore, model: str, task: str, target: _Target, k: int) -> t
     version = repair_prompt_version()
     reason = target.decision.reason
     context = context_hash("repair", task, target.old_text, reason, list(target.findings), k,
-                           [i.content_hash for i in target.failed_correct], [i.content_hash for i in target.caught_flawed])
+                           [i.content_hash for i in target.failed_correct], [i.content_hash for i in target.caught_flawed],
+                           [i.content_hash for i in target.false_accepts], [f.output for f in target.fools],
+                           [i.content_hash for i in target.unstable], sorted(OPERATORS))
     prompt = render(PACKAGE, "repair.j2", k=k, operators=list(OPERATORS.items()), task=task, check=target.check.text,
                     old_text=target.old_text, reason=reason, findings=list(target.findings),
                     failed_correct=[_example(i) for i in target.failed_correct[:EXAMPLES_PER_SIDE]],
-                    caught_flawed=[_example(i) for i in target.caught_flawed[:EXAMPLES_PER_SIDE]])
+                    caught_flawed=[_example(i) for i in target.caught_flawed[:EXAMPLES_PER_SIDE]],
+                    false_accepts=[_example(i) for i in target.false_accepts[:EXAMPLES_PER_SIDE]],
+                    fools=[{"id": f.item, "output": f.output[:EXAMPLE_CHARS], "reason": f.verifier_reason}
+                           for f in target.fools[:EXAMPLES_PER_SIDE]],
+                    unstable=[_example(i) for i in target.unstable[:EXAMPLES_PER_SIDE]],
+                    max_words=MAX_WORDS)
 
     def parse(text: str) -> list[Candidate]:
         return parse_repairs(text, target.check.text, k)
@@ -136,12 +149,18 @@ def suggest_repairs(
     concurrency: int = 8,
     max_calls: int | None = None,
     log: Any = None,
+    objective: VfrObjective | None = None,
 ) -> RepairReport:
     """Repairs for every change the gate rejects under `options` (which carry the audit rule when on).
 
     `judge` judges the candidates (None: no live judge, so no rewrite can be checked and none
     is offered). With `audit_rule_on`, candidates are audited by `audit_judges` and must pass.
     Judge failures raise JudgeError; nothing is guessed.
+
+    With `objective` (`--repair-objective vfr`), a rewrite the gate accepts is kept only if it
+    lowers the fool rate on the development split while alpha drops by at most delta; of those,
+    the Pareto frontier on (alpha, fool rate). The repair model sees the original's fools and
+    the dev items its judges disagree on.
     """
     options = options or GateOptions()
     report = RepairReport()
@@ -169,6 +188,7 @@ def suggest_repairs(
             tuple(evaluation.items[i] for i in np.flatnonzero(failed & ~flawed)),
             tuple(evaluation.items[i] for i in np.flatnonzero(failed & flawed)),
             tuple(audited.findings()) if audited is not None and audited.text == change.head.text else (),
+            tuple(evaluation.items[i] for i in np.flatnonzero(~failed & flawed)),
         ))
     if not targets:
         return report
@@ -176,6 +196,21 @@ def suggest_repairs(
     if judge is None or model is None:
         report.unrepaired.extend(Unrepaired(t.check.id, "no live judge to check a rewrite (pass --judge)") for t in targets)
         return report
+
+    # 0. With the vfr objective, measure the PR's texts first: their fools and unstable items
+    #    go into the failure packet, their figures are what a rewrite must beat.
+    measured = None
+    if objective is not None:
+        from rubric_gate.repair.vfr import measure
+
+        measured = measure([t.check.text for t in targets], head.rubric, objective, judge=judge, store=store,
+                           verdicts=evaluation.store, concurrency=concurrency, max_calls=max_calls)
+        report.usage.extend(measured.usage)
+        report.judging.extend(measured.judging)
+        dev = {i.id: i for i in objective.dev.items}
+        targets = [dataclasses.replace(t, fools=tuple(measured.fools[t.check.text]),
+                                       unstable=tuple(dev[i] for i in measured.unstable[t.check.text]))
+                   for t in targets]
 
     # 1. Candidates, one stored call per rejected check.
     stats = CallStats(model, "repair")
@@ -241,10 +276,55 @@ def suggest_repairs(
             no_longer_fails=[evaluation.items[i].id for i in np.flatnonzero(before & ~after)],
         ))
         shown.add(target.check.id)
+    if objective is not None and measured is not None and report.suggestions:
+        shown = _apply_vfr_objective(report, targets, measured, objective, head.rubric, judge, store,
+                                     evaluation, concurrency, max_calls)
     for target in targets:
+        if target.check.id in report_reasons(report):
+            continue
         if target.check.id not in shown:
             tried = sum(1 for p in proposals if p[0] is target)
             report.unrepaired.append(Unrepaired(
                 target.check.id, f"none of the {tried} proposed rewrite{'s' if tried != 1 else ''} passes the gate"
                 if tried else "the model proposed no rewrite"))
     return report
+
+
+def report_reasons(report: RepairReport) -> set[str]:
+    return {u.check for u in report.unrepaired}
+
+
+def _apply_vfr_objective(report: RepairReport, targets: list[_Target], measured: Any,
+                         objective: VfrObjective, rubric: Rubric, judge: str, store: AuditStore,
+                         evaluation: Evaluation, concurrency: int, max_calls: int | None) -> set[str]:
+    """Keep, per check, the gate-accepted rewrites that pass the acceptance rule, then their
+    Pareto frontier; a check left with none gets the rule's reason."""
+    from rubric_gate.repair.vfr import measure
+
+    texts = [row.text for s in report.suggestions for row in s.rows]
+    more = measure(texts, rubric, objective, judge=judge, store=store, verdicts=evaluation.store,
+                   concurrency=concurrency, max_calls=max_calls)
+    report.usage.extend(more.usage)
+    report.judging.extend(more.judging)
+    kept: list[RepairSuggestion] = []
+    shown: set[str] = set()
+    for target in targets:
+        before = measured.robustness[target.check.text]
+        passing, reasons = [], []
+        for s in (s for s in report.suggestions if s.check == target.check.id):
+            after = combined([more.robustness[row.text] for row in s.rows])
+            ok, why = vfr_accepts(before, after, objective.delta)
+            s.robustness_before, s.robustness = before, after
+            if ok:
+                passing.append((s, after))
+            else:
+                reasons.append(why)
+        frontier = pareto_frontier(passing)
+        kept.extend(frontier)
+        if frontier:
+            shown.add(target.check.id)
+        elif reasons:
+            report.unrepaired.append(Unrepaired(
+                target.check.id, f"no rewrite the gate accepts passes the vfr objective ({reasons[0]})"))
+    report.suggestions = kept
+    return shown

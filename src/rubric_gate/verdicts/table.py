@@ -38,8 +38,9 @@ def verdict_column(
     judge: str | None = None,
     prompt: str | None = None,
     sample: int = 0,
+    task: str | None = None,
 ) -> VerdictColumn:
     """One vectorised lookup for the whole column (items' keys are computed once per store)."""
-    codes, missing = store.answer_codes(check_text, items, judge=judge, prompt=prompt, sample=sample)
+    codes, missing = store.answer_codes(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
     not_applicable = (codes == NOT_APPLICABLE) & ~missing
     return VerdictColumn(check_text, codes == NO, missing, not_applicable if not_applicable.any() else None)

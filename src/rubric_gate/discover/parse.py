@@ -1,0 +1,145 @@
+"""Strict parsing of extraction and merge replies: the expected objects, in range, or re-asked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rubric_gate.audit.parse import load_object, one_line
+from rubric_gate.audit.render import plain
+from rubric_gate.judges.parse import MalformedReply
+
+MIN_CRITERIA = 5
+MAX_CRITERIA = 15
+MAX_CHECK_CHARS = 400
+MAX_NAME_CHARS = 80
+
+EXTRACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "criteria": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "check": {"type": "string"},
+                    "preferred_score": {"type": "integer"},
+                    "other_score": {"type": "integer"},
+                },
+                "required": ["name", "check", "preferred_score", "other_score"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["criteria"],
+    "additionalProperties": False,
+}
+
+MERGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "groups": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "members": {"type": "array", "items": {"type": "string"}},
+                    "name": {"type": "string"},
+                    "check": {"type": "string"},
+                },
+                "required": ["members", "name", "check"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["groups"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    check: str
+    preferred_score: int
+    other_score: int
+
+    def to_result(self) -> dict[str, Any]:
+        return {"name": self.name, "check": self.check, "preferred_score": self.preferred_score,
+                "other_score": self.other_score}
+
+    @classmethod
+    def from_result(cls, r: dict[str, Any]) -> Criterion:
+        return cls(str(r["name"]), str(r["check"]), int(r["preferred_score"]), int(r["other_score"]))
+
+
+@dataclass(frozen=True)
+class Merge:
+    members: tuple[str, ...]
+    name: str
+    check: str
+
+    def to_result(self) -> dict[str, Any]:
+        return {"members": list(self.members), "name": self.name, "check": self.check}
+
+    @classmethod
+    def from_result(cls, r: dict[str, Any]) -> Merge:
+        return cls(tuple(str(m) for m in r["members"]), str(r["name"]), str(r["check"]))
+
+
+def _text(value: Any, what: str, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise MalformedReply(f"{what} must be a non-empty string")
+    cleaned = " ".join(value.split())
+    if len(cleaned) > limit:
+        raise MalformedReply(f"{what} is longer than {limit} characters")
+    if plain(cleaned) != cleaned:
+        raise MalformedReply(f"{what} contains control or bidirectional-override characters")
+    return cleaned
+
+
+def _score(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
+        raise MalformedReply(f"{what} must be an integer from 0 to 10, got {value!r}")
+    return value
+
+
+def parse_extraction(text: str) -> list[Criterion]:
+    entries = load_object(text, {"criteria"})["criteria"]
+    if not isinstance(entries, list) or not MIN_CRITERIA <= len(entries) <= MAX_CRITERIA:
+        count = len(entries) if isinstance(entries, list) else "no"
+        raise MalformedReply(f"expected {MIN_CRITERIA}-{MAX_CRITERIA} criteria, got {count}")
+    out = []
+    for entry in entries:
+        if not isinstance(entry, dict) or set(entry) != {"name", "check", "preferred_score", "other_score"}:
+            raise MalformedReply("a criterion must have exactly the keys name, check, preferred_score, other_score")
+        out.append(Criterion(one_line(_text(entry["name"], "name", MAX_NAME_CHARS), "name"),
+                             _text(entry["check"], "check", MAX_CHECK_CHARS),
+                             _score(entry["preferred_score"], "preferred_score"),
+                             _score(entry["other_score"], "other_score")))
+    return out
+
+
+def parse_merge(text: str, ids: set[str]) -> list[Merge]:
+    """Groups of at least two known ids, none in two groups."""
+    entries = load_object(text, {"groups"})["groups"]
+    if not isinstance(entries, list):
+        raise MalformedReply("groups is not a list")
+    used: set[str] = set()
+    out = []
+    for entry in entries:
+        if not isinstance(entry, dict) or set(entry) != {"members", "name", "check"}:
+            raise MalformedReply("a group must have exactly the keys members, name, check")
+        members = entry["members"]
+        if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+            raise MalformedReply("members must list at least two criterion ids")
+        unknown = [m for m in members if m not in ids]
+        if unknown:
+            raise MalformedReply(f"unknown criterion id {unknown[0]!r}")
+        if used & set(members) or len(set(members)) != len(members):
+            raise MalformedReply("a criterion appears in more than one group")
+        used |= set(members)
+        out.append(Merge(tuple(members), _text(entry["name"], "name", MAX_NAME_CHARS),
+                         _text(entry["check"], "check", MAX_CHECK_CHARS)))
+    return out

@@ -1,0 +1,257 @@
+"""`discover`: a rubric from preference pairs (PReMISE §3.1, with §3.3's preference-rank selection).
+
+extract (one stored call per pair) -> consolidate (embed, cluster, merge; up to ten levels, to a
+target pool) -> keep criteria backed by enough candidates -> MMR -> score chosen and rejected
+on each (the judge's own verdicts, stored) -> the top K by the share of pairs chosen wins.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rubric_gate.audit.calls import Ask, CallStats, merged_stats, raise_failures, run_asks
+from rubric_gate.audit.store import AuditStore, context_hash
+from rubric_gate.audit.templates import render, template_version
+from rubric_gate.discover.embed import Embedder
+from rubric_gate.discover.model import DiscoveredCheck, DiscoverReport
+from rubric_gate.discover.parse import (
+    EXTRACT_SCHEMA,
+    MAX_CRITERIA,
+    MERGE_SCHEMA,
+    MIN_CRITERIA,
+    Criterion,
+    Merge,
+    parse_extraction,
+    parse_merge,
+)
+from rubric_gate.discover.select import (
+    Candidate,
+    cluster_labels,
+    clusters,
+    mmr_select,
+    preference_rank,
+    preference_share,
+)
+from rubric_gate.errors import InputError
+from rubric_gate.judges.backend import JudgeRequest
+from rubric_gate.judges.prompt import as_text
+from rubric_gate.pairs import PairSet
+from rubric_gate.rubric import Check, Rubric, normalize_text
+from rubric_gate.rubric.model import Origin
+from rubric_gate.verdicts import VerdictStore
+
+PACKAGE = "rubric_gate.discover"
+MAX_LEVELS = 10
+MAX_MERGE = 12  # criteria shown in one merge call
+EXTRACT_MAX_TOKENS = 3000
+MERGE_MAX_TOKENS = 1500
+RESPONSE_CHARS = 6000
+
+
+@dataclass(frozen=True)
+class DiscoverSettings:
+    size: int = 10  # K
+    pool: int | None = None  # consolidation target (default 2K)
+    min_support: int = 2
+    diversity: float = 0.3  # MMR weight of redundancy against support
+    preference_rank: bool = True
+    concurrency: int = 8
+    max_calls: int | None = None
+
+
+def _version(name: str) -> str:
+    return template_version(PACKAGE, name)
+
+
+def _slug(name: str, taken: set[str]) -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "criterion"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def _dedupe(pool: Sequence[Candidate]) -> list[Candidate]:
+    by_text: dict[str, Candidate] = {}
+    for c in pool:
+        key = normalize_text(c.text).lower()
+        if key in by_text:
+            kept = by_text[key]
+            kept.support += c.support
+            kept.pairs |= c.pairs
+        else:
+            by_text[key] = Candidate(c.name, c.text, c.support, set(c.pairs))
+    return list(by_text.values())
+
+
+def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSettings,
+             usage: list[CallStats]) -> list[Candidate]:
+    version = _version("extract.j2")
+    stats = CallStats(model, "extract")
+    contexts, asks = {}, []
+    for pair in pairs.pairs:
+        context = context_hash("extract", pair.prompt, pair.chosen, pair.rejected)
+        contexts[pair.id] = context
+        if store.find("extract", model, version, pair.id, context) is not None:
+            stats.reused += 1
+            continue
+        prompt = render(PACKAGE, "extract.j2", min_criteria=MIN_CRITERIA, max_criteria=MAX_CRITERIA,
+                        prompt=as_text(pair.prompt)[:RESPONSE_CHARS], chosen=as_text(pair.chosen)[:RESPONSE_CHARS],
+                        rejected=as_text(pair.rejected)[:RESPONSE_CHARS])
+
+        def done(found: list[Criterion], tin: int, tout: int, pid: str = pair.id, ctx: str = context) -> None:
+            store.record("extract", model, version, pid, ctx, {"criteria": [c.to_result() for c in found]}, tin, tout)
+
+        asks.append(Ask(f"criteria of pair {pair.id}", JudgeRequest(prompt, EXTRACT_SCHEMA, "pair_criteria",
+                                                                    EXTRACT_MAX_TOKENS), parse_extraction, done))
+    run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
+    usage.append(stats)
+    raise_failures([stats])
+    pool = []
+    for pair in pairs.pairs:
+        record = store.find("extract", model, version, pair.id, contexts[pair.id])
+        assert record is not None
+        for criterion in record.result["criteria"]:
+            c = Criterion.from_result(criterion)
+            pool.append(Candidate(c.name, c.check, 1, {pair.id}))
+    return pool
+
+
+def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, store: AuditStore,
+                 settings: DiscoverSettings, usage: list[CallStats]) -> tuple[list[Candidate], bool]:
+    version = _version("merge.j2")
+    stats = CallStats(model, "merge")
+    keyed = []
+    asks = []
+    for members in groups:
+        labels = [f"c{i + 1}" for i in range(len(members))]
+        texts = [pool[m].text for m in members]
+        key = "\n".join(texts)
+        context = context_hash("merge", [normalize_text(t) for t in texts])
+        keyed.append((members, labels, key, context))
+        if store.find("merge", model, version, key, context) is not None:
+            stats.reused += 1
+            continue
+        prompt = render(PACKAGE, "merge.j2", members=list(zip(labels, texts, strict=True)))
+
+        def parse(text: str, ids: frozenset[str] = frozenset(labels)) -> list[Merge]:
+            return parse_merge(text, set(ids))
+
+        def done(found: list[Merge], tin: int, tout: int, k: str = key, ctx: str = context) -> None:
+            store.record("merge", model, version, k, ctx, {"groups": [g.to_result() for g in found]}, tin, tout)
+
+        asks.append(Ask(f"merge of {len(members)} criteria", JudgeRequest(prompt, MERGE_SCHEMA, "merged_criteria",
+                                                                          MERGE_MAX_TOKENS), parse, done))
+    run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
+    usage.append(stats)
+    raise_failures([stats])
+    replaced: set[int] = set()
+    merged: list[Candidate] = []
+    for members, labels, key, context in keyed:
+        record = store.find("merge", model, version, key, context)
+        assert record is not None
+        index_of = dict(zip(labels, members, strict=True))
+        for group in (Merge.from_result(g) for g in record.result["groups"]):
+            parts = [pool[index_of[m]] for m in group.members]
+            replaced.update(index_of[m] for m in group.members)
+            merged.append(Candidate(group.name, group.check, sum(p.support for p in parts),
+                                    set().union(*(p.pairs for p in parts))))
+    kept = [c for i, c in enumerate(pool) if i not in replaced]
+    return _dedupe([*kept, *merged]), bool(replaced)
+
+
+def discover_rubric(
+    pairs: PairSet,
+    *,
+    judge: str,
+    name: str,
+    task: str,
+    calibration: str,
+    verdicts_path: str,
+    answers: AuditStore,
+    verdicts: VerdictStore,
+    embedder: Embedder,
+    extractor: str | None = None,
+    settings: DiscoverSettings = DiscoverSettings(),
+) -> tuple[Rubric, DiscoverReport]:
+    """The discovered rubric and how it was found. Judge failures raise JudgeError (answers saved)."""
+    from rubric_gate.judges.api import judge_missing
+    from rubric_gate.judges.prompt import PROMPT_VERSION
+    from rubric_gate.pipeline import Evaluation
+
+    model = extractor or judge
+    report = DiscoverReport(len(pairs), embeddings=embedder.describe, min_support=settings.min_support)
+    usage = report.usage
+
+    pool = _extract(pairs, model, answers, settings, usage)
+    report.candidates = len(pool)
+    pool = _dedupe(pool)
+    report.pool_sizes.append(len(pool))
+    target = settings.pool or 2 * settings.size
+    for _level in range(MAX_LEVELS):
+        if len(pool) <= target:
+            break
+        vectors = embedder.vectors([c.text for c in pool], usage)
+        labels = cluster_labels(vectors, max(target, math.ceil(len(pool) / 2)))
+        groups = [g for g in clusters(labels, MAX_MERGE) if len(g) >= 2]
+        pool, changed = _merge_level(pool, groups, model, answers, settings, usage)
+        report.pool_sizes.append(len(pool))
+        if not changed:
+            break
+
+    backed = [c for c in pool if c.support >= settings.min_support]
+    report.backed = len(backed)
+    if not backed:
+        most = max((c.support for c in pool), default=0)
+        raise InputError(pairs.display, f"no criterion is backed by {settings.min_support} or more candidates "
+                                        f"(the most is {most}); lower --min-support or give more pairs")
+    vectors = embedder.vectors([c.text for c in backed], usage)
+    wanted = min(len(backed), 2 * settings.size if settings.preference_rank else settings.size)
+    order = mmr_select(vectors, [c.support for c in backed], wanted, settings.diversity)
+    chosen = [backed[i] for i in order]
+    report.ranked = len(chosen)
+    if len(chosen) < settings.size:
+        report.notes.append(f"only {len(chosen)} criteria are backed by {settings.min_support} or more "
+                            f"candidates (--size {settings.size})")
+
+    taken: set[str] = set()
+    checks = [DiscoveredCheck(_slug(c.name, taken), c.text, c.support, len(c.pairs)) for c in chosen]
+    items = pairs.as_items()
+    scoring = Rubric(id=name, version=1, task=task, calibration=calibration, verdicts=verdicts_path,
+                     checks=[Check(id=c.id, text=c.text) for c in checks])
+    run = judge_missing([scoring], items, verdicts, judge, concurrency=settings.concurrency,
+                        max_calls=settings.max_calls, progress=False)
+    report.judging.append(run.to_dict())
+    print(f"pair scoring: {run.summary}", file=sys.stderr)
+    evaluation = Evaluation(items, verdicts, judge=judge, prompt=PROMPT_VERSION)
+    chosen_rows = np.arange(0, len(items), 2)
+    shares = []
+    for check in checks:
+        yes = ~evaluation.failed_column(check.text)
+        share = preference_share(yes[chosen_rows], yes[chosen_rows + 1])
+        check.wins, check.losses, check.ties = share.wins, share.losses, share.ties
+        shares.append(share)
+    if settings.preference_rank:
+        checks = [checks[i] for i in preference_rank(shares, [c.support for c in checks], settings.size)]
+    else:
+        checks = checks[: settings.size]
+    report.checks = checks
+    report.usage[:] = merged_stats(usage)
+    rubric = Rubric(id=name, version=1, task=task, calibration=calibration, verdicts=verdicts_path, judge=judge,
+                    checks=[Check(id=c.id, text=c.text, origin=Origin.generated, source=_source(c, len(pairs)))
+                            for c in checks])
+    return rubric, report
+
+
+def _source(check: DiscoveredCheck, pairs: int) -> str:
+    share = check.share or 0.0
+    return (f"rubric-gate discover: {check.support} candidates from {check.pairs} of {pairs} pairs; "
+            f"chosen wins {check.wins}/{pairs} pairs ({100 * share:.0f}%)")

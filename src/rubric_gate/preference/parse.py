@@ -1,0 +1,56 @@
+"""Strict parsing of the pairwise verdict and the applicability answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rubric_gate.audit.parse import load_object, yes_no
+from rubric_gate.judges.parse import MalformedReply
+
+PREFER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"better": {"type": "string", "enum": ["A", "B"]}},
+    "required": ["better"],
+    "additionalProperties": False,
+}
+
+APPLIES_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "applies": {"type": "string", "enum": ["yes", "no"]}},
+                "required": ["id", "applies"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["answers"],
+    "additionalProperties": False,
+}
+
+
+def parse_prefer(text: str) -> str:
+    better = load_object(text, {"better"})["better"]
+    if better not in ("A", "B"):
+        raise MalformedReply(f"better must be 'A' or 'B', got {better!r}")
+    return better
+
+
+def parse_applies(text: str, ids: list[str]) -> dict[str, bool]:
+    """Exactly one answer per check id shown."""
+    entries = load_object(text, {"answers"})["answers"]
+    if not isinstance(entries, list):
+        raise MalformedReply("answers is not a list")
+    out: dict[str, bool] = {}
+    for entry in entries:
+        if not isinstance(entry, dict) or set(entry) != {"id", "applies"}:
+            raise MalformedReply("an answer must have exactly the keys id and applies")
+        if entry["id"] not in ids or entry["id"] in out:
+            raise MalformedReply(f"unexpected or repeated check id {entry['id']!r}")
+        out[entry["id"]] = yes_no(entry["applies"], f"{entry['id']}.applies")
+    if len(out) != len(ids):
+        raise MalformedReply(f"expected {len(ids)} answers, got {len(out)}")
+    return out
