@@ -27,7 +27,8 @@ RUN pip install \
     "openai==3.57.0" \
     "PyGithub==2.10.0" \
     "krippendorff==0.9.0" \
-    "scipy==1.17.1"
+    "scipy==1.17.1" \
+    "scikit-learn==1.9.1"
 
 COPY pyproject.toml README.md /opt/rubric-gate/
 COPY src /opt/rubric-gate/src
