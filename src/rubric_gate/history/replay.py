@@ -11,7 +11,7 @@ from rubric_gate.gate import GateOptions, diff_rubrics, run_gate
 from rubric_gate.history.git_log import Revision
 from rubric_gate.pipeline import Evaluation
 from rubric_gate.rubric import Rubric
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 SPLITS = ("calibration", "evaluation")
 
@@ -82,7 +82,15 @@ def replay_history(path: str, revisions: list[tuple[Revision, Rubric | None, str
     """
     by_split = {name: calibration.split(name) for name in SPLITS}
     splits = tuple(name for name in SPLITS if by_split[name].items)
-    evaluations = {name: Evaluation(by_split[name], store) for name in splits}
+    cache: dict[tuple[str, str], Evaluation] = {}
+
+    def evaluation_for(split: str, rubric: Rubric) -> Evaluation:
+        # As `check` replays: a verdict recorded under another task wording does not count.
+        key = (split, task_hash(rubric.task))
+        if key not in cache:
+            cache[key] = Evaluation(by_split[split], store, task=key[1])
+        return cache[key]
+
     reports: list[RevisionReport] = []
     previous: Rubric | None = None
     for revision, rubric, error in revisions:
@@ -90,6 +98,7 @@ def replay_history(path: str, revisions: list[tuple[Revision, Rubric | None, str
         reports.append(report)
         if rubric is None:
             continue
+        evaluations = {name: evaluation_for(name, rubric) for name in splits}
         gate_eval = evaluations.get("calibration")
         report.missing = _missing(gate_eval, rubric) if gate_eval else {}
         for name, evaluation in evaluations.items():
