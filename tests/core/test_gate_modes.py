@@ -47,7 +47,7 @@ def test_no_gate_still_never_deletes_the_last_check() -> None:
     assert decisions(lone)["A"] == ("deleted", True)
     result = gate(rubric(check("E", "new: fails R4")), rubric(check("A")), gates=parse_gates("S"))
     assert decisions(result) == {"E": ("added", False), "A": ("deleted", False)}
-    assert "last check" in result.decisions[1].reason
+    assert "would leave no check" in result.decisions[1].reason
 
 
 @pytest.mark.parametrize(("spec", "letters"), [("S+P", {"S", "P"}), ("r+s+p", {"R", "S", "P"}), (" P ", {"P"})])

@@ -17,6 +17,7 @@ from rubric_gate.calibration import CalibrationSet
 from rubric_gate.repair.objective import DEFAULT_DELTA, Robustness, agreement
 from rubric_gate.rubric import Check, Rubric
 from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts.model import task_hash
 
 DEFAULT_ATTACKS = 5
 
@@ -46,7 +47,6 @@ def measure(texts: Sequence[str], rubric: Rubric, objective: VfrObjective, *, ju
     from rubric_gate.judges.api import judge_missing
     from rubric_gate.judges.prompt import PROMPT_VERSION
     from rubric_gate.pipeline import Evaluation
-    from rubric_gate.verdicts import task_hash
 
     texts = list(dict.fromkeys(texts))
     checks = [Check(id=f"m{i}", text=t) for i, t in enumerate(texts)]
