@@ -50,7 +50,8 @@ def test_history_json_follows_the_rename_and_replays_the_gate(tmp_path: Path) ->
     assert revisions[0]["changes"] == [] and revisions[0]["gate"] is None
     dropped = revisions[1]["changes"]
     assert [(c["check"], c["change"], c["decision"]) for c in dropped] == [("A", "deleted", "rejected")]
-    assert "[P]" in dropped[0]["reason"] and "[S]" in dropped[0]["reason"] and revisions[1]["gate"] == "fail"
+    assert "cannot be deleted" in dropped[0]["reason"] and "unique catch" in dropped[0]["reason"]
+    assert revisions[1]["gate"] == "fail"
     restored = revisions[2]["changes"]
     assert [(c["check"], c["change"], c["decision"]) for c in restored] == [("A", "added", "accepted")]
     assert revisions[3]["changes"] == [] and revisions[3]["gate"] is None  # a pure file rename
@@ -81,7 +82,7 @@ def test_history_with_an_evaluation_split_and_text_and_html(tmp_path: Path) -> N
     assert first["evaluation"]["correct_passed"]["total"] == 1 and first["calibration"]["correct_passed"]["total"] == 1
     text = project.run("history", "rubrics/incident.yaml").stdout
     assert "deleted A: rejected" in text and "added A: accepted" in text
-    assert "file renamed from rubrics/demo.yaml" in text and "[P] frozen check" in text
+    assert "file renamed from rubrics/demo.yaml" in text and "cannot be deleted" in text
     html = project.run("history", "rubrics/incident.yaml", "--format", "html").stdout
     # two rates on the calibration split; the evaluation split has no flawed item, so one line there
     assert html.count("<svg") == 2 and html.count("<polyline") == 3
