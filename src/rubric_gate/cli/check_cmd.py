@@ -81,7 +81,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         raise click.UsageError("--batch judges with one judge, one sample each: drop --samples, --paraphrases "
                                "or the extra --judge, or judge those live")
     if judge is None:
-        store = load_verdicts_for([base, head], verdicts, root)
+        store = load_verdicts_for([base, head], verdicts, root, replay=True)
     else:
         # New verdicts go to --verdicts, else the head rubric's verdict file.
         if verdicts is not None:

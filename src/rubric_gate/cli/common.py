@@ -29,6 +29,23 @@ def repo_root(start: Path | None = None) -> Path:
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else start
 
 
+UNBOUNDED = 100_000  # "no width": tables at their natural width, prose never wrapped
+
+
+def output_width() -> int | None:
+    """The width to fit: `COLUMNS` if set, else the terminal's; None when stdout is no terminal
+    (a pipe or file gets whole lines, for grep and diff, never wrapped at a guessed width)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if sys.stdout.isatty():
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def stdout_console() -> Console:
     from rich.console import Console  # only text output needs rich
 
@@ -38,7 +55,8 @@ def stdout_console() -> Console:
             self.quiet = True
             raise BrokenPipeError(errno.EPIPE, "stdout closed")
 
-    return _StdoutConsole(file=sys.stdout, soft_wrap=False, width=max(120, Console().width))
+    width = output_width()
+    return _StdoutConsole(file=sys.stdout, soft_wrap=width is None, width=width or UNBOUNDED)
 
 
 def silence_stdout() -> None:
