@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.audit.calls import Ask, CallStats, merged_stats, raise_failures, run_asks
+from rubric_gate.audit.calls import (
+    Ask,
+    CallStats,
+    merged_stats,
+    planned_cost,
+    raise_failures,
+    run_asks,
+)
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.discover.embed import Embedder
@@ -61,6 +68,7 @@ class DiscoverSettings:
     min_support: int = 2
     diversity: float = 0.3  # MMR weight of redundancy against support
     preference_rank: bool = True
+    dry_run: bool = False
     concurrency: int = 8
     max_calls: int | None = None
 
@@ -92,11 +100,11 @@ def _dedupe(pool: Sequence[Candidate]) -> list[Candidate]:
     return list(by_text.values())
 
 
-def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSettings,
-             usage: list[CallStats]) -> list[Candidate]:
+def _extraction_asks(pairs: PairSet, model: str, store: AuditStore,
+                     stats: CallStats) -> tuple[list[Ask], dict[str, str]]:
     version = _version("extract.j2")
-    stats = CallStats(model, "extract")
-    contexts, asks = {}, []
+    contexts: dict[str, str] = {}
+    asks: list[Ask] = []
     for pair in pairs.pairs:
         context = context_hash("extract", pair.prompt, pair.chosen, pair.rejected)
         contexts[pair.id] = context
@@ -112,6 +120,14 @@ def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSe
 
         asks.append(Ask(f"criteria of pair {pair.id}", JudgeRequest(prompt, EXTRACT_SCHEMA, "pair_criteria",
                                                                     EXTRACT_MAX_TOKENS), parse_extraction, done))
+    return asks, contexts
+
+
+def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSettings,
+             usage: list[CallStats]) -> list[Candidate]:
+    version = _version("extract.j2")
+    stats = CallStats(model, "extract")
+    asks, contexts = _extraction_asks(pairs, model, store, stats)
     run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
     usage.append(stats)
     raise_failures([stats])
@@ -166,6 +182,18 @@ def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, sto
                                     set().union(*(p.pairs for p in parts))))
     kept = [c for i, c in enumerate(pool) if i not in replaced]
     return _dedupe([*kept, *merged]), bool(replaced)
+
+
+def plan_discovery(pairs: PairSet, model: str, answers: AuditStore, settings: DiscoverSettings) -> list[str]:
+    """A dry run: the extraction calls still needed and their estimated cost; later stages
+    depend on what extraction returns, so they are described, not counted."""
+    stats = CallStats(model, "extract")
+    asks, _ = _extraction_asks(pairs, model, answers, stats)
+    cost = planned_cost(asks, model)
+    price = "cost unknown (no price for this model)" if cost is None else f"estimated ~${cost:.4f}"
+    return [f"extract {model}: would make {len(asks)} calls ({stats.reused} answers reused), {price}",
+            f"then merge calls per consolidation level (at most {MAX_LEVELS}), embeddings of the pool, and "
+            f"about {2 * settings.size} x {2 * len(pairs)} verdict calls to score the pairs' responses"]
 
 
 def discover_rubric(
