@@ -77,6 +77,11 @@ def test_discover_writes_a_rubric_lint_and_check_accept(fake, project, monkeypat
     assert report["embeddings"] == embeddings
     assert bool(fake.embedding_bodies) == (judge == OPENAI)
     assert fake.kinds.count("extract") == N_PAIRS and "merge" in fake.kinds
+    # Structured output: every extraction request carried the criteria schema.
+    extract = [b for b in fake.bodies if '<response id="preferred">' in b["messages"][0]["content"]]
+    schemas = [b["response_format"]["json_schema"]["schema"] if judge == OPENAI
+               else b["output_config"]["format"]["schema"] for b in extract]
+    assert len(schemas) == N_PAIRS and all(list(s["properties"]) == ["criteria"] for s in schemas)
     assert report["pool_sizes"][0] > report["pool_sizes"][-1], "consolidation merged rewordings"
     rubric = yaml.safe_load((project / "rubrics" / "fruit.yaml").read_text())
     assert rubric["id"] == "fruit" and rubric["calibration"] == "calibration/fruit.jsonl"
