@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubric_gate.cli.main import main
+from tests.discover.conftest import run
 
 OPENAI = "openai:gpt-4o-mini"
 ANTHROPIC = "anthropic:claude-haiku-4-5"
@@ -54,13 +54,6 @@ def project(tmp_path: Path) -> Path:
         for i, (out, label) in enumerate([("apple and pear", "pass"), ("apple, pear, fig", "pass"),
                                           ("pear only", "fail"), ("nothing", "fail")])))
     return tmp_path
-
-
-def run(monkeypatch, root: Path, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def discover(monkeypatch, root, capsys, judge: str, *args: str) -> tuple[int, dict, str]:

@@ -9,21 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubric_gate.cli.main import main
-from tests.discover.conftest import EXAMPLE, hand_truth, items
+from tests.discover.conftest import EXAMPLE, hand_truth, items, run
 from tests.discover.fake_models import FakeDiscoverLLM
 
 JUDGE = "anthropic:claude-haiku-4-5"
 SEVERITY = ("No finding is rated a higher severity than the exposure the environment description shows "
             "supports, such as Critical for a setting that opens nothing to the internet.")
 STRICT = "Every finding includes a recommendation for fixing it."
-
-
-def run(monkeypatch, root: Path, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def outputs(root: Path, predicate) -> set[str]:

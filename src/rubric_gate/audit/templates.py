@@ -47,3 +47,8 @@ def _environment() -> SandboxedEnvironment:
 
 def render(package: str, name: str, **data: Any) -> str:
     return _environment().from_string(template_source(package, name)).render(**data)
+
+
+def prompt_example(item: Any, limit: int) -> dict[str, str]:
+    """A calibration item as a prompt shows it: id, input and output as text, each cut to `limit`."""
+    return {"id": item.id, "input": as_text(item.input)[:limit], "output": as_text(item.output)[:limit]}

@@ -8,7 +8,6 @@ on each (the judge's own verdicts, stored) -> the top K by the share of pairs ch
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,6 +49,7 @@ from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
 from rubric_gate.pairs import PairSet
 from rubric_gate.rubric import Check, Rubric, normalize_text
+from rubric_gate.rubric.ids import fresh_check_id
 from rubric_gate.rubric.model import Origin
 from rubric_gate.verdicts import VerdictStore
 
@@ -75,16 +75,6 @@ class DiscoverSettings:
 
 def _version(name: str) -> str:
     return template_version(PACKAGE, name)
-
-
-def _slug(name: str, taken: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "criterion"
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}-{n}"
-    taken.add(candidate)
-    return candidate
 
 
 def _dedupe(pool: Sequence[Candidate]) -> list[Candidate]:
@@ -251,7 +241,7 @@ def discover_rubric(
                             f"candidates (--size {settings.size})")
 
     taken: set[str] = set()
-    checks = [DiscoveredCheck(_slug(c.name, taken), c.text, c.support, len(c.pairs)) for c in chosen]
+    checks = [DiscoveredCheck(fresh_check_id(c.name, taken, fallback="criterion"), c.text, c.support, len(c.pairs)) for c in chosen]
     items = pairs.as_items()
     scoring = Rubric(id=name, version=1, task=task, calibration=calibration, verdicts=verdicts_path,
                      checks=[Check(id=c.id, text=c.text) for c in checks])
