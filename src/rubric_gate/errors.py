@@ -10,6 +10,7 @@ from pathlib import Path
 EXIT_PASS = 0
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_CRASH = 3  # a bug: never 1, which reads as "the gate failed"
 
 
 class RubricGateError(Exception):

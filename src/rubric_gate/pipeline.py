@@ -28,6 +28,7 @@ class Evaluation:
     store: VerdictStore
     judge: str | None = None  # with a live judge, only its own verdicts (same prompt) count
     prompt: str | None = None
+    task: str | None = None  # `task_hash` of the rubric's task: verdicts judged under another never count
     _columns: dict[str, VerdictColumn] = field(default_factory=dict)
 
     @property
@@ -41,7 +42,8 @@ class Evaluation:
     def column(self, text: str) -> VerdictColumn:
         cached = self._columns.get(text)
         if cached is None:
-            cached = verdict_column(text, self.items, self.store, judge=self.judge, prompt=self.prompt)
+            cached = verdict_column(text, self.items, self.store, judge=self.judge, prompt=self.prompt,
+                                    task=self.task)
             self._columns[text] = cached
         return cached
 

@@ -191,7 +191,9 @@ class FakeGitHub:
         if match and method == "GET":
             return self._blob(match.group(1))
         if method == "GET" and rest == f"/issues/{n}/events":
-            return self._page(path, self.label_events)
+            return self._page(path, [self._issue_event(i, e) for i, e in enumerate(self.label_events)])
+        if method == "GET" and rest == f"/issues/{n}/labels":
+            return self._page(path, [self._label(name) for name in self.current_labels()])
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
             login = unquote(match.group(1))
@@ -199,6 +201,32 @@ class FakeGitHub:
             return 200, {"permission": LEGACY_PERMISSION.get(role, role), "role_name": role,
                          "user": {"login": login, "type": "User"}}
         return 404, {"message": f"Not Found: {method} {rest}"}
+
+    def current_labels(self) -> list[str]:
+        """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""
+        on: list[str] = []
+        for event in self.label_events:
+            name = event["label"]["name"]
+            if event["event"] == "labeled" and name not in on:
+                on.append(name)
+            elif event["event"] == "unlabeled" and name in on:
+                on.remove(name)
+        return on
+
+    def _label(self, name: str) -> dict[str, Any]:
+        # GET /repos/{owner}/{repo}/issues/{n}/labels: label objects
+        return {"id": abs(hash(name)) % 10**9, "node_id": "L", "url": f"{self.url}/repos/{self.repo}/labels/{name}",
+                "name": name, "color": "ededed", "default": False, "description": None}
+
+    def _issue_event(self, index: int, event: dict[str, Any]) -> dict[str, Any]:
+        # GET /repos/{owner}/{repo}/issues/{n}/events: oldest first; label events carry the label
+        # (name and color) and the actor; commit_id is null for them.
+        actor = event.get("actor")
+        return {"id": 1000 + index, "node_id": "E", "url": f"{self.url}/repos/{self.repo}/issues/events/{1000 + index}",
+                "event": event["event"], "commit_id": None, "commit_url": None,
+                "created_at": f"2026-01-01T00:{index // 60:02d}:{index % 60:02d}Z",
+                "actor": {**actor, "type": "User"} if actor else None,
+                "label": {"name": event["label"]["name"], "color": "ededed"}}
 
     def _author(self, token: str | None) -> dict[str, str]:
         if token in self.token_users:

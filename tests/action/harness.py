@@ -121,11 +121,16 @@ class Scenario:
     tmp: Path
     base_sha: str
 
-    def event(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = ()) -> Path:
+    def event(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = (), action: str | None = None,
+              extra: dict | None = None) -> Path:
+        """The payload; with `labels`, by default the run of the `labeled` event of the last one."""
         self.fake.head_sha = head_sha
         head_repo = "mallory/rubrics" if fork else REPO
+        action = action or ("labeled" if labels else "synchronize")
         payload = {
-            "action": "synchronize",
+            "action": action,
+            **({"label": {"name": labels[-1] if labels else "", "color": "ededed"}}
+               if action in ("labeled", "unlabeled") else {}),
             "number": self.fake.pr_number,
             "pull_request": {
                 "number": self.fake.pr_number,
@@ -135,6 +140,7 @@ class Scenario:
                 "labels": [{"name": name} for name in labels],
             },
             "repository": {"full_name": REPO},
+            **(extra or {}),
         }
         path = self.tmp / f"event-{head_sha[:7]}.json"
         path.write_text(json.dumps(payload), encoding="utf-8")
@@ -166,9 +172,14 @@ class Scenario:
 
     def run(self, head_sha: str, *, workspace: Path | None = None, fork: bool = False,
             labels: tuple[str, ...] = (), token: str = TOKEN, command: list[str] | None = None,
-            env_extra: dict[str, str] | None = None, event_name: str = "pull_request", **inputs: str) -> Result:
+            env_extra: dict[str, str] | None = None, event_name: str = "pull_request", action: str | None = None,
+            payload: dict | None = None, **inputs: str) -> Result:
+        """`payload`: fields merged into the event (or, for `merge_group`, the whole event)."""
         workspace = workspace or self.git.path
-        env = self.env(self.event(head_sha, fork=fork, labels=labels), workspace, token, **inputs)
+        event = self.event(head_sha, fork=fork, labels=labels, action=action, extra=payload)
+        if event_name == "merge_group":
+            event.write_text(json.dumps(payload), encoding="utf-8")
+        env = self.env(event, workspace, token, **inputs)
         env["GITHUB_EVENT_NAME"] = event_name
         env.update(env_extra or {})
         if command is None and not os.environ.get("RUBRIC_GATE_TEST_SUBPROCESS"):

@@ -39,3 +39,24 @@ def test_pending_batches_then_a_rerun_collects_without_resubmitting(scenario: Sc
     assert "in batch" not in scenario.fake.marked_comments()[0]["body"]
     cached = (scenario.git.path / ".rubric-gate" / "cache" / "verdicts.jsonl").read_text().splitlines()
     assert len(cached) == 25 and all('"batch"' in line for line in cached)
+
+
+def test_a_bad_byte_in_the_batch_journal_is_moved_aside_and_the_run_recovers(scenario: Scenario,
+                                                                              batches: FakeBatches) -> None:
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
+    env = {"OPENAI_BASE_URL": batches.openai_url, "OPENAI_API_KEY": "sk-test",
+           "RUBRIC_GATE_BATCH_POLL_SECONDS": "0.05"}
+    batches.hold = True
+    first = scenario.run(head, judge="openai:fake-model", batch="true", batch_wait="0", env_extra=env)
+    assert first.outputs["decision"] == "pending", first.stdout
+    cache = scenario.git.path / ".rubric-gate" / "cache"
+    journal = cache / "verdicts.jsonl.batches"
+    with journal.open("ab") as handle:
+        handle.write(b'{"event":"note","text":"\xff"}\n')  # one bad byte on a complete line
+    batches.hold = False
+    second = scenario.run(head, judge="openai:fake-model", batch="true", batch_wait="1", env_extra=env)
+    assert "Traceback" not in second.stderr, second.stderr
+    assert second.outputs["decision"] in ("pass", "fail"), second.stdout + second.stderr
+    assert "of the batch journal did not read" in second.stdout
+    (aside,) = cache.glob("verdicts.jsonl.batches.damaged-*")
+    assert b"\xff" in aside.read_bytes()

@@ -214,8 +214,12 @@ def test_a_committed_output_directory_is_not_written_through_or_passed_off(scena
     scenario.git("add", ".rubric-gate")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A, plant outputs")
     result = scenario.run(head)
-    # Refused before anything is written: the action never deletes or overwrites tracked files.
+    # Refused before anything is written; the output directory is cleaned first, so no symlink or
+    # planted output is left for the upload step (git still holds them: only the checkout's copies go).
     assert result.code == 2, result.stderr
     assert "holds files the repository tracks" in result.stderr and "Traceback" not in result.stderr
     assert target.read_text() == "untouched\n"
-    assert scenario.git("status", "--porcelain") == ""  # every tracked file as committed
+    assert not (out / "report.json").is_symlink() and not (out / "token").is_symlink()
+    assert not (out / "verdicts").exists()
+    changed = scenario.git("status", "--porcelain", "--untracked-files=no").splitlines()
+    assert changed and all(line.strip().startswith("D .rubric-gate/") for line in changed)  # nothing else touched

@@ -131,3 +131,34 @@ def test_audit_annotations_are_notices_on_the_check_line() -> None:
     assert (note["path"], note["start_line"], note["annotation_level"]) == ("rubrics/r.yaml", 12, "notice")
     assert note["title"] == "rubric-gate audit: check 'k' not atomic, ungrounded"
     assert "\x1b" not in note["message"] and "recommends remediation" in note["message"]
+
+
+def test_a_torn_last_audit_line_is_cut_before_the_next_append(tmp_path) -> None:
+    """Appending after a torn line used to end it with a newline: a bad line mid-file, and every
+    later load failed (the action's audit cache: every later run red)."""
+    from rubric_gate.audit import AuditStore
+
+    path = tmp_path / "audits.jsonl"
+    store = AuditStore(path, str(path))
+    store.record("structure", "m", "v1", "Check one?", "ctx", {"ok": True})
+    with path.open("a") as handle:
+        handle.write('{"kind": "structure", "model": "m", "pro')  # a save cut short
+    again = AuditStore.load(path)
+    assert len(again) == 1
+    again.record("structure", "m", "v1", "Check two?", "ctx", {"ok": False})
+    assert len(AuditStore.load(path)) == 2
+    whole = '{"kind":"grounding","model":"m","prompt":"v1","check_text":"c","context":"x","result":{}}'
+    with path.open("a") as handle:
+        handle.write(whole)  # complete, without its newline: kept
+    AuditStore.load(path).record("structure", "m", "v1", "Check three?", "ctx", {})
+    assert len(AuditStore.load(path)) == 4
+
+
+def test_a_damaged_audit_cache_is_moved_aside(tmp_path, capsys) -> None:
+    from rubric_gate.action.cache import VerdictCache
+
+    (tmp_path / "audits.jsonl").write_text('{"kind": 1}\n{"also": "bad"}\n')
+    cache = VerdictCache(tmp_path)
+    assert len(cache.audit_store()) == 0
+    assert "moved it to audits.jsonl.damaged-" in capsys.readouterr().out
+    assert len(list(tmp_path.glob("audits.jsonl.damaged-*"))) == 1

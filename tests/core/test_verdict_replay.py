@@ -91,3 +91,27 @@ def test_dense_and_sorted_lookups_agree(monkeypatch) -> None:
     monkeypatch.setattr(lookup.Lookups, "_dense_by_id", lambda self, a, space: lookup.KeyIndex._sorted(
         a["text"].astype("int64") * self.n_items + a["item"], np.arange(len(a["text"]))))
     assert columns() == dense
+
+
+def test_a_verdict_is_keyed_by_the_task_it_was_judged_under(tmp_path) -> None:
+    from rubric_gate.verdicts import task_hash
+
+    strict, lenient = task_hash("Review a design."), task_hash("Lenient helper.")
+    assert task_hash("Review  a\ndesign. ") == strict  # whitespace-normalised, as check texts
+    judged = Verdict(item="r1", check_text="c", answer="no", judge="openai:m", prompt="v1",
+                     item_hash=ITEM.content_hash, task_hash=lenient)
+    hand = Verdict(item="r1", check_text="h", answer="no")
+    path = tmp_path / "v.jsonl"
+    path.write_text(judged.to_json_line() + hand.to_json_line())
+    for store in (VerdictStore([judged, hand]), VerdictStore.load(path), VerdictStore.load(path)):  # fast path, index
+        assert store.find("c", ITEM, judge="openai:m", prompt="v1", task=lenient) == judged
+        assert store.find("c", ITEM, judge="openai:m", prompt="v1", task=strict) is None
+        assert store.find("c", ITEM, judge="openai:m", prompt="v1") is None  # a key without the task is another key
+        # Replay under another task: stale; without a task (or for a hand verdict): as before.
+        assert store.find("c", ITEM, task=strict) is None
+        assert store.find("c", ITEM, task=lenient) == judged and store.find("c", ITEM) == judged
+        assert store.find("h", ITEM, task=strict) == hand
+        renamed = ITEM.model_copy(update={"id": "r1-renamed"})  # found by content hash: still stale
+        assert store.find("c", renamed, task=strict) is None and store.find("c", renamed, task=lenient) == judged
+    untasked = judged.model_copy(update={"task_hash": None})
+    assert len(VerdictStore([untasked, judged]).keyed_only()) == 1  # the cache keeps fully keyed verdicts only

@@ -124,13 +124,13 @@ def test_added_since_finds_only_new_lines_and_ignores_reformatted_copies(tmp_pat
 def test_since_keyed_only_and_merged_into_a_new_file(tmp_path: Path) -> None:
     lines = [{"item": "r1", "check_text": "hand", "answer": "no"},
              {"item": "r1", "check_text": "judged", "answer": "yes", "judge": "openai:m", "prompt": "v1",
-              "item_hash": ITEM.content_hash}]
+              "item_hash": ITEM.content_hash, "task_hash": "t1"}]
     path = tmp_path / "cache.jsonl"
     path.write_text(_store_text(lines))
     loaded = VerdictStore.load(path)
     keyed = loaded.keyed_only()
     assert [v.check_text for v in keyed] == ["judged"]
-    assert keyed.find("judged", ITEM, judge="openai:m", prompt="v1") is not None
+    assert keyed.find("judged", ITEM, judge="openai:m", prompt="v1", task="t1") is not None
     target = tmp_path / "out.jsonl"
     merged = VerdictStore.from_bytes(_store_text(lines[:1]).encode(), "base").merged(keyed, path=target)
     before = len(merged)

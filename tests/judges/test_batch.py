@@ -233,7 +233,7 @@ def test_journal_keeps_other_judges_batches_and_survives_a_torn_tail(tmp_path: P
     journal = BatchJournal(path)
     for local, judge in (("rgA", JUDGES[0]), ("rgB", JUDGES[1])):
         journal.open_batch(local, judge.split(":")[0], judge, PROMPT_VERSION)
-        journal.add_request(local, f"{local}-0", [("r1", "sha256:1", "k1", "The  output mentions apple")])
+        journal.add_request(local, f"{local}-0", [("r1", "sha256:1", "k1", "The  output mentions apple", "t1")])
         journal.sync()
         journal.submitted(local, f"id-{local}")
     journal.closed("rgB", "id-rgB")
@@ -243,10 +243,10 @@ def test_journal_keeps_other_judges_batches_and_survives_a_torn_tail(tmp_path: P
     reopened = BatchJournal(path)
     (open_a,) = reopened.open_batches(JUDGES[0], PROMPT_VERSION)
     assert (open_a.batch_id, open_a.requests) == ("id-rgA", 1)
-    assert open_a.keys == {("The output mentions apple", "sha256:1")}
+    assert open_a.keys == {("The output mentions apple", "sha256:1", "t1")}
     assert reopened.open_batches(JUDGES[1], PROMPT_VERSION) == []
     assert reopened.open_batches(JUDGES[0], "v0-other") == []
-    assert reopened.requests_of("rgA") == {"rgA-0": [("r1", "sha256:1", "k1", "The  output mentions apple")]}
+    assert reopened.requests_of("rgA") == {"rgA-0": [("r1", "sha256:1", "k1", "The  output mentions apple", "t1")]}
     assert not reopened.remove_if_idle()  # rgA is still open
     reopened.closed("rgA", "id-rgA")  # the torn line is cut before this one is written
     assert reopened.open_batches(JUDGES[0], PROMPT_VERSION) == []

@@ -116,3 +116,38 @@ def test_kill_9_mid_run_resumes_repeating_only_in_flight(fake: FakeLLM, tmp_path
     assert first_run_calls - saved_before <= concurrency
     by_id = {i.id: i.output for i in items.items}
     assert all(v.answer == expected(v.check_text, by_id[v.item]) for v in store)
+
+
+def test_check_judge_never_reuses_verdicts_judged_under_another_task(fake: FakeLLM, tmp_path: Path) -> None:
+    """Two rubrics sharing a verdict store and check texts: the helper's verdicts were judged
+    under its task, so `check --judge` on the strict rubric judges every pair again."""
+    write_project(tmp_path, make_rubric(["apple", "pear"]), make_items())
+    helper = (tmp_path / "rubric.yaml").read_text().replace("task: List fruit.", "task: Lenient helper task.")
+    (tmp_path / "helper.yaml").write_text(helper.replace("id: fruit", "id: helper"))
+    first = cli(tmp_path, "judge", "--rubric", "helper.yaml", "--verdicts", "verdicts.jsonl", "--root", ".",
+                "--judge", JUDGE)
+    assert first.returncode == 0, first.stderr
+    assert fake.received == 16
+    (tmp_path / "base.yaml").write_text((tmp_path / "rubric.yaml").read_text())
+    proc = cli(tmp_path, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".", "--format", "json",
+               "--judge", JUDGE)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert json.loads(proc.stdout)["judging"]["calls"] == 16 and fake.received == 32
+    tasks = {v.task_hash for v in VerdictStore.load(tmp_path / "verdicts.jsonl")}
+    assert len(tasks) == 2 and None not in tasks
+
+
+def test_an_unexpected_exception_in_check_exits_3_and_names_the_traceback_file(tmp_path: Path) -> None:
+    from unittest import mock
+
+    from rubric_gate.cli.main import main
+
+    write_project(tmp_path, make_rubric(), make_items())
+    with (mock.patch("rubric_gate.cli.check_cmd.load_rubric", side_effect=KeyError("bug")),
+          mock.patch.dict(os.environ, {"RUBRIC_GATE_CRASH_LOG_DIR": str(tmp_path / "logs")}),
+          mock.patch("sys.stderr", new_callable=lambda: __import__("io").StringIO()) as err):
+        code = main(["check", "--base", "rubric.yaml", "--head", "rubric.yaml", "--root", str(tmp_path)])
+    assert code == 3
+    (line,) = err.getvalue().splitlines()
+    (log,) = (tmp_path / "logs").glob("rubric-gate-crash-*.log")
+    assert "KeyError" in line and str(log) in line and "Traceback" in log.read_text()

@@ -15,7 +15,7 @@ from rubric_gate.judges import (
     missing_pairs,
 )
 from rubric_gate.rubric import Check
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 from tests.judges.conftest import expected, make_items, make_rubric
 from tests.judges.fake_llm import FakeLLM
 
@@ -227,7 +227,8 @@ def test_duplicate_item_content_is_judged_once(fake: FakeLLM, tmp_path) -> None:
                            CalibrationItem(id="b", input="x", output="apple", label="fail")), "cal")
     store = fresh_store(tmp_path)
     assert judge_missing([make_rubric(["apple"])], twin, store, JUDGES[0], progress=False).calls == 1
-    assert all(store.find("The output mentions apple", i, judge=JUDGES[0], prompt=PROMPT_VERSION) for i in twin.items)
+    assert all(store.find("The output mentions apple", i, judge=JUDGES[0], prompt=PROMPT_VERSION,
+                          task=task_hash("List fruit.")) for i in twin.items)
 
 
 def test_callable_from_a_running_event_loop(fake: FakeLLM, tmp_path) -> None:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rubric_gate.action.outputs import command
 from rubric_gate.errors import InputError
 from rubric_gate.verdicts import VerdictStore
 
@@ -50,8 +51,22 @@ class VerdictCache:
         if self._audits is None:
             from rubric_gate.audit import AuditStore
 
-            self._audits = AuditStore.load(self.directory / "audits.jsonl")
+            path = self.directory / "audits.jsonl"
+            try:
+                self._audits = AuditStore.load(path)
+            except InputError as exc:  # our own file, damaged: aside, and a new one
+                aside = self._aside(path)
+                warning = f"the audit cache did not load ({exc.message}); moved it to {aside.name} and started a new one"
+                self.warnings.append(warning)
+                command("warning", warning)  # loaded mid-run, after the cache's first warnings were shown
+                self._audits = AuditStore.load(path)
         return self._audits
+
+    @staticmethod
+    def _aside(path: Path) -> Path:
+        aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
+        path.rename(aside)
+        return aside
 
     def keep(self, store: VerdictStore, before: int) -> None:
         """Remember what `store` judged after its first `before` verdicts, for the next rubric."""

@@ -24,7 +24,7 @@ DEFAULTS: dict[str, str] = {
     "fail_on": "rejected",
     "rates_rule": "false",
     "comment": "true",
-    "max_judge_calls": "",
+    "max_judge_calls": "2000",
     "concurrency": "8",
     "output_dir": ".rubric-gate",
     "verdict_cache": "",
@@ -55,7 +55,7 @@ class ActionConfig:
     fail_on: str
     rates_rule: bool
     comment: bool
-    max_judge_calls: int | None
+    max_judge_calls: int | None  # for the whole run (every rubric, judge and sample); finite by default
     concurrency: int
     output_dir: Path  # absolute, inside the workspace so later steps can read it
     cache_dir: Path  # absolute: verdicts the action judged, kept between runs by actions/cache

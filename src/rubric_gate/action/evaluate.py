@@ -12,7 +12,7 @@ from typing import Any
 
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
-from rubric_gate.action.judging import JudgeBackend
+from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
@@ -24,7 +24,7 @@ from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, parse_rubric_text
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
               "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")
@@ -40,7 +40,8 @@ class GateSettings:
     judge_unavailable: str | None  # why a configured judge is not used
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
     concurrency: int = 8
-    max_judge_calls: int | None = None
+    max_judge_calls: int | None = None  # for this rubric; with `budget`, what the run has left
+    budget: CallBudget | None = None  # `max_judge_calls` shared by every rubric of the run
     audit: bool = False
     audit_rule: bool = False
     suggest_repairs: bool = False
@@ -181,9 +182,11 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
     judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
     with judging_store(s.cache, base_store) as store:
         measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
-                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=s.max_judge_calls)
+                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))
     outcome.judging = combined_stats(measured.runs)
-    return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=s.samples,
+    _spend(s, outcome.judging)
+    return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, task=task_hash(docs[-1].rubric.task),
+                           judges=tuple(judges), samples=s.samples,
                            paraphrases=measured.paraphrases)
 
 
@@ -195,23 +198,26 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
     if not s.batch:
         with judging_store(s.cache, base_store) as store:
             outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
-                                                  max_calls=s.max_judge_calls)
-        return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt)
+                                                  max_calls=_calls_left(s))
+        _spend(s, outcome.judging)
+        return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
     from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 
     with judging_store(s.cache, base_store) as store:
         result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
-                                  max_calls=s.max_judge_calls, wait_seconds=s.batch_wait_seconds,
+                                  max_calls=_calls_left(s), wait_seconds=s.batch_wait_seconds,
                                   poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
                                                            minimum=0.001),
                                   progress=False)
     outcome.judging = result.to_dict()
+    outcome.notices.extend(result.warnings)
+    _spend(s, outcome.judging)
     if result.pending:
         outcome.pending_pairs = result.pending_pairs
         outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
                                "still processing): re-run this check to collect them; nothing is resubmitted.")
         raise _BatchPending
-    return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt)
+    return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
 
 
 def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
@@ -231,7 +237,7 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
     else:
         if s.judge_unavailable:
             outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
-        evaluation = Evaluation(calibration, store)
+        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
     outcome.summary = attribute_rubric(head, evaluation)
 
 
@@ -252,7 +258,7 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
         evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
-                      else Evaluation(calibration, base_store))
+                      else Evaluation(calibration, base_store, task=task_hash(base.rubric.task)))
         summary = attribute_rubric(base, evaluation)
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
@@ -309,7 +315,8 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
     elif s.judge is not None:
         evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
         assert isinstance(evaluation.store, VerdictStore)
-        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt)
+        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt,
+                                       evaluation.task)
         if added:
             notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
                          + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
@@ -318,7 +325,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         if s.judge_unavailable:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged(VerdictStore(added)) if added else base_store
-        evaluation = Evaluation(calibration, store)
+        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
         if added:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
@@ -376,16 +383,26 @@ def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, 
     outcome.repair_report = suggest_repairs(
         base, head, evaluation, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
         audit_rule_on=s.audit_rule, audit_judges=[s.judge.spec], concurrency=s.concurrency,
-        max_calls=s.max_judge_calls)
+        max_calls=_calls_left(s))
+    _spend(s, {"calls": sum(int(j.get("calls") or 0) for j in outcome.repair_report.judging)})
+
+
+def _calls_left(s: GateSettings) -> int | None:
+    return s.budget.left() if s.budget is not None else s.max_judge_calls
+
+
+def _spend(s: GateSettings, judging: Any) -> None:
+    if s.budget is not None:
+        s.budget.spend(judging)
 
 
 def _disagreements(added: list[Verdict], calibration: CalibrationSet, store: VerdictStore,
-                   judge: str, prompt: str) -> list[str]:
+                   judge: str, prompt: str, task: str | None) -> list[str]:
     items = {i.id: i for i in calibration.items}
     out = []
     for verdict in added:
         item = items.get(verdict.item)
-        fresh = store.find(verdict.check_text, item, judge=judge, prompt=prompt) if item else None
+        fresh = store.find(verdict.check_text, item, judge=judge, prompt=prompt, task=task) if item else None
         if fresh is not None and fresh.answer != verdict.answer:
             out.append(f"{verdict.check or verdict.check_text[:40]} on {verdict.item} (PR: {verdict.answer}, judge: {fresh.answer})")
     return out

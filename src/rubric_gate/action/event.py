@@ -1,4 +1,10 @@
-"""The `pull_request` event payload: only the fields the gate needs."""
+"""The event payload: only the fields the gate needs, and which events it gates.
+
+Gated: a pull request's `pull_request`/`pull_request_target` events, a retargeted PR (`edited`
+with `changes.base`), and a merge queue's `merge_group` (its head is the base tip with the
+queued PRs merged: exactly what lands). An `edited` event that changes no base, and a label
+event for a label other than the override, change nothing the gate decides: nothing to do.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,10 @@ from typing import Any
 from rubric_gate.errors import InputError
 
 PR_EVENTS = ("pull_request", "pull_request_target")
+GATED_EVENTS = (*PR_EVENTS, "merge_group")
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1, or SHA-256 repositories
+# A merge queue's branch: refs/heads/gh-readonly-queue/<base>/pr-<number>-<sha>
+QUEUE_PR = re.compile(r"/pr-(\d+)-[0-9a-f]+$")
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,9 @@ class PullRequest:
     head_repo: str | None  # None when the fork was deleted
     labels: tuple[str, ...]
     html_url: str
+    action: str = ""  # the payload's `action` (labeled, synchronize, edited, ...)
+    event_label: str | None = None  # for labeled/unlabeled: the label added or removed
+    merge_group: bool = False  # a merge queue's group: no PR to comment on
 
     @property
     def is_fork(self) -> bool:
@@ -53,10 +65,45 @@ def pull_request_from(event: dict[str, Any], display: str) -> PullRequest:
             head_repo=head_repo,
             labels=tuple(str(label.get("name", "")) for label in pr.get("labels") or []),
             html_url=str(pr.get("html_url", "")),
+            action=str(event.get("action") or ""),
+            event_label=str((event.get("label") or {}).get("name", "")) if isinstance(event.get("label"), dict) else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(display, f"pull_request payload lacks a field ({exc})") from None
     for name, sha in (("base", pull.base_sha), ("head", pull.head_sha)):
         if not SHA.fullmatch(sha):  # the shas reach git's command line
             raise InputError(display, f"pull_request.{name}.sha is not a commit sha: {sha[:80]!r}")
+    return pull
+
+
+def merge_group_from(event: dict[str, Any], display: str) -> PullRequest:
+    """A merge queue's group, gated as a PR whose head is the group's commit and whose base is
+    its parent (the base branch's tip): the merge as it will land."""
+    group = event.get("merge_group")
+    if not isinstance(group, dict):
+        raise InputError(display, "event has no merge_group object")
+    try:
+        repo = str(event["repository"]["full_name"])
+        head_ref = str(group.get("head_ref") or "")
+        match = QUEUE_PR.search(head_ref)
+        pull = PullRequest(number=int(match.group(1)) if match else 0, base_sha=str(group["base_sha"]),
+                           head_sha=str(group["head_sha"]), base_repo=repo, head_repo=repo, labels=(),
+                           html_url="", action=str(event.get("action") or ""), merge_group=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(display, f"merge_group payload lacks a field ({exc})") from None
+    for name, sha in (("base_sha", pull.base_sha), ("head_sha", pull.head_sha)):
+        if not SHA.fullmatch(sha):
+            raise InputError(display, f"merge_group.{name} is not a commit sha: {sha[:80]!r}")
+    return pull
+
+
+def gate_target(event_name: str, event: dict[str, Any], display: str, override_label: str) -> PullRequest | str:
+    """What this event asks the gate to decide, or why there is nothing to decide."""
+    if event_name == "merge_group":
+        return merge_group_from(event, display)
+    pull = pull_request_from(event, display)
+    if pull.action == "edited" and not isinstance((event.get("changes") or {}).get("base"), dict):
+        return "the pull request was edited without a change of its base branch"
+    if pull.action in ("labeled", "unlabeled") and pull.event_label != override_label:
+        return f"a label other than `{override_label}` was added or removed"
     return pull

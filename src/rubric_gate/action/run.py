@@ -27,8 +27,14 @@ from rubric_gate.action.client import connect, describe
 from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.evaluate import GateSettings, RubricOutcome, evaluate
-from rubric_gate.action.event import PR_EVENTS, PullRequest, load_event, pull_request_from
-from rubric_gate.action.judging import SECRET_VARIABLES, JudgeBackend, load_backend, secret_values
+from rubric_gate.action.event import GATED_EVENTS, PullRequest, gate_target, load_event
+from rubric_gate.action.judging import (
+    SECRET_VARIABLES,
+    CallBudget,
+    JudgeBackend,
+    load_backend,
+    secret_values,
+)
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.override import check_override
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
@@ -36,7 +42,7 @@ from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
 from rubric_gate.action.standard import review_standard
 from rubric_gate.action.warm import warm_cache
-from rubric_gate.action.workspace import check_output_dir
+from rubric_gate.action.workspace import OUTPUT_NAMES, check_output_location, check_untracked
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
 from rubric_gate.report import write_html_report
 
@@ -54,15 +60,15 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     os.environ.setdefault("RUBRIC_GATE_INDEX_DIR", str(config.cache_dir / "index"))
     if config.event_name == "push":
         return warm_cache(config, env)
-    if config.event_name not in PR_EVENTS:
-        message = f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event"
-        command("notice", message)
-        append_summary(config.summary_file, f"rubric-gate: {message}.")
-        write_outputs(config.output_file, {"decision": "pass", "report": ""})
-        return EXIT_PASS
-    pr = pull_request_from(load_event(config.event_path), str(config.event_path))
-    check_output_dir(config.output_dir, config.workspace, config.cache_dir)
+    if config.event_name not in GATED_EVENTS:
+        return _nothing_to_do(config, f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event")
+    pr = gate_target(config.event_name, load_event(config.event_path), str(config.event_path), config.override_label)
+    if isinstance(pr, str):  # the event changes nothing the gate decides: the head's last check stands
+        return _nothing_to_do(config, f"nothing to re-gate: {pr}")
+    # Cleaned before its files are checked: a refused run leaves nothing for the upload step.
+    check_output_location(config.output_dir, config.workspace, config.cache_dir)
     _clear_output_dir(config.output_dir, config.workspace)
+    check_untracked(config.output_dir, config.workspace, config.cache_dir)
     if not config.token:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)
@@ -95,7 +101,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     errors = [o for o in outcomes if o.error is not None]
     failing = [o for o in outcomes if not o.passed and not o.pending] + [f for f in standard if f.blocking]
     if failing:
-        override = check_override(repo, pr.number, pr.labels, config.override_label)
+        override = check_override(repo, pr, config.override_label)
         if override is not None and override.granted and errors:
             summary.notices.append(f"The override does not apply: {override.text}, but {len(errors)} rubric file(s) "
                                    "could not be gated (invalid input). Fix the input; an override only covers "
@@ -121,7 +127,11 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     return exit_code
 
 
-OUTPUT_NAMES = ("report.json", "report.html", "comment.md", "pr.json", "verdicts")
+def _nothing_to_do(config: ActionConfig, message: str) -> int:
+    command("notice", message)
+    append_summary(config.summary_file, f"rubric-gate: {message}.")
+    write_outputs(config.output_file, {"decision": "pass", "report": ""})
+    return EXIT_PASS
 
 
 def _clear_output_dir(output_dir: Path, workspace: Path) -> None:
@@ -177,6 +187,9 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
             # a partial history may lack the merge base: ask the API instead
         else:
             return GitReader(config.workspace), changed_via_git(config.workspace, merge_base, pr.head_sha), merge_base
+    if pr.merge_group:  # no PR file list describes a merge group: its history must be checked out
+        raise InputError("merge group", f"the checkout lacks {pr.head_sha[:7]} or its parent {pr.base_sha[:7]}: "
+                         "check out the merge group with `fetch-depth: 0`")
     try:
         merge_base = merge_base_via_rest(repo, pr.base_sha, pr.head_sha)
     except GithubException as exc:
@@ -197,6 +210,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
     outcomes = []
     judged: set[str] = set()
     unjudged: list[str] = []
+    budget = CallBudget(config.max_judge_calls)  # per run, shared by every rubric
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
         specs = config.judges or tuple(j for j in [_rubric_judge(reader, gate_base, pr.head_sha, change)] if j)
@@ -211,13 +225,13 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             judge, why_not = (None, str(unavailable[0])) if unavailable else (backends[specs[0]][0], None)
         if not specs and change.status != "removed":
             unjudged.append(change.path)
-            if change.status != "added" and rubric_keys(reader, pr.head_sha, change.path).get("judge"):
+            if rubric_keys(reader, pr.head_sha, change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
         settings = GateSettings(
             base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
-            concurrency=config.concurrency, max_judge_calls=config.max_judge_calls,
+            concurrency=config.concurrency, max_judge_calls=config.max_judge_calls, budget=budget,
             audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
             batch=config.batch, batch_wait_seconds=config.batch_wait * 60, panel=specs if judge else (),
             samples=config.samples, paraphrases=config.paraphrases, min_stability=config.min_stability,
@@ -243,9 +257,10 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
 
 def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:
     """The rubric's own `judge` key: the base's for an edit, so the PR cannot pick the model
-    that grades its own edit (a `judge` key it adds takes effect once merged)."""
+    that grades its own edit (a `judge` key it adds takes effect once merged). A new rubric has
+    no base: only the `judge` input judges it, never a model (and bill) the PR chose."""
     if change.status == "added":
-        return rubric_keys(reader, head_sha, change.path).get("judge") or None
+        return None
     return rubric_keys(reader, base_sha, change.base_path).get("judge") or None
 
 
@@ -292,7 +307,7 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
     where = "the job summary and the JSON report"
     posted_notices: list[str] = []
     body = fit(render_body(summary), where=where)
-    if config.comment:
+    if config.comment and not pr.merge_group:  # a merge group has no conversation to comment on
         result = upsert_comment(repo, pr.number, body, create=bool(summary.outcomes or summary.standard))
         if result.action in ("forbidden", "failed"):
             why = ("this PR comes from a fork, whose token is read-only" if pr.is_fork
@@ -304,7 +319,8 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
     check = publish_check(repo, pr.head_sha, conclusion, title,
                           fit(render_body(summary), SUMMARY_LIMIT, where, unit="bytes"),
                           annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url)
-    posted_notices.extend(_post_repairs(repo, pr, summary.outcomes))
+    if not pr.merge_group:
+        posted_notices.extend(_post_repairs(repo, pr, summary.outcomes))
     if check.kind == "none":
         posted_notices.append(f"No check run or commit status was posted: {check.detail}.")
     elif check.detail:

@@ -12,7 +12,7 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import matches_any, unmatched_globs
 from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.evaluate import read_calibration, read_verdicts
-from rubric_gate.action.judging import load_backend
+from rubric_gate.action.judging import CallBudget, JudgeBackend, load_backend
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import GitReader
@@ -46,22 +46,27 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
         command("warning", warning)
     lines: list[str] = []
     errors = 0
+    budget = CallBudget(config.max_judge_calls)
+    backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     for path in (p for p in files if matches_any(p, config.rubric_globs)):
         shown = code_span(path, table=False)  # file names and error text are data in the job summary
-        spec = config.judge or rubric_keys(reader, sha, path).get("judge")
-        if not spec:
+        # The judges a PR run uses: the `judge` input (all of it: a panel), else the rubric's key.
+        specs = config.judges or tuple(j for j in [rubric_keys(reader, sha, path).get("judge")] if j)
+        if not specs:
             lines.append(f"- {shown}: no judge configured (set the `judge` input); nothing judged")
             continue
-        backend, why_not = load_backend(spec)
-        if backend is None:
-            lines.append(f"- {shown}: {neutralize(why_not, table=False)}")
+        for spec in specs:
+            if spec not in backends:
+                backends[spec] = load_backend(spec)
+        unavailable = [why for backend, why in (backends[spec] for spec in specs) if backend is None]
+        if unavailable:
+            lines.append(f"- {shown}: {neutralize(str(unavailable[0]), table=False)}")
             continue
         try:
             doc = parse_rubric_text(reader.read(sha, path) or "", f"{sha[:7]}:{path}")
             calibration = read_calibration(reader, sha, doc.rubric.calibration)
             with judging_store(cache, read_verdicts(reader, sha, doc.rubric.verdicts)) as store:
-                stats = backend.judge_missing([doc], calibration, store, concurrency=config.concurrency,
-                                              max_calls=config.max_judge_calls)
+                stats = _judge(config, specs, backends[specs[0]][0], doc, calibration, store, budget)  # type: ignore[arg-type]
         except RubricGateError as exc:
             errors += 1
             command("error", f"{path}: {exc.message}")
@@ -74,3 +79,20 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
     append_summary(config.summary_file, "\n".join(["## rubric-gate: verdict cache", "", *lines]))
     write_outputs(config.output_file, {"decision": "pass", "report": ""})
     return EXIT_BAD_INPUT if errors else EXIT_PASS
+
+
+def _judge(config: ActionConfig, specs: tuple[str, ...], backend: JudgeBackend, doc, calibration, store,
+           budget: CallBudget) -> dict:
+    """Judge as a PR run will look verdicts up: every judge of the panel, every sample."""
+    if len(specs) > 1 or config.samples > 1:
+        from rubric_gate.cli.panel_options import combined_stats
+        from rubric_gate.ensemble.measure import judge_panel
+
+        measured = judge_panel(doc.rubric, doc.rubric, calibration, store, list(specs), samples=config.samples,
+                               concurrency=config.concurrency, max_calls=budget.left())
+        stats = combined_stats(measured.runs)
+    else:
+        stats = backend.judge_missing([doc], calibration, store, concurrency=config.concurrency,
+                                      max_calls=budget.left())
+    budget.spend(stats)
+    return stats

@@ -24,16 +24,39 @@ def tracked_under(workspace: Path, relative: Path) -> list[str]:
     return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
+# What the action writes into `output_dir` (and removes there first).
+OUTPUT_NAMES = ("report.json", "report.html", "comment.md", "pr.json", "verdicts")
+
+
 def check_output_dir(output_dir: Path, workspace: Path, cache_dir: Path) -> None:
     """`output_dir` and the verdict cache must lie inside the workspace (later steps upload and
     cache them from there) and hold no tracked file: the action deletes and rewrites files there,
     and a committed file there could pass for the action's own output or cached verdicts."""
+    check_output_location(output_dir, workspace, cache_dir)
+    check_untracked(output_dir, workspace, cache_dir)
+
+
+def check_output_location(output_dir: Path, workspace: Path, cache_dir: Path) -> None:
+    """Inside the workspace, not its root, and the cache apart from what the action rewrites."""
     for name, path in (("output_dir", output_dir), ("verdict_cache", cache_dir)):
         inside = _inside(path, workspace)
         if inside is None:
             raise InputError(f"input {name} ({path})", "must be a directory inside the workspace")
         if inside == Path("."):
             raise InputError(f"input {name}", "must be a directory of its own, not the workspace root")
+    cache, output = cache_dir.resolve(), output_dir.resolve()
+    for name in ("", *OUTPUT_NAMES):
+        target = output / name if name else output
+        if cache == target or (name and target in cache.parents):
+            what = f"the action's output `{name}` in output_dir" if name else "output_dir itself"
+            raise InputError(f"input verdict_cache ({cache_dir})", f"is {what}, which every run removes "
+                             "and rewrites: choose another directory (the default is `cache` under output_dir)")
+
+
+def check_untracked(output_dir: Path, workspace: Path, cache_dir: Path) -> None:
+    for name, path in (("output_dir", output_dir), ("verdict_cache", cache_dir)):
+        inside = _inside(path, workspace)
+        assert inside is not None  # check_output_location ran first
         tracked = tracked_under(workspace, inside)
         if tracked:
             shown = ", ".join(tracked[:5]) + (f" and {len(tracked) - 5} more" if len(tracked) > 5 else "")

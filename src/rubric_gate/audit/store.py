@@ -102,19 +102,29 @@ class AuditStore:
         if self.path is None or not records:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        needs_newline = _lacks_final_newline(self.path)
+        _repair_tail(self.path)
         with self.path.open("a", encoding="utf-8") as handle:
-            if needs_newline:
-                handle.write("\n")  # a torn last line stays torn (reads skip it); ours start clean
             for entry in records:
                 handle.write(entry.model_dump_json(exclude_none=True) + "\n")
                 handle.flush()
                 os.fsync(handle.fileno())
 
 
-def _lacks_final_newline(path: Path) -> bool:
+def _repair_tail(path: Path) -> None:
+    """Before appending, as the verdict store does: cut a last line that does not parse (a write
+    cut short), so it does not become a bad line in the middle; end a whole one with its newline."""
     if not path.exists() or path.stat().st_size == 0:
-        return False
-    with path.open("rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) != b"\n"
+        return
+    with path.open("r+b") as handle:
+        data = handle.read()
+        if data.endswith(b"\n"):
+            return
+        start = data.rfind(b"\n") + 1
+        try:
+            json.loads(data[start:].decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            handle.truncate(start)
+        else:
+            handle.write(b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())

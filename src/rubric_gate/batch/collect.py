@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from rubric_gate.batch.client import BatchClient, BatchState
-from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord, pair_key
+from rubric_gate.batch.journal import (
+    BatchJournal,
+    JournaledBatch,
+    PairRecord,
+    pair_key,
+    record_task_hash,
+)
 from rubric_gate.judges.parse import Answer, MalformedReply, parse_answer, parse_checklist
 from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.verdicts import Usage, Verdict, VerdictStore
@@ -41,7 +47,7 @@ def _split(total: int, parts: int) -> list[int]:
 
 def collect_batch(
     batch: JournaledBatch, state: BatchState, client: BatchClient, journal: BatchJournal,
-    store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, str], str], None],
+    store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, ...], str], None],
 ) -> int:
     """Store the batch's verdicts; report each pair without one to `on_failure(key, reason)`.
     Returns the number of verdicts appended."""
@@ -76,13 +82,14 @@ def collect_batch(
         n = len(records)
         for record, answer, tin, tout in zip(records, answers, _split(reply.input_tokens, n),
                                              _split(reply.output_tokens, n), strict=True):
-            item_id, item_hash, check_id, check_text = record
+            item_id, item_hash, check_id, check_text = record[:4]
+            task = record_task_hash(record)
             if store.find(check_text, _ItemRef(item_id, item_hash), judge=batch.judge,  # type: ignore[arg-type]
-                          prompt=batch.prompt) is not None:
+                          prompt=batch.prompt, task=task) is not None:
                 continue
             buffer.append(Verdict(
                 item=item_id, check_text=check_text, answer=answer.answer,  # type: ignore[arg-type]
-                judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, check=check_id,
+                judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, task_hash=task, check=check_id,
                 quote=answer.quote or None, usage=Usage(input_tokens=tin, output_tokens=tout),
                 at=at, batch=batch.batch_id,
             ))

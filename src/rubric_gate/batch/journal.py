@@ -2,7 +2,7 @@
 
 Lines, each flushed and fsynced before the next step that depends on it:
   {"event": "open", "local": L, "provider", "judge", "prompt", "at", "created_after"}   intent
-  {"event": "request", "local": L, "custom_id": C, "pairs": [[item, item_hash, check, check_text], ...]}
+  {"event": "request", "local": L, "custom_id": C, "pairs": [[item, item_hash, check, check_text, task_hash], ...]}
   {"event": "submitted", "local": L, "batch_id": B}      the provider accepted it
   {"event": "closed", "local": L, "batch_id": B}         every result is in the verdict store
   {"event": "abandoned", "local": L}                     the intent was never submitted
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,16 +30,22 @@ from rubric_gate.rubric import normalize_text
 JOURNAL_SUFFIX = ".batches"
 
 # One (check, item) pair as journaled: enough to write its verdict without the rubric.
-PairRecord = tuple[str, str, str, str]  # (item id, item hash, check id, check text)
+# (item id, item hash, check id, check text, task hash); journals written before the task hash
+# have four fields, and their verdicts carry no task hash (so no keyed lookup reuses them).
+PairRecord = tuple[str, ...]
 
 
 def journal_path(verdicts: Path) -> Path:
     return verdicts.with_name(verdicts.name + JOURNAL_SUFFIX)
 
 
-def pair_key(record: PairRecord) -> tuple[str, str]:
-    """The store key of a journaled pair, as `Pair.key`: (normalised check text, item hash)."""
-    return normalize_text(record[3]), record[1]
+def record_task_hash(record: PairRecord) -> str | None:
+    return record[4] if len(record) > 4 else None
+
+
+def pair_key(record: PairRecord) -> tuple[str, str, str]:
+    """The store key of a journaled pair, as `Pair.key`: (normalised check text, item hash, task hash)."""
+    return normalize_text(record[3]), record[1], record_task_hash(record) or ""
 
 
 @dataclass
@@ -50,13 +57,15 @@ class JournaledBatch:
     created_after: float
     batch_id: str | None = None
     requests: int = 0
-    keys: set[tuple[str, str]] = field(default_factory=set)  # pairs inside, while the batch is open
+    keys: set[tuple[str, str, str]] = field(default_factory=set)  # pairs inside, while the batch is open
 
 
 class BatchJournal:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: IO[str] | None = None
+        self._checked = False
+        self.warnings: list[str] = []  # what recovering a damaged journal did, for the caller to show
 
     # -- writing -----------------------------------------------------------------------------
     def _write(self, record: dict[str, Any], *, sync: bool = True) -> None:
@@ -103,16 +112,40 @@ class BatchJournal:
         self.sync()
         if not self.path.exists():
             return
-        with self.path.open("r", encoding="utf-8") as handle:
+        if not self._checked:
+            self._checked = True
+            self._recover()
+        with self.path.open("rb") as handle:
             for line in handle:
-                if not line.endswith("\n"):
+                if not line.endswith(b"\n"):
                     return  # torn tail from a crash: that step never completed
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(record, dict):
+                record = _record(line)
+                if record is not None:
                     yield record
+
+    def _recover(self) -> None:
+        """A complete line that does not read (a flipped byte, a bad disk): keep the damaged file
+        aside, go on with the lines that read. A batch whose lines were lost may be submitted
+        again (collection never stores a pair twice); nothing is guessed."""
+        with self.path.open("rb") as handle:
+            lines = handle.readlines()
+        complete = lines[:-1] if lines and not lines[-1].endswith(b"\n") else lines
+        bad = {number for number, line in enumerate(complete, 1) if _record(line) is None}
+        if not bad:
+            return
+        self.close()
+        aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+        shutil.copy2(self.path, aside)
+        fresh = self.path.with_name(self.path.name + ".tmp")
+        with fresh.open("wb") as handle:
+            handle.writelines(line for number, line in enumerate(complete, 1) if number not in bad)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(fresh, self.path)
+        shown = ", ".join(str(n) for n in sorted(bad)[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        self.warnings.append(f"{self.path}: line {shown} of the batch journal did not read; kept the damaged "
+                             f"file as {aside.name} and went on with the other lines (a batch recorded only "
+                             "there may be submitted again)")
 
     def open_batches(self, judge: str, prompt: str) -> list[JournaledBatch]:
         """Batches for this judge and prompt version that are not closed or abandoned, with the
@@ -160,6 +193,14 @@ class BatchJournal:
             for record in self._records()
             if record.get("event") == "request" and record.get("local") == local
         }
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -15,6 +15,7 @@ class BatchOutcome:
     collected: list[str] = field(default_factory=list)  # batch ids whose results this run stored
     pending: dict[str, int] = field(default_factory=dict)  # still processing: batch id -> pairs
     in_flight_before: int = 0  # pairs already in journaled batches when the run started
+    warnings: list[str] = field(default_factory=list)  # e.g. a damaged journal recovered
 
     @property
     def pending_pairs(self) -> int:

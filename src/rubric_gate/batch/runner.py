@@ -57,15 +57,15 @@ class _Run:
         self.progress = progress
         self.started = time.monotonic()
         self.open: list[JournaledBatch] = journal.open_batches(judge, self.prompt)
-        self.tries: Counter[tuple[str, str]] = Counter()  # failed answers per pair, this run
-        self.reasons: dict[tuple[str, str], str] = {}
+        self.tries: Counter[tuple[str, str, str]] = Counter()  # failed answers per pair, this run
+        self.reasons: dict[tuple[str, str, str], str] = {}
         self.resubmits = _resubmits()
 
     def say(self, text: str) -> None:
         if self.progress is not None:
             print(text, file=self.progress, flush=True)
 
-    def in_flight(self) -> set[tuple[str, str]]:
+    def in_flight(self) -> set[tuple[str, str, str]]:
         return set().union(*(b.keys for b in self.open)) if self.open else set()
 
     def missing(self) -> list[Pair]:
@@ -78,7 +78,7 @@ class _Run:
             if p.key not in busy and self.tries[p.key] <= self.resubmits
         ]
 
-    def on_failure(self, key: tuple[str, str], reason: str) -> None:
+    def on_failure(self, key: tuple[str, str, str], reason: str) -> None:
         self.tries[key] += 1
         self.reasons[key] = reason
 
@@ -144,7 +144,9 @@ def judge_in_batches(
     run = _Run(rubrics, calibration, store, judge, mode, book,
                None if progress is False else sys.stderr)
     stats = JudgeRunStats(judge=judge, dry_run=dry_run)
-    outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()))
+    outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()), warnings=list(book.warnings))
+    for warning in book.warnings:
+        run.say(f"warning: {warning}")
     missing = run.missing()
     pending = run.to_submit(missing)
     stats.reused = len(all_pairs(rubrics, calibration)) - len(missing)

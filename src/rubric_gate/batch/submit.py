@@ -19,7 +19,7 @@ TOOL = "rubric-gate"
 
 
 def pair_record(pair: Pair) -> PairRecord:
-    return pair.item.id, pair.item.content_hash, pair.check_id, pair.check_text
+    return pair.item.id, pair.item_hash, pair.check_id, pair.check_text, pair.task_hash
 
 
 def count_requests(pairs: Sequence[Pair], mode: Mode) -> int:

@@ -25,7 +25,7 @@ from rubric_gate.pipeline import (
 )
 from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.rubric import load_rubric
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 
 @click.command("check")
@@ -113,14 +113,16 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
     evaluation: Evaluation
     if len(judges) > 1 or samples > 1 or paraphrases:
-        panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=tuple(judges), samples=samples,
+        panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
+                                judges=tuple(judges), samples=samples,
                                 paraphrases=paraphrased)
         if min_stability is not None:
             options = replace(options, min_stability=min_stability, stability=panel.stability)
         report = run_panel_check(base, head, panel, options)
         evaluation = panel
     else:
-        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None)
+        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
+                                task=task_hash(head.rubric.task))
         report = run_check(base, head, evaluation, options)
     if min_stability is not None and samples == 1 and not paraphrases:
         report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")

@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+import time
+import traceback
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any
 
 from rubric_gate.cli.common import silence_stdout
-from rubric_gate.errors import EXIT_BAD_INPUT, RubricGateError
+from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_CRASH, RubricGateError
 from rubric_gate.report.terminal import strip_controls
 
 EXIT_INTERRUPTED = 130
+CRASH_LOG_DIR = "RUBRIC_GATE_CRASH_LOG_DIR"  # else $RUNNER_TEMP in GitHub Actions, else the temp dir
+
+
+def crash_log(exc: BaseException) -> Path | None:
+    """Write the traceback of an unexpected exception to a file of its own; None if that fails."""
+    directory = Path(os.environ.get(CRASH_LOG_DIR) or os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
+    path = directory / f"rubric-gate-crash-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:
+        return None
+    return path
 
 
 def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
@@ -41,5 +59,11 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             where = getattr(exc, "filename", None) or "<io>"
             print(f"rubric-gate: error: {where}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        except Exception as exc:  # a bug: exit 3 (never 1, "gate failed"), one line, the traceback in a file
+            path = crash_log(exc)
+            what = strip_controls(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
+            where = f"the traceback is in {path}" if path is not None else "the traceback could not be saved"
+            print(f"rubric-gate: internal error (a bug, please report it): {what}; {where}", file=sys.stderr)
+            return EXIT_CRASH
 
     return wrapper

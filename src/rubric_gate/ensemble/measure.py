@@ -49,9 +49,15 @@ def judge_panel(
     max_calls: int | None = None,
 ) -> Measured:
     measured = Measured()
+    spent = 0  # `max_calls` bounds the whole panel, not each judge
+
+    def left() -> int | None:
+        return None if max_calls is None else max(0, max_calls - spent)
+
     for judge in judges:
         stats = judge_missing([base, head], items, store, judge, concurrency=concurrency,
-                              max_calls=max_calls, samples=samples)
+                              max_calls=left(), samples=samples)
+        spent += stats.calls
         print(stats.summary, file=sys.stderr)
         measured.runs.append(stats)
     if paraphrases <= 0:
@@ -66,7 +72,8 @@ def judge_panel(
         extra = paraphrase_rubric(head, found)
         for judge in judges:
             stats = judge_missing([extra], items, store, judge, concurrency=concurrency,
-                                  max_calls=max_calls, samples=samples)
+                                  max_calls=left(), samples=samples)
+            spent += stats.calls
             judged.append(stats.to_dict())
     measured.paraphrase_info = {
         "model": model, "per_check": paraphrases, "checks": len(texts), "generated": calls,

@@ -90,7 +90,8 @@ class PanelEvaluation(Evaluation):
         cached = self._votes.get(text)
         if cached is None:
             columns = [
-                [verdict_column(text, self.items, self.store, judge=judge, prompt=self.prompt, sample=s)
+                [verdict_column(text, self.items, self.store, judge=judge, prompt=self.prompt, sample=s,
+                               task=self.task)
                  for s in range(self.samples)]
                 for judge in self.judges
             ]
@@ -115,7 +116,7 @@ class PanelEvaluation(Evaluation):
     def for_judge(self, judge: str) -> PanelEvaluation:
         """The same votes with one judge alone: what `check --judge JUDGE` would see."""
         index = self.judges.index(judge)
-        single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, judges=(judge,),
+        single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, task=self.task, judges=(judge,),
                                  samples=self.samples, paraphrases=self.paraphrases)
         single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1]) for text, v in self._votes.items()}
         return single

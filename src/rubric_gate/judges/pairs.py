@@ -1,4 +1,5 @@
-"""The (check, item) pairs a judge must answer: distinct by check text and item content."""
+"""The (check, item) pairs a judge must answer: distinct by check text and item content, each
+keyed by the task the judge reads beside it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass, replace
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.judges.prompt import Mode, prompt_version
 from rubric_gate.rubric import Rubric, normalize_text
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 
 @dataclass(frozen=True)
@@ -19,28 +20,33 @@ class Pair:
     task: str
     sample: int = 0  # which of the pair's `--samples` answers this is
     item_hash: str = ""  # the item's content hash; all_pairs computes it once per item
+    task_hash: str = ""  # `task_hash(task)`; all_pairs computes it once per rubric
 
     def __post_init__(self) -> None:
         if not self.item_hash:
             object.__setattr__(self, "item_hash", self.item.content_hash)
+        if not self.task_hash:
+            object.__setattr__(self, "task_hash", task_hash(self.task))
 
     @property
-    def key(self) -> tuple[str, str]:
-        return normalize_text(self.check_text), self.item_hash
+    def key(self) -> tuple[str, str, str]:
+        return normalize_text(self.check_text), self.item_hash, self.task_hash
 
 
 def all_pairs(rubrics: Sequence[Rubric], calibration: CalibrationSet) -> list[Pair]:
-    """Every distinct pair; when rubrics share a check text, the last rubric's task is used
-    (callers pass base then head, and the head's wording is the one under review)."""
+    """Every distinct pair, under the last rubric's task (callers pass base then head, and the
+    head's wording is the one under review; the gate's lookups use the same task)."""
     items = [(item, item.content_hash) for item in calibration.items]
     pairs: dict[tuple[str, str], Pair] = {}
+    task = rubrics[-1].task if rubrics else ""
+    task_key = task_hash(task)
     for rubric in reversed(rubrics):
         for check in rubric.checks:
             text = normalize_text(check.text)
             for item, item_hash in items:
                 key = (text, item_hash)
                 if key not in pairs:
-                    pairs[key] = Pair(check.id, check.text, item, rubric.task, item_hash=item_hash)
+                    pairs[key] = Pair(check.id, check.text, item, task, item_hash=item_hash, task_hash=task_key)
     return list(reversed(pairs.values()))
 
 
@@ -54,19 +60,19 @@ def missing_pairs(
     samples: int = 1,
 ) -> list[Pair]:
     """Pairs (one per missing sample index) with no verdict from this judge under the current
-    prompt version: raising `samples` asks only the new indices."""
+    prompt version and task: raising `samples` asks only the new indices."""
     prompt = prompt_version(mode)
     pairs = all_pairs(rubrics, calibration)
-    by_text: dict[str, list[int]] = {}
+    by_text: dict[tuple[str, str], list[int]] = {}
     for index, pair in enumerate(pairs):
-        by_text.setdefault(pair.check_text, []).append(index)
+        by_text.setdefault((pair.check_text, pair.task_hash), []).append(index)
     lacking = []  # per sample: which pairs lack that sample's answer
     for sample in range(samples):
         missing = [False] * len(pairs)
-        for text, indexes in by_text.items():  # one vectorised store lookup per check text and sample
+        for (text, task), indexes in by_text.items():  # one vectorised lookup per check text and sample
             rows = store.rows_for_keys(text, [pairs[i].item.id for i in indexes],
                                        [pairs[i].item_hash for i in indexes],
-                                       judge=judge, prompt=prompt, sample=sample)
+                                       judge=judge, prompt=prompt, sample=sample, task=task)
             for index, row in zip(indexes, rows.tolist(), strict=True):
                 missing[index] = row < 0
         lacking.append(missing)

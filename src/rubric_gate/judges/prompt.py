@@ -2,7 +2,11 @@
 
 Templates run in a sandbox and all rubric/item text is passed as data (never compiled as
 template code). Data is fenced: anything inside it that looks like one of our delimiter
-tags is neutralised so an output cannot close its own block and speak as the prompt.
+tags is neutralised so an output cannot close its own block and speak as the prompt. "Looks
+like" is judged on a normalised view, as a model would read it: spaces inside the tag
+(`</ check>`, `< /check>`), invisible format characters (zero-width, soft hyphen, BOM, bidi
+controls) and compatibility forms (fullwidth `</check>`, U+FF1C ...) do not hide a tag. Only the
+tags themselves are rewritten; the rest of the text reaches the judge as written.
 """
 
 from __future__ import annotations
@@ -10,13 +14,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
 Mode = Literal["per-check", "checklist"]
 TEMPLATES: dict[str, str] = {"per-check": "per_check.j2", "checklist": "checklist.j2"}
-_TAG = re.compile(r"<(/?)(task|input|output|checks|check)\b", re.IGNORECASE)
+_TAG = re.compile(r"<\s*(/?)\s*(task|input|output|checks|check)\b", re.IGNORECASE)
+_OPENERS = ("<", "\ufe64", "\uff1c")  # every character NFKC folds to "<"
 
 
 def as_text(value: Any) -> str:
@@ -27,7 +33,26 @@ def as_text(value: Any) -> str:
 
 
 def fence(value: Any) -> str:
-    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", as_text(value))
+    text = as_text(value)
+    if not any(opener in text for opener in _OPENERS):
+        return text
+    if text.isascii():  # nothing to normalise
+        return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
+    # The normalised view, each of its characters mapped back to the one of `text` it came from.
+    view: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        folded = "" if unicodedata.category(char) == "Cf" else unicodedata.normalize("NFKC", char)
+        view.extend(folded)
+        origin.extend([index] * len(folded))
+    out: list[str] = []
+    last = 0
+    for match in _TAG.finditer("".join(view)):
+        start, end = origin[match.start()], origin[match.end() - 1] + 1
+        out += [text[last:start], f"&lt;{match.group(1)}{match.group(2).lower()}"]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 @cache

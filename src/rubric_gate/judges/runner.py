@@ -175,6 +175,7 @@ class _Engine:
                 judge=self.judge,
                 prompt=self.prompt,
                 item_hash=pair.item_hash,
+                task_hash=pair.task_hash,
                 check=pair.check_id,
                 quote=answer.quote or None,
                 usage=Usage(input_tokens=tin, output_tokens=tout),

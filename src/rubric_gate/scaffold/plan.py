@@ -13,6 +13,9 @@ FILES_DIR = Path(__file__).resolve().parent / "files"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 DEFAULT_ACTION = "OWNER/rubric-gate@v1"
 WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
+SHA_PINNED = re.compile(r"@[0-9a-f]{40}$")
+# zizmor asks for every action pinned by commit; the user's own copy has no release to pin yet.
+UNPINNED_NOTE = "# zizmor: ignore[unpinned-uses] your copy of rubric-gate: pin it by commit once published"
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,8 @@ def workflow_template(action: str = DEFAULT_ACTION) -> str:
     .github/workflows/rubric-gate.yml), pointed at the published action instead of `./`."""
     text = (FILES_DIR / "rubric-gate.yml").read_text(encoding="utf-8")
     text = text.replace("# Runs this repository's own action (from ./) on", "# Runs rubric-gate on", 1)
-    return re.sub(r"(?m)^(\s*uses:)\s+\./(?=\s*(#.*)?$)", lambda m: f"{m.group(1)} {action}", text)
+    line = f"{action}" if SHA_PINNED.search(action) else f"{action}  {UNPINNED_NOTE}"
+    return re.sub(r"(?m)^(\s*uses:)\s+\./(\s+#.*)?$", lambda m: f"{m.group(1)} {line}", text)
 
 
 _RUBRIC = """\

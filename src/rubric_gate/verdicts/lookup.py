@@ -129,11 +129,14 @@ def lookups(data: VerdictData) -> Lookups:
 
 
 def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash_ids: np.ndarray,
-              source_id: int | None = None, keyed: bool = False, sample: int = 0) -> np.ndarray:
+              source_id: int | None = None, keyed: bool = False, sample: int = 0,
+              stale_sources: np.ndarray | None = None) -> np.ndarray:
     """The winning row per item (NONE where there is none).
 
     Replay (`keyed` False): the verdict for this item id unless it records another item hash
-    (stale), else one for the item's content hash. Keyed: judge/prompt, text and hash must match.
+    (stale), else one for the item's content hash; a row whose source is marked in
+    `stale_sources` (recorded under another task) counts as none. Keyed: judge/prompt/task,
+    text and hash must match.
     """
     n = len(item_ids)
     item_ids, hash_ids = item_ids.astype(np.int64), hash_ids.astype(np.int64)
@@ -155,8 +158,13 @@ def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash
     if hit.any():
         recorded = data.columns.arrays()["hash"][found[hit]]
         stale = (recorded >= 0) & (recorded != hash_ids[hit])  # recorded for older content
+        if stale_sources is not None:
+            stale |= stale_sources[data.columns.arrays()["source"][found[hit]]]
         found[np.flatnonzero(hit)[stale]] = NONE
     retry = (found < 0) & hashed
     if retry.any() and len(data.hashes):
         found[retry] = index.by_hash.find(text_id * index.n_hashes + hash_ids[retry])
+        if stale_sources is not None:
+            again = found >= 0
+            found[np.flatnonzero(again)[stale_sources[data.columns.arrays()["source"][found[again]]]]] = NONE
     return found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,8 +19,9 @@ class Verdict(BaseModel):
     """A recorded verdict.
 
     `item`, `check_text` and `answer` are all a hand-recorded verdict needs. Live judges also
-    write the store key: `judge`, `prompt` (template version) and `item_hash` (content hash),
-    so a verdict is reused exactly while judge, prompt, check text and item content are unchanged.
+    write the store key: `judge`, `prompt` (template version), `task_hash` (the rubric's task)
+    and `item_hash` (content hash), so a verdict is reused exactly while everything the judge
+    read is unchanged.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -29,6 +32,7 @@ class Verdict(BaseModel):
     judge: str | None = None
     prompt: str | None = None
     item_hash: str | None = None
+    task_hash: str | None = None  # `task_hash(rubric.task)`: the task the judge read
     check: str | None = None
     quote: str | None = None
     usage: Usage | None = None
@@ -44,3 +48,8 @@ class Verdict(BaseModel):
 
     def to_json_line(self) -> str:
         return self.model_dump_json(exclude_none=True) + "\n"
+
+
+def task_hash(task: str) -> str:
+    """The key of the task a judge read beside the check (whitespace-normalised, as check texts)."""
+    return hashlib.sha256(re.sub(r"\s+", " ", task).strip().encode("utf-8")).hexdigest()[:16]

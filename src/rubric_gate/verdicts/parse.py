@@ -26,7 +26,7 @@ from rubric_gate.verdicts.table_data import NONE, VerdictData
 
 CHUNK = 1 << 22
 BOM = b"\xef\xbb\xbf"
-OPTIONAL_TEXT = ("judge", "prompt", "item_hash", "check", "quote", "at")
+OPTIONAL_TEXT = ("judge", "prompt", "item_hash", "task_hash", "check", "quote", "at")
 # `sample` (repeated sampling) takes the fast path only where the model knows the field.
 HAS_SAMPLE = "sample" in Verdict.model_fields
 FAST_KEYS = frozenset(("item", "check_text", "answer", "usage", *OPTIONAL_TEXT, *(("sample",) if HAS_SAMPLE else ())))
@@ -111,7 +111,7 @@ class RowBuilder:
         return found
 
     def add(self, item: str, check_text: str, answer: str, judge: str | None, prompt: str | None,
-            item_hash: str | None, offset: int, sample: int = 0) -> None:
+            item_hash: str | None, offset: int, sample: int = 0, task_hash: str | None = None) -> None:
         data = self.data
         text_id = data.raw_texts.get(check_text)
         if text_id is None:
@@ -125,7 +125,7 @@ class RowBuilder:
             hash_id = data.hashes.ids.get(item_hash)
             if hash_id is None:
                 hash_id = data.hashes.add(item_hash)
-        source_key = (judge, prompt)
+        source_key = (judge, prompt, task_hash)
         source_id = data.sources.ids.get(source_key)
         if source_id is None:
             source_id = data.sources.add(source_key)
@@ -139,7 +139,7 @@ class RowBuilder:
 
     def add_verdict(self, verdict: Verdict, offset: int) -> None:
         self.add(verdict.item, verdict.check_text, verdict.answer, verdict.judge, verdict.prompt,
-                 verdict.item_hash, offset, getattr(verdict, "sample", None) or 0)
+                 verdict.item_hash, offset, getattr(verdict, "sample", None) or 0, verdict.task_hash)
 
 
 def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict | None:
@@ -166,7 +166,7 @@ def parse_blocks(blocks: Iterable[tuple[list[bytes], int, bool]], builder: RowBu
             if obj is not None and plain(obj, raw):
                 get = obj.get
                 add(obj["item"], obj["check_text"], obj["answer"], get("judge"), get("prompt"),
-                    get("item_hash"), offset, get("sample", 0))
+                    get("item_hash"), offset, get("sample", 0), get("task_hash"))
             else:
                 try:
                     verdict = slow_line(raw, display, line_no, last=index == last_index)

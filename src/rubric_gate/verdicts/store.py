@@ -3,8 +3,10 @@
 Two ways to find a verdict for (check text, item):
 - replay (no live judge): any verdict for the same normalised check text and the same item,
   by id or content hash; a verdict whose `item_hash` no longer matches the item is stale.
-- keyed (live judge): judge, prompt version, normalised check text and item content hash
-  must all match, so exactly the pairs whose inputs changed are judged again.
+- keyed (live judge): judge, prompt version, task hash, normalised check text and item
+  content hash must all match, so exactly the pairs whose inputs changed are judged again.
+Given a task hash, replay also takes a verdict recorded under another task as stale: a
+verdict is never reused under a task it was not judged under.
 Later lines win over earlier ones, so re-recording a pair supersedes it.
 
 Verdicts are held as columns (`table_data`), not one object each; `find` and iteration
@@ -165,36 +167,43 @@ class VerdictStore:
         return cached[2]
 
     def rows(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
-             prompt: str | None = None, sample: int = 0) -> np.ndarray:
-        """The winning row for each item (-1 where none), as `find` would choose it."""
+             prompt: str | None = None, sample: int = 0, task: str | None = None) -> np.ndarray:
+        """The winning row for each item (-1 where none), as `find` would choose it. `task` is
+        the `task_hash` of the rubric's task (part of the key; None: any task)."""
         if judge is not None and not len(self._data.hashes):
             return np.full(len(items), NONE, dtype=np.int64)  # keyed lookups need item hashes
         item_ids, hash_ids = self._keys_for(items)
-        return self._rows(check_text, item_ids, hash_ids, judge, prompt, sample)
+        return self._rows(check_text, item_ids, hash_ids, judge, prompt, sample, task)
 
     def rows_for_keys(self, check_text: str, item_ids: Sequence[str], item_hashes: Sequence[str], *,
-                      judge: str | None = None, prompt: str | None = None, sample: int = 0) -> np.ndarray:
+                      judge: str | None = None, prompt: str | None = None, sample: int = 0,
+                      task: str | None = None) -> np.ndarray:
         """Like `rows`, for items given by id and content hash (already computed by the caller)."""
         data = self._data
         ids = np.array([data.items.ids.get(i, NONE) for i in item_ids], dtype=np.int64)
         hashes = np.array([data.hashes.ids.get(h, NONE) for h in item_hashes], dtype=np.int64)
-        return self._rows(check_text, ids, hashes, judge, prompt, sample)
+        return self._rows(check_text, ids, hashes, judge, prompt, sample, task)
 
     def _rows(self, check_text: str, item_ids: np.ndarray, hash_ids: np.ndarray, judge: str | None,
-              prompt: str | None, sample: int = 0) -> np.ndarray:
+              prompt: str | None, sample: int = 0, task: str | None = None) -> np.ndarray:
         data = self._data
         text_id = data.raw_texts.get(check_text)
         if text_id is None:
             text_id = data.texts.ids.get(normalize_text(check_text))
         if judge is not None:
-            source_id = data.sources.ids.get((judge, prompt))
+            source_id = data.sources.ids.get((judge, prompt, task))
             return find_rows(data, text_id, item_ids, hash_ids, source_id, keyed=True, sample=sample)
-        return find_rows(data, text_id, item_ids, hash_ids, sample=sample)
+        other_task = None
+        if task is not None:  # replay: a verdict recorded under another task is stale
+            other_task = np.array([t is not None and t != task for _, _, t in data.sources.values] + [False])
+            if not other_task.any():
+                other_task = None
+        return find_rows(data, text_id, item_ids, hash_ids, sample=sample, stale_sources=other_task)
 
     def answers(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
-                prompt: str | None = None, sample: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                prompt: str | None = None, sample: int = 0, task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(failed, missing) boolean arrays over `items` for one check text."""
-        rows = self.rows(check_text, items, judge=judge, prompt=prompt, sample=sample)
+        rows = self.rows(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
         missing = rows < 0
         failed = np.zeros(len(rows), dtype=bool)
         if len(rows):
@@ -209,8 +218,9 @@ class VerdictStore:
         judge: str | None = None,
         prompt: str | None = None,
         sample: int = 0,
+        task: str | None = None,
     ) -> Verdict | None:
-        row = int(self.rows(check_text, [item], judge=judge, prompt=prompt, sample=sample)[0])
+        row = int(self.rows(check_text, [item], judge=judge, prompt=prompt, sample=sample, task=task)[0])
         return None if row < 0 else self._verdict(row)
 
     def merged(self, other: VerdictStore, *, path: Path | None = None, display: str | None = None) -> VerdictStore:
@@ -230,10 +240,11 @@ class VerdictStore:
         return VerdictStore._wrap(self._data.subset(rows), None, self.display)
 
     def keyed_only(self) -> VerdictStore:
-        """The verdicts that record judge, prompt version and item hash (a live judge's), in memory."""
+        """The verdicts that record judge, prompt version, task hash and item hash (a live judge's), in memory."""
         data = self._data
         arrays = data.columns.arrays()
-        keyed_sources = np.array([bool(judge and prompt) for judge, prompt in data.sources.values] + [False])
+        keyed_sources = np.array([bool(judge and prompt and task) for judge, prompt, task in data.sources.values]
+                                 + [False])
         mask = keyed_sources[arrays["source"]] & (arrays["hash"] >= 0)
         if data.hashes.values:
             mask &= np.array([bool(h) for h in data.hashes.values] + [False])[arrays["hash"]]

@@ -32,7 +32,8 @@ def verdict_column(
     judge: str | None = None,
     prompt: str | None = None,
     sample: int = 0,
+    task: str | None = None,
 ) -> VerdictColumn:
     """One vectorised lookup for the whole column (items' keys are computed once per store)."""
-    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt, sample=sample)
+    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
     return VerdictColumn(check_text, failed, missing)

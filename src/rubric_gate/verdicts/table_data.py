@@ -47,7 +47,7 @@ COLUMNS: tuple[tuple[str, str, Any], ...] = (
     ("text", "i", np.int32),
     ("item", "i", np.int32),
     ("hash", "i", np.int32),
-    ("source", "i", np.int32),  # (judge, prompt) pair
+    ("source", "i", np.int32),  # (judge, prompt, task_hash)
     ("failed", "b", np.int8),
     ("sample", "i", np.int32),  # repeated sampling: 0-based index of the answer (absent: 0)
     ("offset", "q", np.int64),  # byte offset of the line (bytes segments) or list index (objects)
@@ -102,7 +102,7 @@ class VerdictData:
         self.texts = Pool()  # normalised check texts
         self.items = Pool()
         self.hashes = Pool()
-        self.sources = Pool()  # (judge, prompt)
+        self.sources = Pool()  # (judge, prompt, task_hash)
         self.columns = Columns()
         self.segments: list[Segment] = []
         self.raw_texts: dict[str, int] = {}  # check text as written -> normalised text id

@@ -1,0 +1,133 @@
+"""The workflows users run or copy: zizmor (offline, default persona) and actionlint report
+nothing, every action is pinned by the commit of a node24 release, and the lint can fail."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rubric_gate.scaffold import workflow_template
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+PIN = re.compile(r"^(?P<action>[\w.-]+/[\w.-]+(?:/[\w./-]+)?)@(?P<sha>[0-9a-f]{40}) # v(?P<major>\d+)\.\d+\.\d+$")
+# The first major of each action whose action.yml says `runs.using: node24` (read from each
+# action's repository at its release tags); node20 leaves the runners in September 2026.
+FIRST_NODE24_MAJOR = {
+    "actions/checkout": 5, "actions/setup-python": 6, "actions/cache/restore": 5, "actions/cache/save": 5,
+    "actions/upload-artifact": 6, "actions/download-artifact": 7, "actions/github-script": 8,
+    "docker/setup-qemu-action": 4, "docker/setup-buildx-action": 4, "docker/login-action": 4,
+    "docker/metadata-action": 6, "docker/build-push-action": 7,
+}
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed (pip install -e '.[dev]')")
+    return found
+
+
+def _doc_workflows() -> dict[str, str]:
+    """The complete workflows (a `jobs:` key) in the docs' yaml blocks, keyed by where they are."""
+    found = {}
+    for doc in (ROOT / "README.md", ROOT / "docs" / "action.md"):
+        for number, block in enumerate(re.findall(r"^```yaml\n(.*?)^```", doc.read_text(), re.M | re.S)):
+            data = yaml.safe_load(block)
+            if isinstance(data, dict) and "jobs" in data:
+                found[f"{doc.name}-{number}.yml"] = block
+    return found
+
+
+@pytest.fixture
+def copied_workflows(tmp_path: Path) -> Path:
+    """What users get: init's workflow and the docs' copy-paste workflows, in a repository layout."""
+    target = tmp_path / ".github" / "workflows"
+    target.mkdir(parents=True)
+    (target / "init-default.yml").write_text(workflow_template())
+    (target / "init-pinned.yml").write_text(workflow_template("acme/rubric-gate@" + "a" * 40))
+    for name, text in _doc_workflows().items():
+        (target / name).write_text(text)
+    return target
+
+
+def _zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", *map(str, paths)],
+                          capture_output=True, text=True, check=False)
+
+
+def _actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_tool("actionlint"), "-no-color", *map(str, paths)],
+                          capture_output=True, text=True, check=False)
+
+
+def test_docs_hold_the_copy_paste_and_comment_workflows() -> None:
+    assert len(_doc_workflows()) >= 3  # README's, docs/action.md's, and the fork-PR comment workflow
+
+
+def test_zizmor_finds_nothing_in_the_repository_workflows() -> None:
+    proc = _zizmor(*WORKFLOWS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout
+
+
+def test_zizmor_finds_nothing_in_what_users_copy(copied_workflows: Path) -> None:
+    proc = _zizmor(copied_workflows)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings to report" in proc.stdout
+
+
+def test_actionlint_finds_nothing(copied_workflows: Path) -> None:
+    proc = _actionlint(*WORKFLOWS, *sorted(copied_workflows.iterdir()))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_both_tools_fail_the_patterns_we_removed(tmp_path: Path) -> None:
+    """A node20 tag-pinned checkout that keeps its token, with a workflow-wide write permission."""
+    target = tmp_path / ".github" / "workflows"
+    target.mkdir(parents=True)
+    (target / "old.yml").write_text(
+        "name: old\non: [pull_request]\npermissions:\n  pull-requests: write\njobs:\n  a:\n"
+        "    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n")
+    zizmor = _zizmor(target)
+    assert zizmor.returncode != 0
+    assert {"unpinned-uses", "artipacked"} <= set(re.findall(r"\[([a-z-]+)\]", zizmor.stdout))
+    actionlint = _actionlint(target / "old.yml")
+    assert actionlint.returncode != 0 and "node20" in actionlint.stdout
+
+
+def _uses(node: object) -> list[str]:
+    if isinstance(node, dict):
+        return [*([node["uses"]] if isinstance(node.get("uses"), str) else []),
+                *(u for value in node.values() for u in _uses(value))]
+    if isinstance(node, list):
+        return [u for value in node for u in _uses(value)]
+    return []
+
+
+def _uses_lines(text: str) -> list[str]:
+    """Each `uses:` value with its comment (YAML drops comments, so read the lines)."""
+    return [m.group(1).strip() for m in re.finditer(r"(?m)^\s*(?:- )?uses:\s*(.*)$", text)]
+
+
+def test_every_action_is_pinned_to_a_node24_release_the_same_way_everywhere() -> None:
+    texts = [p.read_text() for p in WORKFLOWS] + list(_doc_workflows().values()) + [workflow_template()]
+    seen: dict[str, str] = {}
+    for text in texts:
+        assert _uses(yaml.safe_load(text)), text[:80]
+        for value in _uses_lines(text):
+            if value.startswith(("./", "OWNER/rubric-gate@", "docker://")):
+                continue
+            match = PIN.match(value)
+            assert match, f"not pinned by commit with a '# vX.Y.Z' comment: {value}"
+            assert int(match["major"]) >= FIRST_NODE24_MAJOR[match["action"]], value
+            assert seen.setdefault(match["action"], value) == value, "one version of each action everywhere"
+    assert set(seen) == set(FIRST_NODE24_MAJOR)
