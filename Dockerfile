@@ -26,7 +26,8 @@ RUN pip install \
     "anthropic==2.14.0" \
     "openai==3.57.0" \
     "PyGithub==2.10.0" \
-    "krippendorff==0.9.0"
+    "krippendorff==0.9.0" \
+    "scikit-learn==1.9.1"
 
 COPY pyproject.toml README.md /opt/rubric-gate/
 COPY src /opt/rubric-gate/src
