@@ -14,6 +14,7 @@ from rubric_gate.attribution import attribute, compute_rates, joint_catches, rub
 from rubric_gate.calibration import CalibrationSet, load_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
+from rubric_gate.gate.facts import decided_figures, trade
 from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
@@ -56,6 +57,7 @@ class Evaluation:
     def require_verdicts(self, *docs: RubricDocument) -> None:
         """Raise naming every check (of any version given) that lacks verdicts."""
         missing: dict[str, int] = {}
+        examples: dict[str, list[str]] = {}
         seen: set[str] = set()
         for doc in docs:
             for check in doc.rubric.checks:
@@ -63,12 +65,15 @@ class Evaluation:
                 if key in seen:
                     continue
                 seen.add(key)
-                count = int(self.column(check.text).missing.sum())
+                absent = self.column(check.text).missing
+                count = int(absent.sum())
                 if count:
                     label = check.id if check.id not in missing else f"{check.id} (as edited in {doc.display})"
                     missing[label] = count
+                    examples[label] = [self.items[i].id for i in np.flatnonzero(absent)[:5]]
         if missing:
-            raise MissingVerdictsError(missing, len(self.items), docs[-1].display if len(docs) == 1 else None)
+            raise MissingVerdictsError(missing, len(self.items), docs[-1].display, examples=examples,
+                                       verdicts=getattr(self.store, "display", None))
 
     def failed_matrix(self, rubric: Rubric) -> np.ndarray:
         if not rubric.checks:
@@ -144,6 +149,8 @@ def run_check(
             rules=tuple(v.rule for v in d.violations),
             detail=d.change.detail,
             renamed_from=d.change.base.id if d.change.kind == "renamed" and d.change.base else None,
+            decided=decided_figures(d.context) if d.context else None,
+            trade=trade(d.context) if d.context and not d.accepted else None,
         )
         for d in result.decisions
     ]
@@ -178,10 +185,20 @@ def load_calibration_for(
     return chosen
 
 
-def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Path) -> VerdictStore:
-    """`--verdicts` if given, else the union of every rubric version's `verdicts` file."""
+def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Path, *,
+                      replay: bool = False) -> VerdictStore:
+    """`--verdicts` if given, else the union of every rubric version's `verdicts` file.
+
+    When only replaying (`replay`), the last (head) rubric's file must exist: a typo in its
+    `verdicts:` path is "file not found", not "no recorded verdict" for every check. Without
+    `replay` it may be missing: a live judge creates it."""
     if override is not None:
         return VerdictStore.load(override)
+    if replay and docs:
+        head = docs[-1]
+        if not resolve_path(root, head.rubric.verdicts).exists():
+            raise InputError(head.rubric.verdicts, f"file not found (the `verdicts:` path of {head.display}: fix the path, "
+                                                   "record verdicts there, or pass --judge PROVIDER:MODEL)")
     store: VerdictStore | None = None
     seen: set[Path] = set()
     for doc in docs:
@@ -190,6 +207,7 @@ def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Pa
             continue
         seen.add(path)
         loaded = VerdictStore.load(doc.rubric.verdicts, root, missing_ok=True)
-        store = loaded if store is None else store.merged(loaded)
+        # named after every file it holds, so an error about a missing verdict names them all
+        store = loaded if store is None else store.merged(loaded, display=f"{store.display} and {loaded.display}")
     assert store is not None
     return store

@@ -36,6 +36,11 @@ STATUS_STATES = {"error", "failure", "pending", "success"}
 LEGACY_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
 
 
+# The app behind the workflow's GITHUB_TOKEN, as check runs report it.
+GITHUB_ACTIONS_APP = {"id": 15368, "slug": "github-actions", "node_id": "A", "name": "GitHub Actions",
+                      "owner": {"login": "github", "type": "Organization"}}
+
+
 def _invalid(resource: str, field: str, message: str) -> tuple[int, dict[str, Any]]:
     return 422, {"message": "Validation Failed",
                  "errors": [{"resource": resource, "code": "custom", "field": field, "message": message}]}
@@ -132,7 +137,7 @@ class FakeGitHub:
                 return problem
             rid = self.new_id()
             output = dict(body.get("output", {}))
-            run = {**body, "id": rid, "url": f"{api}/check-runs/{rid}",
+            run = {**body, "id": rid, "url": f"{api}/check-runs/{rid}", "app": GITHUB_ACTIONS_APP,
                    "html_url": f"https://github.test/{self.repo}/runs/{rid}",
                    "output": {**output, "annotations": list(output.get("annotations", []))}}
             self.check_runs[rid] = run
@@ -150,6 +155,12 @@ class FakeGitHub:
             run["output"].update({k: v for k, v in output.items() if k != "annotations"})
             run.update({k: v for k, v in body.items() if k != "output"})
             return 200, run
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/check-runs", rest)
+        if match and method == "GET":
+            return self._check_runs_for(match.group(1))
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest)
+        if match and method == "GET":  # "returned in reverse chronological order"
+            return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return 200, {"sha": match.group(1), "url": f"{api}/commits/{match.group(1)}"}
@@ -201,6 +212,20 @@ class FakeGitHub:
             return 200, {"permission": LEGACY_PERMISSION.get(role, role), "role_name": role,
                          "user": {"login": login, "type": "User"}}
         return 404, {"message": f"Not Found: {method} {rest}"}
+
+    def _check_runs_for(self, sha: str) -> tuple[int, Any]:
+        """List check runs for a Git reference: {total_count, check_runs}; `check_name` filters,
+        and `filter=latest` (the default) keeps the most recent run of each name."""
+        runs = [r for r in self.check_runs.values() if r["head_sha"] == sha
+                and ("check_name" not in self._query or r["name"] == unquote(self._query["check_name"]))]
+        if self._query.get("filter", "latest") == "latest":
+            newest: dict[str, dict[str, Any]] = {}
+            for run in runs:
+                if run["name"] not in newest or run["id"] > newest[run["name"]]["id"]:
+                    newest[run["name"]] = run
+            runs = list(newest.values())
+        runs.sort(key=lambda r: -r["id"])
+        return 200, {"total_count": len(runs), "check_runs": runs}
 
     def current_labels(self) -> list[str]:
         """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""
@@ -260,27 +285,55 @@ class FakeGitHub:
                 status = {"A": "added", "D": "removed"}.get(code, "modified")
                 files.append({"filename": fields[i + 1], "status": status})
                 i += 2
+        patches = self._patches()
         for f in files:
             if f["filename"] in self.copies:  # what the REST API reports for a copy (git diff -C)
                 f.update({"status": "copied", "previous_filename": self.copies[f["filename"]]})
             f.update({"sha": "0" * 40, "additions": 1, "deletions": 1, "changes": 2})
+            if f["filename"] in patches:
+                f["patch"] = patches[f["filename"]]
         return files
 
-    def _diff_lines(self, path: str) -> set[int]:
-        """Head lines a review comment may sit on: those inside the PR diff's hunks (RIGHT side)."""
+    def _patches(self) -> dict[str, str]:
+        """Each file's diff from its first hunk header on (the pull request files API's `patch`),
+        from one `git diff` of the PR; a name git would quote gets no patch."""
         merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
-        diff = self._git("diff", "-U3", merge_base, self.head_sha, "--", path).stdout.decode()
-        lines: set[int] = set()
-        for start, count in re.findall(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", diff, flags=re.M):
-            lines.update(range(int(start), int(start) + int(count or 1)))
-        return lines
+        diff = self._git("-c", "core.quotepath=off", "diff", "-U3", "--find-renames", merge_base,
+                         self.head_sha).stdout.decode(errors="replace")
+        patches = {}
+        for section in re.split(r"(?m)^diff --git ", diff)[1:]:
+            target = re.search(r"(?m)^\+\+\+ b/(.*)$", section)
+            if target and "\n@@" in section:
+                patches[target.group(1)] = section[section.find("\n@@") + 1:]
+        return patches
+
+    def _patch(self, path: str) -> str:
+        return self._patches().get(path, "")
+
+    def _hunks(self, path: str) -> list[tuple[int, int]]:
+        """Each hunk's head-side lines (RIGHT side), first and last."""
+        found = []
+        for start, count in re.findall(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", self._patch(path), flags=re.M):
+            if int(count or 1):
+                found.append((int(start), int(start) + int(count or 1) - 1))
+        return found
 
     def _create_review_comment(self, body: dict[str, Any], token: str | None, api: str) -> tuple[int, Any]:
-        """Create a review comment: `line` (and `start_line`) must lie in the diff, else 422 as GitHub."""
-        wanted = {body.get("line"), body.get("start_line") or body.get("line")}
-        if body.get("commit_id") != self.head_sha or body.get("side") != "RIGHT" \
-                or not wanted <= self._diff_lines(body.get("path", "")):
+        """Create a review comment as GitHub does: `line` inside a hunk of the diff, and a
+        multi-line comment's `start_line` before it in the same hunk; else 422."""
+        line, start = body.get("line"), body.get("start_line")
+        if body.get("commit_id") != self.head_sha or body.get("side") != "RIGHT" or not isinstance(line, int):
             return _invalid("PullRequestReviewComment", "line", "could not be resolved")
+        hunk = next((h for h in self._hunks(body.get("path", "")) if h[0] <= line <= h[1]), None)
+        if hunk is None:
+            return _invalid("PullRequestReviewComment", "pull_request_review_thread.line",
+                            "pull_request_review_thread.line must be part of the diff")
+        if start is not None and start >= line:
+            return _invalid("PullRequestReviewComment", "pull_request_review_thread.start_line",
+                            "pull_request_review_thread.start_line must precede the end line.")
+        if start is not None and not hunk[0] <= start:
+            return _invalid("PullRequestReviewComment", "pull_request_review_thread.start_line",
+                            "pull_request_review_thread.start_line must be part of the same hunk as the line.")
         cid = self.new_id()
         comment = {"id": cid, "body": body["body"], "path": body["path"], "line": body["line"],
                    "start_line": body.get("start_line"), "commit_id": body["commit_id"],

@@ -63,12 +63,23 @@ class GitReader:
         # A file at a commit never changes: each is read once, however many steps ask
         # (pairing, the standard review, the judge lookup and the gate all read the rubrics).
         self._texts: dict[tuple[str, str], str | None] = {}
+        self._blobs: dict[tuple[str, str], str | None] = {}  # blob ids: stores parsed once per blob
 
     def read(self, sha: str, path: str) -> str | None:
         path = check_repo_path(sha, path)
         if (sha, path) not in self._texts:
             self._texts[(sha, path)] = self._read(sha, path)
         return self._texts[(sha, path)]
+
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The git blob id of `path` at `sha` (a hash of its bytes), None when it is no file there."""
+        path = check_repo_path(sha, path)
+        if (sha, path) not in self._blobs:
+            proc = subprocess.run(["git", "cat-file", "--batch-check"], cwd=self.workspace, capture_output=True,
+                                  input=f"{sha}:{path}\n".encode("utf-8", "surrogateescape"), check=False)
+            blob, _, kind = proc.stdout.decode("ascii", "replace").partition(" ")
+            self._blobs[(sha, path)] = blob if proc.returncode == 0 and kind.startswith("blob ") else None
+        return self._blobs[(sha, path)]
 
     def _read(self, sha: str, path: str) -> str | None:
         exists = subprocess.run(

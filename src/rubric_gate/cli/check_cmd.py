@@ -23,7 +23,6 @@ from rubric_gate.pipeline import (
     resolve_path,
     run_check,
 )
-from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore, task_hash
 
@@ -82,7 +81,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         raise click.UsageError("--batch judges with one judge, one sample each: drop --samples, --paraphrases "
                                "or the extra --judge, or judge those live")
     if judge is None:
-        store = load_verdicts_for([base, head], verdicts, root)
+        store = load_verdicts_for([base, head], verdicts, root, replay=True)
     else:
         # New verdicts go to --verdicts, else the head rubric's verdict file.
         if verdicts is not None:
@@ -134,10 +133,16 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             review.add_json(data)
             print_json(data)
         elif fmt == "markdown":
+            from rubric_gate.report import render_markdown  # each format loads its renderer only
+
             sys.stdout.write(render_markdown(report) + review.markdown())
         elif fmt == "html":
+            from rubric_gate.report import render_html
+
             sys.stdout.write(render_html(report))
         else:
+            from rubric_gate.report import render_check_text
+
             render_check_text(report, stdout_console())
             review.print_text(stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED

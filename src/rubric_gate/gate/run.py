@@ -38,6 +38,7 @@ class GateOptions:
 class Decision:
     change: Change
     violations: tuple[Violation, ...] = ()
+    context: RuleContext | None = field(default=None, compare=False, repr=False)  # what it was decided on
 
     @property
     def accepted(self) -> bool:
@@ -47,7 +48,7 @@ class Decision:
     def reason(self) -> str:
         if self.accepted:
             return "accepted"
-        return "; ".join(f"[{v.rule}] {v.reason}" for v in self.violations)
+        return "; ".join(v.reason for v in self.violations)  # each reason names its rule in words
 
 
 @dataclass
@@ -121,7 +122,7 @@ def run_gate(
         if options.min_stability is not None and options.stability is not None:
             rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
-        decisions.append(Decision(change, violations))
+        decisions.append(Decision(change, violations, ctx))
         if not violations:
             state = after
             if change.kind == "aggregation":

@@ -78,9 +78,34 @@ def lint_rubric_file(spec: str | Path, root: Path, shared_verdicts: Iterable[str
     except InputError as exc:
         findings.append(Finding.from_error(exc))
         return findings
+    torn = torn_last_line(rubric.verdicts, root)
+    if torn is not None:
+        findings.append(torn)
     if items:
         findings += _coverage_findings(rubric, located, display, items, store)
     return findings
+
+
+def torn_last_line(spec: str, root: Path) -> Finding | None:
+    """A hand-edited verdict file whose last line is cut off (no newline, not valid JSON): the
+    store ignores that line, as it would an interrupted append, so say so."""
+    import json
+
+    path = Path(spec) if Path(spec).is_absolute() else root / spec
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data or data.endswith(b"\n"):
+        return None
+    last = data[data.rfind(b"\n") + 1:]
+    try:
+        json.loads(last)
+        return None
+    except ValueError:
+        return Finding(spec, data.count(b"\n") + 1, WARNING,
+                       "last line is cut off (no newline and not complete JSON): it is ignored; "
+                       "finish the line or delete it")
 
 
 def _data_files(spec: str | Path, root: Path) -> tuple[str, str] | None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.attribution import Rates
+from rubric_gate.gate.facts import DecidedFigures, Trade
 from rubric_gate.reliability import LabelAgreement
 
 
@@ -49,6 +50,17 @@ class RubricSummary:
     rates: Rates
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
     agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
+    split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
+
+    @property
+    def items_name(self) -> str:
+        """What the scored items are called in prose: "calibration items", "evaluation items"."""
+        return {"all": "labeled items"}.get(self.split, f"{self.split} items")
+
+    @property
+    def agreement_note(self) -> str | None:
+        note = self.agreement.note if self.agreement is not None else None
+        return note.replace("calibration items", self.items_name) if note else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +89,8 @@ class ChangeRow:
     detail: str = ""  # for an aggregation change or a rename: old -> new
     renamed_from: str | None = None  # for a rename: the base id
     reliability: dict[str, Any] | None = None  # unstable / by_judge / ... when measured
+    decided: DecidedFigures | None = None  # the check's figures in the rubric the gate judged it in
+    trade: Trade | None = None  # for a rejected change: what accepting it would flip
 
     @property
     def unstable(self) -> bool:
@@ -92,6 +106,8 @@ class ChangeRow:
             "decision": "accepted" if self.accepted else "rejected",
             "reason": self.reason,
             "rules": list(self.rules),
+            "when_decided": None if self.decided is None else self.decided.to_dict(),
+            "trade": None if self.trade is None else self.trade.to_dict(),
             **(self.reliability or {}),
         }
 
@@ -108,6 +124,7 @@ class CheckReport:
     judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
     override: str | None = None  # set when a human override turned a fail into a pass
     reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
+    split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
 
     @property
     def gate_passed(self) -> bool:

@@ -54,7 +54,7 @@ def new_catch_rule(ctx: RuleContext) -> Violation | None:
     newly = ctx.flawed & ~rubric_fails(ctx.before, ctx.max_failures) & rubric_fails(ctx.after, ctx.max_failures)
     if newly.any():
         return None
-    return Violation("T", "catches no flawed item the rubric lets pass")
+    return Violation("T", "would catch no flawed item the rubric lets pass, so it teaches nothing new")
 
 
 def _example(item: CalibrationItem) -> dict[str, str]:
