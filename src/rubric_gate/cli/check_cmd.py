@@ -12,8 +12,8 @@ from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.cli.check_review import Review, review_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
-from rubric_gate.cli.panel_options import combined_stats, samples_option, unique_judges
-from rubric_gate.ensemble import PanelEvaluation, run_panel_check
+from rubric_gate.cli.panel_options import samples_option, unique_judges
+from rubric_gate.ensemble import PanelEvaluation
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
 from rubric_gate.gate import parse_gates
 from rubric_gate.judges.prompt import PROMPT_VERSION
@@ -22,9 +22,9 @@ from rubric_gate.pipeline import (
     load_calibration_for,
     load_verdicts_for,
     resolve_path,
-    run_check,
 )
 from rubric_gate.rubric import load_rubric
+from rubric_gate.service import combined_stats, gate_edit
 from rubric_gate.verdicts import VerdictStore, task_hash
 
 
@@ -123,17 +123,12 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     options = replace(options, gates=gates, reject_correct_drop_at=correct_drop_alpha)
     evaluation: Evaluation
     if len(judges) > 1 or samples > 1 or paraphrases:
-        panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
-                                judges=tuple(judges), samples=samples,
-                                paraphrases=paraphrased)
-        if min_stability is not None:
-            options = replace(options, min_stability=min_stability, stability=panel.stability)
-        report = run_panel_check(base, head, panel, options)
-        evaluation = panel
+        evaluation = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
+                                     judges=tuple(judges), samples=samples, paraphrases=paraphrased)
     else:
         evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
                                 task=task_hash(head.rubric.task))
-        report = run_check(base, head, evaluation, options)
+    report, options = gate_edit(base, head, evaluation, options, min_stability=min_stability)
     if min_stability is not None and samples == 1 and not paraphrases:
         report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")
     report.judging = judging
