@@ -53,7 +53,7 @@ def test_escaped_quotes_in_values_stay_on_the_fast_path(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ('{"item": "r1", "check_text": "c", "answer": "maybe"}\n', "answer must be 'yes' or 'no'"),
+    ('{"item": "r1", "check_text": "c", "answer": "maybe"}\n', "answer must be 'yes', 'no' or 'n/a'"),
     ('{"item": "", "check_text": "c", "answer": "yes"}\n', "item"),
     ('{"item": "r1", "check_text": "c", "answer": "yes", "colour": "red"}\n', "unknown key 'colour'"),
     ('{"item": "r1", "check_text": 3, "answer": "yes"}\n', "check_text"),

@@ -13,7 +13,6 @@ from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, JudgeError
 from rubric_gate.pipeline import load_calibration_for, load_verdicts_for, resolve_path
 from rubric_gate.rubric import load_rubric
-from rubric_gate.verdicts.model import task_hash
 
 
 @click.command("teach")
@@ -43,7 +42,7 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
     from rubric_gate.pipeline import Evaluation
     from rubric_gate.teach import teach_checks
     from rubric_gate.teach.render import render_teach_text, snippet
-    from rubric_gate.verdicts import VerdictStore
+    from rubric_gate.verdicts import VerdictStore, task_hash
 
     root = root or repo_root()
     doc = load_rubric(rubric_spec)

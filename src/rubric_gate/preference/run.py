@@ -24,8 +24,7 @@ from rubric_gate.preference.fit import bradley_terry, effective_dimensionality, 
 from rubric_gate.preference.model import CheckFit, PreferenceFit
 from rubric_gate.preference.parse import APPLIES_SCHEMA, PREFER_SCHEMA, parse_applies, parse_prefer
 from rubric_gate.rubric import Rubric, normalize_text
-from rubric_gate.verdicts import VerdictStore
-from rubric_gate.verdicts.model import task_hash
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 PACKAGE = "rubric_gate.preference"
 TEXT_CHARS = 6000

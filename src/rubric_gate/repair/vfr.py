@@ -16,8 +16,7 @@ from rubric_gate.audit.store import AuditStore
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.repair.objective import DEFAULT_DELTA, Robustness, agreement
 from rubric_gate.rubric import Check, Rubric
-from rubric_gate.verdicts import VerdictStore
-from rubric_gate.verdicts.model import task_hash
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 DEFAULT_ATTACKS = 5
 
