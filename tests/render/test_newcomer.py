@@ -66,3 +66,14 @@ def test_at_80_columns_check_ids_stay_whole_before_the_decision_folds() -> None:
     row = next(line for line in lines if line.startswith("no-invented-findings"))  # 20 characters
     assert row.split()[:2] == ["no-invented-findings", "hand"]
     assert any(line.rstrip().endswith("REJECTED") for line in lines)  # the decision folded instead
+
+
+def test_a_single_accepted_change_reads_as_one(tmp_path: Path) -> None:
+    base = yaml.safe_load((ROOT / BASE).read_text(encoding="utf-8"))
+    base["checks"] = [{**c, "id": "renamed-" + c["id"]} if c["id"] == "severity-fits" else c for c in base["checks"]]
+    head = tmp_path / "head.yaml"
+    head.write_text(yaml.safe_dump(base, sort_keys=False), encoding="utf-8")
+    for fmt in ("markdown", "html"):
+        proc = _check(str(head), "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert "The one change was accepted." in proc.stdout and "All 1 change" not in proc.stdout
