@@ -77,3 +77,15 @@ def test_a_single_accepted_change_reads_as_one(tmp_path: Path) -> None:
         proc = _check(str(head), "--format", fmt)
         assert proc.returncode == 0, proc.stderr
         assert "The one change was accepted." in proc.stdout and "All 1 change" not in proc.stdout
+
+
+def test_at_80_columns_a_wrapped_reason_continues_under_its_text() -> None:
+    env = {**{k: v for k, v in os.environ.items() if k != "LINES"}, "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
+                           "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=False)
+    lines = proc.stdout.splitlines()
+    end = next(i for i, line in enumerate(lines) if line.startswith(("note:", "per check")))
+    reasons = lines[1:end]
+    assert len(reasons) > 10  # five rejections and their trades, wrapped
+    assert all(line.startswith("  ") for line in reasons), reasons  # never back at column 0

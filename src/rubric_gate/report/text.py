@@ -93,6 +93,15 @@ def render_attribution_text(summary: RubricSummary, console: Console) -> None:
         console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
 
 
+def _hanging(console: Console, prefix: str, body: str, style: str = "") -> None:
+    """One line that, when the terminal wraps it, continues under its body rather than at column 0."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(_text(prefix, style), _text(body, style))
+    console.print(grid, highlight=False)
+
+
 def _decided_elsewhere(row: CheckRow, change: ChangeRow | None) -> bool:
     """Whether a change's reason cites figures other than its table row (the Markdown's "When decided")."""
     d = change.decided if change is not None else None
@@ -118,13 +127,11 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
         what = f"renamed {change.detail}" if change.change == "renamed" else f"{change.change:8} {change.check}"
-        line = f"  {mark:8} {what}" + ("" if change.accepted else f": {change.reason}")
-        console.print(_text(line), highlight=False)
+        _hanging(console, f"  {mark:8} ", what + ("" if change.accepted else f": {change.reason}"))
         if trade_text(change):
-            console.print(_text(f"           if accepted: {trade_text(change).removeprefix('accepting it would ')}"),
-                          highlight=False)
+            _hanging(console, "           if accepted: ", trade_text(change).removeprefix("accepting it would "))
         if trust_note(change):
-            console.print(_text(f"           not firm: {trust_note(change)}", style="yellow"), highlight=False)
+            _hanging(console, "           not firm: ", trust_note(change), style="yellow")
     for failure in report.run_failures:
         console.print(_text(f"  REJECTED {failure}"), highlight=False)
     for note in report.notes:
