@@ -41,7 +41,7 @@ bench: $(STAMP)
 
 # pyproject.toml's floors, installed exactly from constraints/lowest.txt on this Python.
 LOWEST := .venv-lowest
-LOWEST_TESTS := tests/judges tests/action tests/audit tests/discover tests/ensemble tests/core tests/reliability \
+LOWEST_TESTS := tests/judges tests/action tests/audit tests/discover tests/ensemble tests/core tests/reliability tests/render \
   tests/tooling/test_schema.py tests/tooling/test_packaging_metadata.py
 
 test-lowest:

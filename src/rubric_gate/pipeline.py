@@ -12,6 +12,7 @@ import numpy as np
 
 from rubric_gate.attribution import attribute, compute_rates, joint_catches, rubric_fails
 from rubric_gate.calibration import CalibrationSet, load_calibration
+from rubric_gate.comparison import compare_rubrics, significant_correct_drop
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.gate.facts import decided_figures, trade
@@ -96,6 +97,8 @@ class Evaluation:
                 unique_catches=int(result.unique_catches[j]),
                 fails_correct=int((failed[:, j] & ~flawed).sum()),
                 fails_flawed=int((failed[:, j] & flawed).sum()),
+                not_applicable=(na := self.column(check.text).not_applicable_count),
+                coverage=(len(flawed) - na) / len(flawed) if len(flawed) else None,
             )
             for j, check in enumerate(rubric.checks)
         ]
@@ -103,7 +106,9 @@ class Evaluation:
         pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
         rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
         agreement = label_agreement(rubric_fails(failed, k), flawed)
-        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement)
+        meta = {item.id: item.meta for item in self.items if item.meta is not None}
+        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement,
+                             item_meta=meta or None)
 
 
 def attribute_rubric(doc: RubricDocument, evaluation: Evaluation) -> RubricSummary:
@@ -139,6 +144,14 @@ def run_check(
     head_summary = evaluation.summarize(head.rubric, head.display)
     if head_summary.agreement is not None and head_summary.agreement.note:
         notes.append(head_summary.agreement.note)
+    flawed = evaluation.calibration.flawed
+    comparisons = compare_rubrics(flawed, _rubric_fails(evaluation, base.rubric),
+                                  {"head": _rubric_fails(evaluation, head.rubric),
+                                   "gated": _rubric_fails(evaluation, result.gated)})
+    run_failures = []
+    level = (options or GateOptions()).reject_correct_drop_at
+    if level is not None and (why := significant_correct_drop(comparisons, level)):
+        run_failures.append(f"--reject-correct-drop-at: {why}")
     changes = [
         ChangeRow(
             check=d.change.check_id,
@@ -162,7 +175,13 @@ def run_check(
         gated_yaml=rubric_to_yaml(result.gated),
         items=len(evaluation.items),
         notes=notes,
+        comparisons=comparisons,
+        run_failures=run_failures,
     )
+
+
+def _rubric_fails(evaluation: Evaluation, rubric: Rubric) -> np.ndarray:
+    return rubric_fails(evaluation.failed_matrix(rubric), rubric.max_failures)
 
 
 # -- loading inputs the way the CLI and the action resolve them ---------------------------------

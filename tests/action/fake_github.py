@@ -106,7 +106,7 @@ class FakeGitHub:
         if method == "GET" and rest == f"/issues/{n}":
             return 200, {"number": n, "url": f"{api}/issues/{n}", "title": "PR"}
         if method == "GET" and rest == f"/pulls/{n}":
-            return 200, {"number": n, "url": f"{api}/pulls/{n}",
+            return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
                          "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
         if method == "GET" and rest == f"/issues/{n}/comments":
             return self._page(path, sorted(self.comments.values(), key=lambda c: c["id"]))

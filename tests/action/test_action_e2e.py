@@ -147,7 +147,9 @@ def test_shallow_checkout_reads_through_the_api(scenario: Scenario) -> None:
     changes = {c["check"]: c["decision"] for c in result.report()["rubrics"][0]["report"]["changes"]}
     assert changes == {"A": "rejected", "D": "accepted"}
     assert any(p.endswith("/pulls/7/files") for _, p in scenario.fake.requests)
-    assert any("/contents/" in p for _, p in scenario.fake.requests)
+    # read by tree entry: the tree lists each file's mode and blob id, the blob API its bytes
+    assert any("/git/trees/" in p for _, p in scenario.fake.requests)
+    assert any("/git/blobs/" in p for _, p in scenario.fake.requests)
 
 
 def test_pr_touching_no_rubric_passes_and_updates_an_earlier_comment(scenario: Scenario) -> None:

@@ -218,7 +218,9 @@ def test_a_judged_rubric_does_not_cover_changed_answers_of_another_sharing_its_v
     second = rubric_yaml(["C", "E"]).replace("id: demo", "id: second")
     main = _on_main(scenario, {"rubrics/second.yaml": second}, "a second rubric on the same verdicts")
     scenario.git("reset", "-q", "--hard", main)
-    scenario.fake.judge = _truthful_judge
+    # The judge agrees with the PR that D passes R4 (an excused change is one the judge confirms).
+    scenario.fake.judge = lambda prompt: "yes" if TEXTS["D"] in prompt and "review R4" in prompt \
+        else _truthful_judge(prompt)
     # E no longer fails the correct item R5 (only `second` has E), nor D R4 (demo's D, re-judged).
     flipped = {**FAILS, "R5": set(), "R4": set()}
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]), VERDICTS: verdicts_jsonl(TEXTS, flipped)},

@@ -83,6 +83,7 @@ def test_fit_in_bytes_keeps_multibyte_text_under_a_byte_limit() -> None:
 
 
 def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
+    import base64
     from types import SimpleNamespace
 
     import pytest
@@ -90,7 +91,25 @@ def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
     from rubric_gate.action.sources import RestReader
     from rubric_gate.errors import InputError
 
-    content = SimpleNamespace(encoding="base64", decoded_content=b'{"id": "a"}\n{"id": "b\xff"}\n', sha="0" * 40)
-    repo = SimpleNamespace(get_contents=lambda path, ref: content)
+    entry = SimpleNamespace(path="calibration/x.jsonl", mode="100644", type="blob", sha="0" * 40)
+    tree = SimpleNamespace(raw_data={"truncated": False}, tree=[entry])
+    blob = SimpleNamespace(content=base64.b64encode(b'{"id": "a"}\n{"id": "b\xff"}\n').decode())
+    repo = SimpleNamespace(get_git_tree=lambda sha, recursive: tree, get_git_blob=lambda sha: blob)
     with pytest.raises(InputError, match=r"abc:calibration/x.jsonl:2: not UTF-8 text \(byte 10 of the line\)"):
         RestReader(repo).read("abc", "calibration/x.jsonl")  # type: ignore[arg-type]
+
+
+def test_the_action_does_not_import_the_cli() -> None:
+    """The action and `check` share the gate service; neither reaches into the other."""
+    import ast
+    from pathlib import Path
+
+    import rubric_gate.action
+
+    offenders = []
+    for path in Path(rubric_gate.action.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            offenders += [f"{path.name}: {n}" for n in names if n == "rubric_gate.cli" or n.startswith("rubric_gate.cli.")]
+    assert offenders == []

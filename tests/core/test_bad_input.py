@@ -71,7 +71,7 @@ def _mutate_jsonl(project: Project, relative: str, line: int, new: str) -> None:
         (CALIBRATION, 4, '{"id": "R1", "input": "x", "output": "y", "label": "pass"}', "duplicate item id 'R1' (first at line 1)"),
         (CALIBRATION, 5, '{"id": "R5", "input": "x", "label": "pass"}', "missing required key 'output'"),
         (CALIBRATION, 1, '["not", "an", "object"]', "each line must be a JSON object"),
-        (VERDICTS, 7, '{"item": "R2", "check_text": "x", "answer": "maybe"}', "answer must be 'yes' or 'no', got 'maybe'"),
+        (VERDICTS, 7, '{"item": "R2", "check_text": "x", "answer": "maybe"}', "answer must be 'yes', 'no' or 'n/a', got 'maybe'"),
         (VERDICTS, 4, '{"item": "R1", "check_text": ', "malformed JSON"),
         (CALIBRATION, 5, '{"id": "R5", "input": "env R4", "output": "report R4", "label": "fail"}',
          "same input and output as 'R4' (line 4) but the opposite label"),

@@ -71,14 +71,17 @@ def test_deleting_a_redundant_check_is_accepted() -> None:
 
 
 def test_recompute_after_each_deletion_keeps_one_of_two_redundant_checks() -> None:
-    # C and D each hold R3 with B; B and C and D all deletable alone, not all three.
+    # B, C and D all hold R3; each is deletable alone, not all three. Deletions are decided by
+    # decreasing blame then increasing credit: D (blame 1), C (credit 0.33), then B, which by
+    # then catches R3 alone and stays.
     result = gate(rubric(check("A")))
     got = decisions(result)
-    assert got["B"] == ("deleted", True)
+    assert [d.change.check_id for d in result.decisions] == ["D", "C", "B"]
+    assert got["D"] == ("deleted", True)
     assert got["C"] == ("deleted", True)
-    assert got["D"] == ("deleted", False)  # by then D alone catches R3
+    assert got["B"] == ("deleted", False)
     assert "R3" in result.decisions[-1].reason
-    assert [c.id for c in result.gated.checks] == ["A", "D"]
+    assert [c.id for c in result.gated.checks] == ["A", "B"]
 
 
 def test_adding_a_check_with_blame_is_rejected() -> None:
@@ -165,6 +168,9 @@ def test_max_failures_gate_uses_pivotal_catches() -> None:
     result = gate(rubric(check("B"), check("C"), check("D"), k=1), base)
     assert decisions(result) == {"A": ("deleted", False)}
     assert "(R2)" in result.decisions[0].reason
+    assert "would lose a pivotal catch: 1 flawed item failed by exactly 2 checks, this one included (R2)" \
+        in result.decisions[0].reason
+    assert "unique" not in result.decisions[0].reason
 
 
 def test_loosening_aggregation_that_lets_a_flaw_through_is_rejected() -> None:

@@ -61,12 +61,24 @@ def changed_via_git(workspace: Path, merge_base: str, head_sha: str) -> list[Cha
     return files
 
 
+REST_FILES_LIMIT = 3000  # "Responses include a maximum of 3000 files" (List pull request files)
+
+
 def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
+    """The PR's changed files from the API, all of them or an InputError (fail closed): the list
+    stops at 3,000 files, and a rubric edit past the cut would go ungated."""
+    pull = repo.get_pull(number)
     files = []
-    for f in repo.get_pull(number).get_files():
+    for f in pull.get_files():
         # "copied": a new file whose content matches another (its source is unchanged).
         status = {"changed": "modified", "copied": "added"}.get(f.status, f.status)
         files.append(ChangedFile(f.filename, f.previous_filename if status == "renamed" else None, status))
+    total = pull.changed_files
+    if total is None or len(files) < total:
+        shown = "an unknown number of" if total is None else f"{total:,}"
+        raise InputError(f"pull request #{number}", f"changes {shown} files, but the GitHub API listed "
+                         f"{len(files):,} (it lists at most {REST_FILES_LIMIT:,}): rubric edits past the cut would go "
+                         "ungated; check out with history (`fetch-depth: 0`) so that git lists every change")
     return files
 
 

@@ -14,14 +14,16 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
+from rubric_gate.boundary import apply_check_changes, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.guard import deletion_losses
-from rubric_gate.pipeline import Evaluation, attribute_rubric, run_check
+from rubric_gate.pipeline import Evaluation, attribute_rubric
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
-from rubric_gate.rubric import RubricDocument, parse_rubric_text
+from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
+from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
@@ -39,6 +41,7 @@ class GateSettings:
     judge: JudgeBackend | None  # the live judge for this rubric, when one is configured and usable
     judge_unavailable: str | None  # why a configured judge is not used
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
+    tip_sha: str | None = None  # the base branch's tip, when it moved on since: the merge is gated there too
     concurrency: int = 8
     max_judge_calls: int | None = None  # for this rubric; with `budget`, what the run has left
     budget: CallBudget | None = None  # `max_judge_calls` shared by every rubric of the run
@@ -68,6 +71,9 @@ class RubricOutcome:
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
+    # (normalised check text, item content hash) pairs a configured judge answered in this run:
+    # a changed recorded answer is excused for exactly these pairs, never for a whole check text.
+    judged_pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # -> the judge's answer
 
     @property
     def pending(self) -> bool:
@@ -148,6 +154,23 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     return fills, contradicting
 
 
+def _judged_answers(outcome: RubricOutcome, evaluation: Evaluation, docs: list[RubricDocument],
+                    calibration: CalibrationSet) -> None:
+    """Record the configured judge's answer (a panel's majority) for each pair it answered for
+    this rubric: a recorded answer the PR changes is excused only where it equals this one."""
+    for text in dict.fromkeys(c.text for doc in docs for c in doc.rubric.checks):
+        column = evaluation.column(text)
+        key = normalize_text(text)
+        for index, item in enumerate(calibration.items):
+            if not column.missing[index]:
+                outcome.judged_pairs[(key, item.content_hash)] = "no" if column.failed[index] else "yes"
+
+
+def _pairs_shown(verdicts: list[Verdict]) -> str:
+    shown = ", ".join(f"{v.check or v.check_text[:40]} on {v.item}" for v in verdicts[:10])
+    return shown + (f" and {len(verdicts) - 10} more" if len(verdicts) > 10 else "")
+
+
 def evaluate(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
     try:
@@ -178,10 +201,10 @@ def _measures_reliability(s: GateSettings) -> bool:
 def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
                       base_store: VerdictStore, s: GateSettings) -> Evaluation:
     """Several judges, samples or paraphrases: judge them all into the cache, gate on the majority."""
-    from rubric_gate.cli.panel_options import combined_stats
     from rubric_gate.ensemble import PanelEvaluation
     from rubric_gate.ensemble.measure import judge_panel
     from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.service import combined_stats
 
     judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
     with judging_store(s.cache, base_store) as store:
@@ -238,6 +261,7 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge is not None:
         evaluation = _judge_into(outcome, [head], calibration, store, s)
+        _judged_answers(outcome, evaluation, [head], calibration)
     else:
         if s.judge_unavailable:
             outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
@@ -246,6 +270,19 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
 
 
 def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+    _deletion_at(outcome, reader, s)
+    if s.tip_sha and s.tip_sha != s.base_sha:
+        # What the deletion loses is what the base tip has: main may have given the rubric a catch since.
+        at_base, at_tip = reader.entry(s.base_sha, outcome.file.base_path), reader.entry(s.tip_sha, outcome.file.base_path)
+        if at_tip is not None and (at_base is None or at_tip.blob_id != at_base.blob_id):
+            on_tip = RubricOutcome(outcome.file)
+            _deletion_at(on_tip, reader, replace(s, base_sha=s.tip_sha, tip_sha=None))
+            outcome.failures.extend(f"on the base branch's tip {s.tip_sha[:7]}: {f}" for f in on_tip.failures
+                                    if f not in outcome.failures)
+            outcome.judged_pairs.update(on_tip.judged_pairs)
+
+
+def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
     changed = outcome.file
     text = reader.read(s.base_sha, changed.base_path)
     if text is None:
@@ -263,6 +300,8 @@ def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettin
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
         evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
                       else Evaluation(calibration, base_store, task=task_hash(base.rubric.task)))
+        if s.judge is not None:
+            _judged_answers(outcome, evaluation, [base], calibration)
         summary = attribute_rubric(base, evaluation)
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
@@ -307,52 +346,109 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
             f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
         return
     outcome.base = base
-    notes: list[str] = []
-
-    # Labels and verdicts come from the base: the PR must not grade its own edit.
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
-    added, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
-    # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
-
-    if _measures_reliability(s):
-        evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
-    elif s.judge is not None:
-        evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
-        assert isinstance(evaluation.store, VerdictStore)
-        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt,
-                                       evaluation.task)
-        if added:
-            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
-                         + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
-                            if disagreements else "; the judge agrees with all of them") + ".")
-    else:
-        if s.judge_unavailable:
-            notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        store = base_store.merged(VerdictStore(added)) if added else base_store
-        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
-        if added:
-            note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
-                    "no judge could re-check them here")
-            if s.trust_pr_verdicts:
-                notes.append(note + ", so they were used as recorded.")
-            else:
-                notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
-                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
-    options = _audit(outcome, base, head, s)
-    if _measures_reliability(s):
-        from rubric_gate.ensemble import run_panel_check
-
-        if s.min_stability is not None:
-            options = replace(options, min_stability=s.min_stability, stability=evaluation.stability)  # type: ignore[attr-defined]
-        report = run_panel_check(base, head, evaluation, options)  # type: ignore[arg-type]
-    else:
-        report = run_check(base, head, evaluation, options)
+    notes: list[str] = []
+    report, evaluation, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
     if s.suggest_repairs and not report.gate_passed:
         _repair(outcome, base, head, evaluation, options, s)
     report.notes.extend(notes)
     if outcome.judging is not None:
         report.judging = outcome.judging
     outcome.report = report
+    if s.tip_sha and s.tip_sha != s.base_sha:
+        _gate_on_tip(outcome, reader, base, head, head_store, options, s)
+
+
+def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocument, head: RubricDocument,
+                 head_store: VerdictStore, options: GateOptions, s: GateSettings) -> None:
+    """Gate the merge, not the branch: the PR's check changes applied onto the base tip's rubric,
+    against the tip's labels and verdicts. A PR that deletes B is rejected when main has since
+    deleted A, the other check catching the same items."""
+    assert s.tip_sha is not None
+    changed = outcome.file
+    tip_text = reader.read(s.tip_sha, changed.base_path)
+    where = f"the base branch's tip {s.tip_sha[:7]}"
+    if tip_text is None:
+        outcome.failures.append(f"{where} no longer has {changed.base_path}: the merge would bring back a rubric "
+                                "the base branch removed; rebase the PR onto its base branch")
+        return
+    try:
+        tip = parse_rubric_text(tip_text, _display(s.tip_sha, changed.base_path))
+        tip_calibration = read_calibration(reader, s.tip_sha, tip.rubric.calibration)
+        tip_store = read_verdicts(reader, s.tip_sha, tip.rubric.verdicts)
+    except InputError as exc:
+        outcome.failures.append(f"{where} cannot be read to gate the merge ({exc.message}); rebase the PR")
+        return
+    merged = RubricDocument(apply_check_changes(base.rubric, head.rubric, tip.rubric),
+                            SourceText(f"this PR merged onto {s.tip_sha[:7]}", head.source.text, None,
+                                       repo_path=changed.path), head.check_lines)
+    if merged.rubric == tip.rubric and tip.rubric == base.rubric:
+        return
+    judging, judged = outcome.judging, outcome.judged_pairs
+    try:
+        report, _, _ = _gate_versions(outcome, tip, merged, tip_calibration, tip_store, head_store, s, [],
+                                      options=options)
+    except MissingVerdictsError as exc:
+        parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
+        outcome.failures.append(f"merged onto {where}, the rubric cannot be scored (no verdict for checks {parts}): "
+                                f"rebase the PR, or {JUDGE_HINT}")
+        return
+    finally:
+        outcome.judging = judging if judging is not None else outcome.judging
+        outcome.judged_pairs = {**outcome.judged_pairs, **judged}
+    for change in report.changes:
+        if not change.accepted:
+            outcome.failures.append(f"merged onto {where}, {change.change} {change.check} is rejected: {change.reason}")
+
+
+def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, calibration: CalibrationSet,
+                   base_store: VerdictStore, head_store: VerdictStore, s: GateSettings, notes: list[str],
+                   options: GateOptions | None = None) -> tuple[CheckReport, Evaluation, GateOptions]:
+    """Judge what is missing and gate `base` -> `head` on `base`'s labels and trusted verdicts.
+
+    `options` given: a second gating of the same PR (onto the base tip), audited already.
+    """
+    primary = options is None
+    fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
+    added, ignored = usable_pr_verdicts(fills, base.rubric)
+    if ignored and primary:
+        notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
+                     f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
+                     "those, so they were not used.")
+    if _measures_reliability(s):
+        evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
+        _judged_answers(outcome, evaluation, [base, head], calibration)
+    elif s.judge is not None:
+        evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
+        _judged_answers(outcome, evaluation, [base, head], calibration)
+        assert isinstance(evaluation.store, VerdictStore)
+        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt,
+                                       evaluation.task)
+        if added and primary:
+            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
+                         + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
+                            if disagreements else "; the judge agrees with all of them") + ".")
+        added = []
+    else:
+        if s.judge_unavailable and primary:
+            notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
+        store = base_store.merged(VerdictStore(added)) if added else base_store
+        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
+        if added and primary:
+            note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
+                    "no judge could re-check them here")
+            if s.trust_pr_verdicts:
+                notes.append(note + ", so they were used as recorded; they may reject a change, never excuse one.")
+            else:
+                notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
+                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
+    if options is None:
+        options = _audit(outcome, base, head, s)
+    untrusted = Untrusted(tuple(added), base_store, calibration, task_hash(head.rubric.task)) if added else None
+    report, options = gate_edit(base, head, evaluation, options, min_stability=s.min_stability if
+                                _measures_reliability(s) else None, untrusted=untrusted, notes=notes)
+    return report, evaluation, options
 
 
 def _audit_store(s: GateSettings) -> Any:

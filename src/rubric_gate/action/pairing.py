@@ -10,25 +10,28 @@ from __future__ import annotations
 
 import posixpath
 
-import yaml
-
 from rubric_gate.action.changed import ChangedFile, matches_any
 from rubric_gate.action.sources import FileReader
 from rubric_gate.errors import InputError
+from rubric_gate.sources import load_located_yaml
 
 MAX_REWRITE_CANDIDATES = 100
 
 
 def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
-    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task`, read leniently ({} if unreadable).
+    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task` ({} if it does not load).
+
+    Read by the one reader and YAML loader the gate uses (tags refused, symlinks refused), so
+    these keys are the ones the gate acts on; a rubric that does not load is an error where it
+    is gated, never an empty mapping that hides a repointed key.
 
     The two paths are normalised (`./a//b` is `a/b`) so that they compare equal to the paths git
     lists: a rubric naming its labels `./calibration/x.jsonl` still has them reviewed.
     """
     try:
         text = reader.read(sha, path)
-        data = yaml.safe_load(text) if text else None
-    except (yaml.YAMLError, InputError, RecursionError):
+        data = load_located_yaml(text, f"{sha[:7]}:{path}").data if text else None
+    except InputError:
         return {}
     if not isinstance(data, dict):
         return {}

@@ -97,7 +97,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for warning in cache.warnings:
         command("warning", warning)
     notices: list[str] = []
-    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], set())
+    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], {})
     # Rubrics main added since the PR branched use labels too, once this PR merges.
     tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
     standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
@@ -216,10 +216,11 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
-              gate_base: str, cache: VerdictCache, notices: list[str]) -> tuple[list[RubricOutcome], set[str]]:
+              gate_base: str, cache: VerdictCache,
+              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: set[str] = set()
+    judged: dict[tuple[str, str], str] = {}
     unjudged: list[str] = []
     budget = CallBudget(config.max_judge_calls)  # per run, shared by every rubric
     for change in changes:
@@ -240,7 +241,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
         settings = GateSettings(
-            base_sha=gate_base, head_sha=pr.head_sha, trust_pr_verdicts=config.trust_pr_verdicts,
+            base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha, trust_pr_verdicts=config.trust_pr_verdicts,
             rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
             concurrency=config.concurrency, max_judge_calls=config.max_judge_calls, budget=budget,
             audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
@@ -249,9 +250,8 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
         )
         outcome = evaluate(change, reader, settings)
         outcomes.append(outcome)
-        if outcome.judging is not None:  # every pair of these checks was judged live: recorded answers unused
-            judged.update(c.normalized_text for doc in (outcome.base, outcome.head) if doc is not None
-                          for c in doc.rubric.checks)
+        if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
+            judged.update(outcome.judged_pairs)
         for notice in outcome.notices:
             command("notice", f"{change.path}: {notice}")
         if outcome.error:

@@ -1,37 +1,72 @@
-"""Read a file as of a commit: with git when the workspace has the history, else the REST API."""
+"""Read a file as of a commit, by its tree entry: with git when the workspace has the history,
+else the GitHub API (whose trees list the same modes and blob ids).
+
+One reader for everything a PR touches (rubrics, calibration sets, verdict files): only a
+regular blob is read. A symlink's blob is its target string and a submodule has no blob, so
+either, read as text, would pass for a file nobody wrote (a symlink "containing" the base YAML).
+"""
 
 from __future__ import annotations
 
 import base64
 import posixpath
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from github import GithubException, UnknownObjectException
+from github import GithubException
 from github.Repository import Repository
 
 from rubric_gate.errors import InputError
-from rubric_gate.sources.files import decode_text, read_git_file
+from rubric_gate.sources.files import decode_text
+
+REGULAR_MODES = ("100644", "100755")
+MODE_NAMES = {"120000": "a symlink", "160000": "a submodule", "040000": "a directory"}
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    path: str
+    mode: str  # git's file mode: 100644/100755 regular, 120000 symlink, 160000 submodule, 040000 tree
+    blob_id: str  # the object id: the same bytes have the same id at every commit
+
+
+@dataclass(frozen=True)
+class RepoFile:
+    """A regular file's text at a commit, with its blob id (equal ids: equal bytes)."""
+
+    path: str
+    text: str
+    blob_id: str
 
 
 class FileReader(Protocol):
     kind: str
 
+    def entry(self, sha: str, path: str) -> TreeEntry | None:
+        """The tree entry at `sha`, or None when there is none."""
+
+    def read_file(self, sha: str, path: str) -> RepoFile | None:
+        """The regular file at `sha`, None when absent; any other kind of entry is an InputError."""
+
     def read(self, sha: str, path: str) -> str | None:
         """The file's text at `sha`, or None when it does not exist there."""
 
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The regular file's blob id at `sha`, None when absent (other entries: InputError)."""
+
     def list_files(self, sha: str) -> list[str]:
-        """Every file path in the tree at `sha`."""
+        """Every non-directory path in the tree at `sha` (symlinks and submodules included, so
+        that one under the `rubrics` glob is refused rather than skipped)."""
 
 
 def check_repo_path(sha: str, path: str) -> str:
     """`path` relative to the repository root (`./a//b` is `a/b`) if it names a file inside the
     repository; else an InputError.
 
-    Paths come from the PR's own rubric. Read through the API, `..` segments would walk out of
-    `/repos/OWNER/REPO/contents/` to any endpoint the token can read (the HTTP client resolves
-    them), so they are refused here, for git reads too, with absolute paths and backslashes.
+    Paths come from the PR's own rubric: `..` segments, absolute paths and backslashes are
+    refused before any lookup.
     """
     parts = PurePosixPath(path).parts
     if (not path.strip() or path.startswith("/") or "\\" in path or "\0" in path
@@ -55,56 +90,108 @@ def is_shallow(workspace: Path) -> bool:
     return proc.returncode != 0 or proc.stdout.strip() != "false"
 
 
-class GitReader:
+class _TreeReader:
+    """Shared by both readers: one tree listing per commit, each blob read once."""
+
+    kind = ""
+
+    def __init__(self) -> None:
+        self._trees: dict[str, dict[str, TreeEntry]] = {}
+        self._files: dict[tuple[str, str], RepoFile | None] = {}
+
+    def _list_tree(self, sha: str) -> dict[str, TreeEntry]:
+        raise NotImplementedError
+
+    def _blob(self, entry: TreeEntry, display: str) -> bytes:
+        raise NotImplementedError
+
+    def tree(self, sha: str) -> dict[str, TreeEntry]:
+        if sha not in self._trees:
+            self._trees[sha] = self._list_tree(sha)
+        return self._trees[sha]
+
+    def entry(self, sha: str, path: str) -> TreeEntry | None:
+        return self.tree(sha).get(check_repo_path(sha, path))
+
+    def list_files(self, sha: str) -> list[str]:
+        return [path for path, e in self.tree(sha).items() if e.mode != "040000"]
+
+    def read_file(self, sha: str, path: str) -> RepoFile | None:
+        path = check_repo_path(sha, path)
+        key = (sha, path)
+        if key not in self._files:
+            self._files[key] = self._read_file(sha, path)
+        return self._files[key]
+
+    def _read_file(self, sha: str, path: str) -> RepoFile | None:
+        entry = self.tree(sha).get(path)
+        if entry is None:
+            return None
+        display = f"{sha[:7]}:{path}"
+        if entry.mode not in REGULAR_MODES:
+            what = MODE_NAMES.get(entry.mode, f"not a regular file (mode {entry.mode})")
+            if entry.mode in MODE_NAMES:
+                what = f"{what} (mode {entry.mode})"
+            raise InputError(display, f"is {what}; rubrics, calibration sets and verdict files must be "
+                             "regular files committed as such")
+        return RepoFile(path, decode_text(self._blob(entry, display), display), entry.blob_id)
+
+    def read(self, sha: str, path: str) -> str | None:
+        file = self.read_file(sha, path)
+        return None if file is None else file.text
+
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The blob id of the regular file `path` at `sha` (stores are parsed once per blob), None
+        when absent. Any other kind of entry is the same InputError `read_file` raises: a symlink
+        whose target string equals a regular file's bytes has that file's blob id."""
+        entry = self.entry(sha, path)
+        if entry is None:
+            return None
+        if entry.mode not in REGULAR_MODES:
+            self.read_file(sha, path)  # raises, naming the path and the mode
+        return entry.blob_id
+
+
+class GitReader(_TreeReader):
     kind = "git"
 
     def __init__(self, workspace: Path) -> None:
+        super().__init__()
         self.workspace = workspace
-        # A file at a commit never changes: each is read once, however many steps ask
-        # (pairing, the standard review, the judge lookup and the gate all read the rubrics).
-        self._texts: dict[tuple[str, str], str | None] = {}
-        self._blobs: dict[tuple[str, str], str | None] = {}  # blob ids: stores parsed once per blob
 
-    def read(self, sha: str, path: str) -> str | None:
-        path = check_repo_path(sha, path)
-        if (sha, path) not in self._texts:
-            self._texts[(sha, path)] = self._read(sha, path)
-        return self._texts[(sha, path)]
-
-    def blob_id(self, sha: str, path: str) -> str | None:
-        """The git blob id of `path` at `sha` (a hash of its bytes), None when it is no file there."""
-        path = check_repo_path(sha, path)
-        if (sha, path) not in self._blobs:
-            proc = subprocess.run(["git", "cat-file", "--batch-check"], cwd=self.workspace, capture_output=True,
-                                  input=f"{sha}:{path}\n".encode("utf-8", "surrogateescape"), check=False)
-            blob, _, kind = proc.stdout.decode("ascii", "replace").partition(" ")
-            self._blobs[(sha, path)] = blob if proc.returncode == 0 and kind.startswith("blob ") else None
-        return self._blobs[(sha, path)]
-
-    def _read(self, sha: str, path: str) -> str | None:
-        exists = subprocess.run(
-            ["git", "cat-file", "-e", f"{sha}:{path}"], cwd=self.workspace, capture_output=True, check=False
-        )
-        if exists.returncode != 0:
-            return None
-        return read_git_file(sha, path, self.workspace)
-
-    def list_files(self, sha: str) -> list[str]:
-        proc = subprocess.run(["git", "ls-tree", "-r", "-z", "--name-only", "--end-of-options", sha],
+    def _list_tree(self, sha: str) -> dict[str, TreeEntry]:
+        # -z: names exactly as stored (a newline in a directory name stays one); -t: trees too,
+        # so that a directory named like a file is told apart from a missing file.
+        proc = subprocess.run(["git", "ls-tree", "-r", "-t", "-z", "--full-tree", "--end-of-options", sha],
                               cwd=self.workspace, capture_output=True, check=False)
         if proc.returncode != 0:
             raise InputError(f"commit {sha[:7]}", "cannot list its files")
-        return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
+        entries: dict[str, TreeEntry] = {}
+        for record in proc.stdout.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, _kind, oid = meta.decode().split()
+            path = raw_path.decode("utf-8", "replace")
+            entries[path] = TreeEntry(path, mode, oid)
+        return entries
+
+    def _blob(self, entry: TreeEntry, display: str) -> bytes:
+        proc = subprocess.run(["git", "cat-file", "blob", entry.blob_id], cwd=self.workspace,
+                              capture_output=True, check=False)
+        if proc.returncode != 0:
+            raise InputError(display, f"cannot read from git (blob {entry.blob_id[:12]} missing)")
+        return proc.stdout
 
 
-class RestReader:
+class RestReader(_TreeReader):
     kind = "rest"
 
     def __init__(self, repo: Repository) -> None:
+        super().__init__()
         self.repo = repo
-        self._texts: dict[tuple[str, str], str | None] = {}  # each file at a commit costs one API call
 
-    def list_files(self, sha: str) -> list[str]:
+    def _list_tree(self, sha: str) -> dict[str, TreeEntry]:
         try:
             tree = self.repo.get_git_tree(sha, recursive=True)
         except GithubException as exc:
@@ -112,30 +199,11 @@ class RestReader:
         if tree.raw_data.get("truncated"):
             raise InputError(f"commit {sha[:7]}", "the GitHub API truncated its file list (over 100,000 files); "
                              "check out the repository with history (`fetch-depth: 0`) instead")
-        return [entry.path for entry in tree.tree if entry.type == "blob"]
+        return {e.path: TreeEntry(e.path, e.mode.rjust(6, "0"), e.sha) for e in tree.tree}
 
-    def read(self, sha: str, path: str) -> str | None:
-        path = check_repo_path(sha, path)
-        if (sha, path) not in self._texts:
-            self._texts[(sha, path)] = self._read(sha, path)
-        return self._texts[(sha, path)]
-
-    def _read(self, sha: str, path: str) -> str | None:
+    def _blob(self, entry: TreeEntry, display: str) -> bytes:
+        # The Git blobs API serves any regular file up to 100 MB, by the id the tree listed.
         try:
-            content = self.repo.get_contents(path, ref=sha)
-        except UnknownObjectException:
-            return None
+            return base64.b64decode(self.repo.get_git_blob(entry.blob_id).content)
         except GithubException as exc:
-            raise InputError(f"{sha[:12]}:{path}", f"cannot read through the GitHub API (HTTP {exc.status})") from None
-        if isinstance(content, list):
-            raise InputError(f"{sha[:12]}:{path}", "is a directory, expected a file")
-        try:
-            if content.encoding == "base64":
-                data = content.decoded_content
-            else:
-                # Over 1 MB the contents API returns no content (encoding "none"); the Git blobs
-                # API serves the same bytes up to 100 MB.
-                data = base64.b64decode(self.repo.get_git_blob(content.sha).content)
-        except GithubException as exc:
-            raise InputError(f"{sha[:12]}:{path}", f"cannot read through the GitHub API (HTTP {exc.status})") from None
-        return decode_text(data, f"{sha[:12]}:{path}")
+            raise InputError(display, f"cannot read through the GitHub API (HTTP {exc.status})") from None

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from rubric_gate.action.changed import ChangedFile, matches_any
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
+from rubric_gate.boundary import classify_rubric_changes
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
-from rubric_gate.guard import changed_answers, diff_labels
-from rubric_gate.guard.verdicts import ChangedAnswer
-from rubric_gate.rubric import normalize_text
+from rubric_gate.guard import changed_answers, diff_labels, filled_answers, removed_answers
+from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
+from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 
@@ -39,12 +40,12 @@ def _display(sha: str, path: str) -> str:
 
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: set[str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+                    judged: dict[tuple[str, str], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
-    since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges. `judged`: the check texts (normalised) a configured judge
-    re-judged in this run, whose changed answers the gate did not use. An answer changed for any
-    other check (e.g. of a rubric sharing the verdict file that this PR does not edit) was never
-    re-judged."""
+    since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges.
+    `judged`: the (normalised check text, item content hash) pairs a configured judge answered in
+    this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
+    (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
@@ -67,24 +68,43 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
         if v_path in changed:
             users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
+            in_use = _texts_in_use(reader, head_sha, users, rubric_changes)
+            trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], users)
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
-                                              users, judged))
+                                              users, judged, in_use, trusted))
     for change in rubric_changes:
-        if change.status not in ("modified", "renamed"):
-            continue
-        before = rubric_keys(reader, base_sha, change.base_path)
-        after = rubric_keys(reader, head_sha, change.path)
-        for key in ("calibration", "verdicts"):
-            if key in before and key in after and before[key] != after[key]:
-                findings.append(StandardFinding(change.path, (change.path,),
-                                                f"repoints `{key}` from {before[key]} to {after[key]}", True))
-        # The judge reads the task with every check, but verdicts are keyed by check text: the
-        # gate cannot see what a new task does to them (one saying "every output is fine" would pass).
-        if "task" in before and "task" in after and before["task"].split() != after["task"].split():
-            findings.append(StandardFinding(change.path, (change.path,), "rewords `task`, which the judge reads "
-                                            "with every check; recorded and cached verdicts were judged against the "
-                                            "old wording, so the gate cannot tell what the change does", True))
+        if change.status in ("modified", "renamed"):
+            findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))
     return findings
+
+
+def _rubric_key_findings(reader: FileReader, base_sha: str, head_sha: str,
+                         change: ChangedFile) -> list[StandardFinding]:
+    """The rubric's own keys, classified (`boundary.rubric_diff`): what needs the override here.
+    A version that does not load is reported where the rubric is gated."""
+    try:
+        base_text, head_text = reader.read(base_sha, change.base_path), reader.read(head_sha, change.path)
+        if base_text is None or head_text is None:
+            return []
+        base = parse_rubric_text(base_text, _display(base_sha, change.base_path)).rubric
+        head = parse_rubric_text(head_text, _display(head_sha, change.path)).rubric
+    except InputError:
+        return []
+    out = []
+    for diff in classify_rubric_changes(base, head):
+        if not diff.needs_override:
+            continue
+        if diff.key in ("calibration", "verdicts"):
+            message = f"repoints `{diff.key}` from {diff.before} to {diff.after}"
+        elif diff.key == "task":
+            # The judge reads the task with every check: the gate cannot see what a new task does
+            # to the verdicts (one saying "every output is fine" would pass).
+            message = ("rewords `task`, which the judge reads with every check; recorded and cached verdicts "
+                       "were judged against the old wording, so the gate cannot tell what the change does")
+        else:
+            message = f"changes `{diff.key}`, which no rule of the gate classifies, so it needs the override"
+        out.append(StandardFinding(change.path, (change.path,), message, True))
+    return out
 
 
 def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
@@ -115,8 +135,44 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
     return out
 
 
+def _texts_in_use(reader: FileReader, head_sha: str, users: tuple[str, ...],
+                  rubric_changes: list[ChangedFile]) -> set[str] | None:
+    """The check texts (normalised) the rubrics using a verdict file still have at the head;
+    None when one of them does not load there (then every lost answer counts)."""
+    moved = {c.base_path: c for c in rubric_changes}
+    texts: set[str] = set()
+    for user in users:
+        change = moved.get(user)
+        if change is not None and change.status == "removed":
+            continue
+        path = change.path if change is not None else user
+        try:
+            text = reader.read(head_sha, path)
+            if text is None:
+                continue
+            texts.update(c.normalized_text for c in parse_rubric_text(text, _display(head_sha, path)).rubric.checks)
+        except InputError:
+            return None
+    return texts
+
+
+def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) -> set[str]:
+    """The check texts (normalised) of the rubrics using a verdict file, as the base branch has them."""
+    texts: set[str] = set()
+    for sha in shas:
+        for user in users:
+            try:
+                text = reader.read(sha, user)
+                if text is not None:
+                    texts.update(c.normalized_text for c in parse_rubric_text(text, _display(sha, user)).rubric.checks)
+            except InputError:
+                continue  # a rubric broken on the base: its checks vouch for nothing
+    return texts
+
+
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: set[str]) -> list[StandardFinding]:
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str], str],
+                      in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
         return []
@@ -142,21 +198,35 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
-    rejudged = [a for a in answers if normalize_text(a.text) in judged]
-    unjudged = [a for a in answers if normalize_text(a.text) not in judged]
+    rejudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) == a.head]
+    unjudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) != a.head]
+    removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
+               if in_use is None or normalize_text(r.text) in in_use]
+    # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
+    # PR's answers for checks the base already has would become the record the next PR is gated on.
+    filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
+              if normalize_text(a.text) in trusted and judged.get((normalize_text(a.text), a.item_hash)) != a.head]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
                                    "names the old path finds no recorded verdict)", True))
     if rejudged:
         out.append(StandardFinding(path, users, f"changes {len(rejudged)} recorded answer(s) ({_shown(rejudged)}); the "
-                                   "configured judge re-judged these pairs and the gate used its answers, not the PR's",
+                                   "configured judge re-judged these pairs and gave the same answers",
                                    False))
     if unjudged:
         out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
-                                   "that no judge re-judged in this run", True))
+                                   "that the configured judge did not confirm in this run", True))
+    if filled:
+        out.append(StandardFinding(path, users, f"records {len(filled)} answer(s) for checks the base branch already "
+                                   f"has, where it had none ({_shown(filled)}), that no judge re-judged in this run; "
+                                   "once merged they are the record later PRs are gated on", True))
+    if removed:
+        out.append(StandardFinding(path, users, f"removes {len(removed)} recorded verdict(s) of checks still in use "
+                                   f"({_shown(removed)}); a lost answer is lost evidence, and the gap could be "
+                                   "filled with another answer later", True))
     return out
 
 
-def _shown(answers: list[ChangedAnswer]) -> str:
+def _shown(answers: list[ChangedAnswer] | list[RemovedAnswer]) -> str:
     return ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")

@@ -85,8 +85,8 @@ def _judge(config: ActionConfig, specs: tuple[str, ...], backend: JudgeBackend, 
            budget: CallBudget) -> dict:
     """Judge as a PR run will look verdicts up: every judge of the panel, every sample."""
     if len(specs) > 1 or config.samples > 1:
-        from rubric_gate.cli.panel_options import combined_stats
         from rubric_gate.ensemble.measure import judge_panel
+        from rubric_gate.service import combined_stats
 
         measured = judge_panel(doc.rubric, doc.rubric, calibration, store, list(specs), samples=config.samples,
                                concurrency=config.concurrency, max_calls=budget.left())

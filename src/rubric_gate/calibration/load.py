@@ -50,7 +50,7 @@ def parse_item(obj: dict, display: str, line_no: int) -> CalibrationItem:
         error = exc.errors()[0]
         key = ".".join(str(p) for p in error["loc"]) or "item"
         if error["type"] == "extra_forbidden":
-            what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split)"
+            what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split, meta)"
         elif error["type"] == "missing":
             what = f"missing required key '{key}'"
         elif key == "label":

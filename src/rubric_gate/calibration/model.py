@@ -27,6 +27,10 @@ class CalibrationItem(BaseModel):
     split: Annotated[Literal["calibration", "evaluation"] | None, Field(
         description="calibration (default): the gate decides on these items; evaluation: held out.",
     )] = None
+    meta: Annotated[dict[str, Any] | None, Field(
+        description="Free information about the item (annotator, source, batch, ...): kept and shown in "
+                    "JSON reports, never shown to the judge and not part of the item's content hash.",
+    )] = None
 
     @property
     def flawed(self) -> bool:

@@ -6,6 +6,8 @@ P (provenance): a frozen check is never deleted, reworded or unfrozen.
 R (rates, opt-in): no change may lower either calibration rate.
 U (stability, opt-in): an added or reworded check must answer the same under paraphrase and
   repeated sampling at least a given share of the time.
+Whatever gates are chosen, the last check is never deleted (`nonempty_rule`, reported as S):
+the gated rubric must stay a rubric.
 """
 
 from __future__ import annotations
@@ -78,17 +80,28 @@ def aggregation_rule(ctx: RuleContext) -> Violation | None:
     return Violation("S", "; ".join(reasons)) if reasons else None
 
 
+def nonempty_rule(ctx: RuleContext) -> Violation | None:
+    """Always on: reached when every addition was rejected and every deletion allowed."""
+    if ctx.change.kind == "deleted" and not ctx.after_ids:
+        return Violation("S", "would leave no check: a rubric needs at least one")
+    return None
+
+
 def deletion_rule(ctx: RuleContext) -> Violation | None:
     if not ctx.after_ids:
-        # Reached when every addition was rejected: the gated rubric must still be a rubric.
-        return Violation("S", "would leave no check: a rubric needs at least one")
+        return None  # nonempty_rule's case
     column = ctx.before_ids.index(ctx.change.check_id)
     unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
     if not unique:
         return None
     pivotal = ctx.flawed & ctx.before[:, column] & (failure_counts(ctx.before) == ctx.max_failures + 1)
-    return Violation("S", f"would lose a unique catch: it alone catches {unique} flawed item{'s' if unique != 1 else ''} "
-                          f"({ctx.items(pivotal)})")
+    plural = "s" if unique != 1 else ""
+    if ctx.max_failures == 0:
+        return Violation("S", f"would lose a unique catch: it alone catches {unique} flawed item{plural} "
+                              f"({ctx.items(pivotal)})")
+    # Under max_failures k the catch is shared by k + 1 checks, each of them pivotal for it.
+    return Violation("S", f"would lose a pivotal catch: {unique} flawed item{plural} failed by exactly "
+                          f"{ctx.max_failures + 1} checks, this one included ({ctx.items(pivotal)})")
 
 
 def addition_rule(ctx: RuleContext) -> Violation | None:
@@ -154,5 +167,5 @@ def stability_rule(ctx: RuleContext, *, threshold: float, stability: Callable[[s
     value = stability(change.head.text)
     if value is None or value >= threshold:
         return None
-    return Violation("U", f"stability {100 * value:.0f}% is below --min-stability {100 * threshold:.0f}% "
-                          "(paraphrase agreement or 1 - flip rate)")
+    return Violation("U", f"stability {value:.2f} is below --min-stability {threshold:.2f} "
+                          "(the lower of the mean paraphrase kappa and 1 - flip rate)")

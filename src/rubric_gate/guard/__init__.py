@@ -3,6 +3,6 @@ and rubrics that still do work. Pure functions over loaded data; the action supp
 
 from rubric_gate.guard.deletion import deletion_losses
 from rubric_gate.guard.labels import LabelDiff, diff_labels
-from rubric_gate.guard.verdicts import changed_answers
+from rubric_gate.guard.verdicts import changed_answers, filled_answers, removed_answers
 
-__all__ = ["LabelDiff", "changed_answers", "deletion_losses", "diff_labels"]
+__all__ = ["LabelDiff", "changed_answers", "deletion_losses", "diff_labels", "filled_answers", "removed_answers"]

@@ -20,7 +20,13 @@ def _coverage_findings(rubric: Rubric, located: LocatedYaml, display: str,
                        items: list[CalibrationItem], store: VerdictStore) -> list[Finding]:
     findings = []
     for index, check in enumerate(rubric.checks):
-        missing = verdict_column(check.text, items, store).missing
+        column = verdict_column(check.text, items, store)
+        missing = column.missing
+        if items and column.not_applicable_count == len(items):
+            # n/a is a valid answer; on every item it means the check never takes part in grading
+            findings.append(Finding(display, located.line_of(("checks", index)), WARNING,
+                                    f"check '{check.id}': answered n/a on all {len(items)} items "
+                                    "(it applies to none of the calibration set)"))
         if not missing.any():
             continue
         ids = [item.id for item, gone in zip(items, missing, strict=True) if gone]

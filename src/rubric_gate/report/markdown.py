@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate.attribution import Rate
+from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.charts import credit_blame_mermaid
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.report.terminal import strip_controls
@@ -288,6 +289,7 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
         columns=measured_columns(report),
         shaky=[(c, trust_note(c)) for c in report.changes if c.accepted and trust_note(c)],
         paraphrased=[r for r in report.head.checks if r.reliability and r.reliability.get("paraphrases")],
+        comparisons=comparison_lines(report.comparisons),
     ).rstrip("\n") + "\n"
 
 

@@ -22,6 +22,8 @@ class CheckRow:
     fails_correct: int  # correct items this check answers no on
     fails_flawed: int  # flawed items this check answers no on
     reliability: dict[str, Any] | None = None  # flip_rate / alpha / ... when measured
+    not_applicable: int = 0  # items the check answered "n/a" on (it does not apply to them)
+    coverage: float | None = None  # share of items it applies to (answered yes or no)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -33,6 +35,8 @@ class CheckRow:
             "unique_catches": self.unique_catches,
             "fails_correct": self.fails_correct,
             "fails_flawed": self.fails_flawed,
+            "not_applicable": self.not_applicable,
+            "coverage": None if self.coverage is None else round(self.coverage, 4),
             **(self.reliability or {}),
             "text": self.text,
         }
@@ -51,6 +55,7 @@ class RubricSummary:
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
     agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
     split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
+    item_meta: dict[str, Any] | None = None  # item id -> its free `meta` object, for items carrying one
 
     @property
     def items_name(self) -> str:
@@ -72,6 +77,7 @@ class RubricSummary:
             "rates": self.rates.to_dict(),
             "joint_catches": [{"checks": [a, b], "catches": n} for a, b, n in self.joint_catches],
             "agreement": None if self.agreement is None else self.agreement.to_dict(),
+            **({"item_meta": self.item_meta} if self.item_meta else {}),
         }
 
     def row(self, check_id: str) -> CheckRow | None:
@@ -125,10 +131,12 @@ class CheckReport:
     override: str | None = None  # set when a human override turned a fail into a pass
     reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
     split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
+    comparisons: list[Any] = field(default_factory=list)  # comparison.PairedComparison: base vs head, gated
+    run_failures: list[str] = field(default_factory=list)  # reasons to fail besides a rejected change
 
     @property
     def gate_passed(self) -> bool:
-        return all(c.accepted for c in self.changes)
+        return all(c.accepted for c in self.changes) and not self.run_failures
 
     @property
     def decision(self) -> str:
@@ -148,4 +156,6 @@ class CheckReport:
             "notes": self.notes,
             "judging": self.judging,
             "reliability": None if self.reliability is None else self.reliability.to_dict(),
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "run_failures": self.run_failures,
         }

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.markdown import (
     check_rows,
     gated_label,
@@ -36,7 +37,7 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
                   collapse_padding=True)  # Text title: user strings are not rich markup
     table.add_column("Check", overflow="fold", min_width=12, ratio=4)
     for name, justify in (("Origin", "left"), ("Frozen", "left"), ("Credit", "right"), ("Blame", "right"),
-                          ("Unique catches", "right"), ("Fails correct", "right"), ("Fails flawed", "right")):
+                          ("Pivotal catches" if summary.max_failures else "Unique catches", "right"), ("Fails correct", "right"), ("Fails flawed", "right")):
         table.add_column(name, justify=justify, width=_word_width(name))  # type: ignore[arg-type]
     for key, _ in columns or []:
         table.add_column(SHORT_HEADERS[key], justify="right", width=5)
@@ -104,6 +105,8 @@ def render_check_text(report: CheckReport, console: Console) -> None:
                           highlight=False)
         if trust_note(change):
             console.print(_text(f"           not firm: {trust_note(change)}", style="yellow"), highlight=False)
+    for failure in report.run_failures:
+        console.print(_text(f"  REJECTED {failure}"), highlight=False)
     for note in report.notes:
         console.print(_text(f"note: {note}", style="yellow"))
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
@@ -115,5 +118,7 @@ def render_check_text(report: CheckReport, console: Console) -> None:
                           (f"head as proposed (version {report.head.version})", report.head),
                           (f"gated ({gated_label(report)})", report.gated)):
         console.print(_text(f"{name}: ") + _rates_lines(summary))
+    for line in comparison_lines(report.comparisons):
+        console.print(Text(f"paired: {line}"), highlight=False)
     for clause in how_sure(report):
         console.print(Text(f"how sure: {clause}"), highlight=False)

@@ -71,7 +71,7 @@ _CALIBRATION_ITEMS = [
      "output": "The warranty lasts 24 months (section 2).", "label": "pass", "split": "calibration"},
     {"id": "ex-2", "input": {"question": "How long is the warranty?", "document": "Section 2: The warranty lasts 24 months."},
      "output": "The warranty lasts 36 months and covers water damage (section 2).", "label": "fail",
-     "flaw": "invented-fact"},
+     "flaw": "invented-fact", "meta": {"annotator": "ana", "batch": 1}},
     {"id": "ex-3", "input": {"question": "Who pays for returns?", "document": "Section 5: The buyer pays return shipping."},
      "output": "The buyer pays return shipping.", "label": "fail", "flaw": "unplanned"},
     {"id": "ex-4", "input": {"question": "Who pays for returns?", "document": "Section 5: The buyer pays return shipping."},

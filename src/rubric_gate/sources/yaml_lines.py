@@ -121,6 +121,28 @@ class _Walker:
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
 
+def _refuse_tags(text: str, display: str) -> None:
+    """Any explicit YAML tag (`!rubric`, `!!binary`, `!!python/...`, `! x`) is an error naming its line.
+
+    A tag changes what a value is (`!!binary` turns text into bytes, a local tag on the root
+    makes other YAML readers see no mapping at all), so the same file would mean one thing to
+    one reader and another to the next. Plain YAML has all a rubric needs. Every tag starts
+    with `!`, so files without one skip the event scan.
+    """
+    if "!" not in text:
+        return
+    loader = _FAST_LOADER or yaml.SafeLoader
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            tag = getattr(event, "tag", None)
+            if tag is not None:
+                tag = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+                raise InputError(display, f"YAML tag '{tag}' is not allowed: write plain YAML (a tag changes what "
+                                 "a value means, and readers differ on it)", event.start_mark.line + 1)
+    except yaml.YAMLError:
+        return  # composing reported (or will report) the syntax error with its line
+
+
 def _compose_fast(text: str) -> yaml.Node | None:
     """Compose with libyaml when PyYAML has it (about 10x faster on large rubrics); None on any
     problem, so the pure-Python loader runs and reports errors exactly as it always has."""
@@ -153,6 +175,7 @@ def load_located_yaml(text: str, display: str) -> LocatedYaml:
         raise InputError(display, "YAML nested too deeply") from None
     if node is None:
         raise InputError(display, "file is empty", 1)
+    _refuse_tags(text, display)
     walker = _Walker(display)
     try:
         data = walker.walk(node, ())

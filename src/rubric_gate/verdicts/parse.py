@@ -88,7 +88,7 @@ def validation_message(exc: ValidationError, obj: dict[str, Any]) -> str:
     if error["type"] == "missing":
         return f"missing required key '{key}'"
     if key == "answer":
-        return f"answer must be 'yes' or 'no', got {obj.get('answer')!r}"
+        return f"answer must be 'yes', 'no' or 'n/a', got {obj.get('answer')!r}"
     if error["type"] == "extra_forbidden":
         return f"unknown key '{key}'"
     return f"{key}: {error['msg']}"

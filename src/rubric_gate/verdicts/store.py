@@ -33,7 +33,7 @@ from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.lookup import find_rows
 from rubric_gate.verdicts.model import Verdict
 from rubric_gate.verdicts.parse import RowBuilder, parse_bytes, slow_line
-from rubric_gate.verdicts.table_data import NO, NONE, Segment, VerdictData
+from rubric_gate.verdicts.table_data import NO, NONE, YES, Segment, VerdictData
 
 if TYPE_CHECKING:
     from rubric_gate.verdicts.blobs import BlobCache
@@ -229,12 +229,20 @@ class VerdictStore:
     def answers(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
                 prompt: str | None = None, sample: int = 0, task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(failed, missing) boolean arrays over `items` for one check text."""
+        codes, missing = self.answer_codes(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
+        return codes == NO, missing
+
+    def answer_codes(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
+                     prompt: str | None = None, sample: int = 0,
+                     task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(answer code per item: YES / NO / NOT_APPLICABLE, missing) over `items` for one check text.
+        A missing verdict's code is YES; read `missing` first."""
         rows = self.rows(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
         missing = rows < 0
-        failed = np.zeros(len(rows), dtype=bool)
+        codes = np.full(len(rows), YES, dtype=np.int8)
         if len(rows):
-            failed[~missing] = self._data.columns.arrays()["answer"][rows[~missing]] == NO
-        return failed, missing
+            codes[~missing] = self._data.columns.arrays()["answer"][rows[~missing]]
+        return codes, missing
 
     def find(
         self,

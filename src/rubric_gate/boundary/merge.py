@@ -1,0 +1,26 @@
+"""A PR's check-level changes applied onto the base tip: what will land, gated where it lands.
+
+The PR is diffed against its merge base; main may have moved since (deleted the other check
+catching an item, say). Applying the same changes to the tip's rubric gives the rubric the
+merge produces, to gate against the tip.
+"""
+
+from __future__ import annotations
+
+from rubric_gate.rubric import Rubric
+
+
+def apply_check_changes(merge_base: Rubric, head: Rubric, tip: Rubric) -> Rubric:
+    """`tip` with what the PR changed since `merge_base`: checks deleted, edited and added (by id),
+    and each other key the PR changed. What main changed and the PR did not stays main's."""
+    before = {c.id: c for c in merge_base.checks}
+    after = {c.id: c for c in head.checks}
+    deleted = set(before) - set(after)
+    edited = {cid for cid in set(before) & set(after) if before[cid] != after[cid]}
+    checks = [after[c.id] if c.id in edited else c for c in tip.checks if c.id not in deleted]
+    present = {c.id for c in checks}
+    # Added checks, and edited ones main has since deleted (the merge brings them back).
+    checks += [c for c in head.checks if (c.id not in before or c.id in edited) and c.id not in present]
+    keys = {name: getattr(head, name) for name in Rubric.model_fields
+            if name != "checks" and getattr(head, name) != getattr(merge_base, name)}
+    return tip.model_copy(update={**keys, "checks": checks})
