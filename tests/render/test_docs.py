@@ -42,8 +42,8 @@ def test_the_examples_render_as_the_comment_does() -> None:
     report = script.example_report().to_dict()
     readme = script.readme_example()
     root = gfm.parse(readme)
-    rejected = next(e for e in gfm.top_level(root) if e.tag == "ul")  # the first list; comparisons follow
-    assert len([li for li in rejected.children if getattr(li, "tag", None) == "li"]) == 5
+    rejected = next(root.iter("ul"))  # the first list: one item per rejected change
+    assert len(list(rejected.iter("li"))) == 5
     body = re.sub(r"^`{4,}markdown\n|`{4,}\n$", "", script.action_comment_example())
     gfm.assert_report_structure(body, report, allowed_links=("https://github.com/OWNER/REPO/actions/runs/1",),
                                 own=(script.BASE_SHA[:7], script.HEAD_SHA[:7]))

@@ -4,7 +4,7 @@
    grouped by their `flaw` category.
 2. One stored call per group asks a model for one check in the project's style.
 3. Each proposal is judged on the whole calibration set (the verdict store, so nothing is
-   judged twice) and the rubric is gated with the proposals added, in group order: the gate's
+   judged twice) and the rubric is gated with the proposals added, in the gate's own order: its
    own rules decide (no blame), plus one rule of teach's own, that an added check must catch a
    flawed item the rubric let pass. Accepted proposals are `origin: label` (frozen) with a
    `source` naming the items that taught them.
