@@ -89,3 +89,5 @@ def test_at_80_columns_a_wrapped_reason_continues_under_its_text() -> None:
     reasons = lines[1:end]
     assert len(reasons) > 10  # five rejections and their trades, wrapped
     assert all(line.startswith("  ") for line in reasons), reasons  # never back at column 0
+    note = next(i for i, line in enumerate(lines) if line.startswith("note: only"))
+    assert lines[note + 1].startswith(" " * 6 + "each the rates")  # a wrapped note continues under its text

@@ -135,7 +135,7 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     for failure in report.run_failures:
         console.print(_text(f"  REJECTED {failure}"), highlight=False)
     for note in report.notes:
-        console.print(_text(f"note: {note}", style="yellow"))
+        _hanging(console, "note: ", note, style="yellow")
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
                               [row for row, _ in check_rows(report)], report.head.rates, report.head.joint_catches)
     columns = measured_columns(report)
@@ -150,6 +150,6 @@ def render_check_text(report: CheckReport, console: Console) -> None:
                           (f"gated ({gated_label(report)})", report.gated)):
         console.print(_text(f"{name}: ") + _rates_lines(summary))
     for line in comparison_lines(report.comparisons):
-        console.print(Text(f"paired: {line}"), highlight=False)
+        _hanging(console, "paired: ", line)
     for clause in how_sure(report):
-        console.print(Text(f"how sure: {clause}"), highlight=False)
+        _hanging(console, "how sure: ", clause)
