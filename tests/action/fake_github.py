@@ -36,6 +36,11 @@ STATUS_STATES = {"error", "failure", "pending", "success"}
 LEGACY_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
 
 
+# The app behind the workflow's GITHUB_TOKEN, as check runs report it.
+GITHUB_ACTIONS_APP = {"id": 15368, "slug": "github-actions", "node_id": "A", "name": "GitHub Actions",
+                      "owner": {"login": "github", "type": "Organization"}}
+
+
 def _invalid(resource: str, field: str, message: str) -> tuple[int, dict[str, Any]]:
     return 422, {"message": "Validation Failed",
                  "errors": [{"resource": resource, "code": "custom", "field": field, "message": message}]}
@@ -132,7 +137,7 @@ class FakeGitHub:
                 return problem
             rid = self.new_id()
             output = dict(body.get("output", {}))
-            run = {**body, "id": rid, "url": f"{api}/check-runs/{rid}",
+            run = {**body, "id": rid, "url": f"{api}/check-runs/{rid}", "app": GITHUB_ACTIONS_APP,
                    "html_url": f"https://github.test/{self.repo}/runs/{rid}",
                    "output": {**output, "annotations": list(output.get("annotations", []))}}
             self.check_runs[rid] = run
@@ -150,6 +155,12 @@ class FakeGitHub:
             run["output"].update({k: v for k, v in output.items() if k != "annotations"})
             run.update({k: v for k, v in body.items() if k != "output"})
             return 200, run
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/check-runs", rest)
+        if match and method == "GET":
+            return self._check_runs_for(match.group(1))
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest)
+        if match and method == "GET":  # "returned in reverse chronological order"
+            return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return 200, {"sha": match.group(1), "url": f"{api}/commits/{match.group(1)}"}
@@ -201,6 +212,20 @@ class FakeGitHub:
             return 200, {"permission": LEGACY_PERMISSION.get(role, role), "role_name": role,
                          "user": {"login": login, "type": "User"}}
         return 404, {"message": f"Not Found: {method} {rest}"}
+
+    def _check_runs_for(self, sha: str) -> tuple[int, Any]:
+        """List check runs for a Git reference: {total_count, check_runs}; `check_name` filters,
+        and `filter=latest` (the default) keeps the most recent run of each name."""
+        runs = [r for r in self.check_runs.values() if r["head_sha"] == sha
+                and ("check_name" not in self._query or r["name"] == unquote(self._query["check_name"]))]
+        if self._query.get("filter", "latest") == "latest":
+            newest: dict[str, dict[str, Any]] = {}
+            for run in runs:
+                if run["name"] not in newest or run["id"] > newest[run["name"]]["id"]:
+                    newest[run["name"]] = run
+            runs = list(newest.values())
+        runs.sort(key=lambda r: -r["id"])
+        return 200, {"total_count": len(runs), "check_runs": runs}
 
     def current_labels(self) -> list[str]:
         """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""

@@ -127,11 +127,27 @@ def test_the_unlabeled_event_re_gates_without_the_override(scenario: Scenario) -
 
 
 def test_another_labels_event_leaves_the_heads_check_as_it_is(scenario: Scenario) -> None:
+    """An overridden head stays overridden when another label comes and goes, and the job's own
+    status (which a required check may name) repeats the head's last check, never a bare pass."""
+    _label_by_writer(scenario)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    assert scenario.run(head).code == 1
-    result = scenario.run(head, labels=("documentation",))
+    assert scenario.run(head, labels=(OVERRIDE,)).code == 0
+    result = scenario.run(head, labels=(OVERRIDE, "documentation"))
     assert result.code == 0 and "nothing to re-gate" in result.stdout
     assert len(scenario.fake.check_runs) == 1
+    later = scenario.git.commit({RUBRIC: rubric_yaml(["C", "D"])}, "delete B")
+    assert scenario.run(later, labels=(OVERRIDE,), action="synchronize").code == 1
+    again = scenario.run(later, labels=(OVERRIDE, "documentation"))
+    assert again.code == 1 and "nothing to re-gate" in again.stdout and len(scenario.fake.check_runs) == 2
+
+
+def test_an_edit_cannot_stand_in_for_a_cancelled_run(scenario: Scenario) -> None:
+    """A push whose run was cancelled (the workflow's concurrency group), then a title edit: with
+    no check on the head to stand by, the edit's run gates it."""
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    result = scenario.run(head, action="edited", payload={"changes": {"title": {"from": "PR"}}})
+    assert result.code == 1, result.stdout + result.stderr
+    assert [r["conclusion"] for r in scenario.fake.check_runs.values()] == ["failure"]
 
 
 # -- merge queues and retargeted PRs ---------------------------------------------------------------
@@ -176,7 +192,7 @@ def test_a_pr_retargeted_to_main_is_re_gated(scenario: Scenario) -> None:
     assert _changes(result) == {"A": ("deleted", "rejected")}
     assert [r["conclusion"] for r in scenario.fake.check_runs.values()] == ["success", "failure"]
     title_only = scenario.run(head, action="edited", payload={"changes": {"title": {"from": "PR"}}})
-    assert title_only.code == 0 and "nothing to re-gate" in title_only.stdout
+    assert title_only.code == 1 and "nothing to re-gate" in title_only.stdout  # the head's last check stands
     assert len(scenario.fake.check_runs) == 2
 
 

@@ -78,3 +78,26 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
         return CheckResult("status", f"check runs refused ({refused}); posted a commit status instead")
     except GithubException as exc:
         return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")
+
+
+def standing_exit_code(repo: Repository, head_sha: str) -> int | None:
+    """The exit code the head's last `rubric-gate` result stands for (0 for a completed success or
+    neutral check run or a success status, 1 for anything else), None when the head has none.
+
+    For an event that changes nothing the gate decides: its job's status (which a required
+    check may name) repeats the head's result instead of passing bare, e.g. after the run of
+    a push was cancelled by the next event. Only the workflow token's app writes these runs.
+    """
+    try:
+        commit = repo.get_commit(head_sha)
+        runs = [r for r in commit.get_check_runs(check_name=CHECK_NAME)
+                if r.app is not None and r.app.slug == "github-actions"]
+        if runs:
+            latest = max(runs, key=lambda r: r.id)
+            return 0 if latest.status == "completed" and latest.conclusion in ("success", "neutral") else 1
+        for status in commit.get_statuses():  # newest first
+            if status.context == CHECK_NAME:
+                return 0 if status.state == "success" else 1
+    except GithubException:
+        return None
+    return None

@@ -97,13 +97,15 @@ def merge_group_from(event: dict[str, Any], display: str) -> PullRequest:
     return pull
 
 
-def gate_target(event_name: str, event: dict[str, Any], display: str, override_label: str) -> PullRequest | str:
-    """What this event asks the gate to decide, or why there is nothing to decide."""
+def gate_target(event_name: str, event: dict[str, Any], display: str,
+                override_label: str) -> tuple[PullRequest, str | None]:
+    """What this event asks the gate to decide, and why it changes nothing the gate decides
+    (None when it may: then it is gated)."""
     if event_name == "merge_group":
-        return merge_group_from(event, display)
+        return merge_group_from(event, display), None
     pull = pull_request_from(event, display)
     if pull.action == "edited" and not isinstance((event.get("changes") or {}).get("base"), dict):
-        return "the pull request was edited without a change of its base branch"
+        return pull, "the pull request was edited without a change of its base branch"
     if pull.action in ("labeled", "unlabeled") and pull.event_label != override_label:
-        return f"a label other than `{override_label}` was added or removed"
-    return pull
+        return pull, f"a label other than `{override_label}` was added or removed"
+    return pull, None

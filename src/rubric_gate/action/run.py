@@ -22,7 +22,12 @@ from rubric_gate.action.changed import (
     rubric_changes,
     unmatched_globs,
 )
-from rubric_gate.action.checks import SUMMARY_LIMIT, annotations_for, publish_check
+from rubric_gate.action.checks import (
+    SUMMARY_LIMIT,
+    annotations_for,
+    publish_check,
+    standing_exit_code,
+)
 from rubric_gate.action.client import connect, describe
 from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
@@ -62,9 +67,15 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         return warm_cache(config, env)
     if config.event_name not in GATED_EVENTS:
         return _nothing_to_do(config, f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event")
-    pr = gate_target(config.event_name, load_event(config.event_path), str(config.event_path), config.override_label)
-    if isinstance(pr, str):  # the event changes nothing the gate decides: the head's last check stands
-        return _nothing_to_do(config, f"nothing to re-gate: {pr}")
+    pr, unchanged = gate_target(config.event_name, load_event(config.event_path), str(config.event_path),
+                                config.override_label)
+    if unchanged and config.token:
+        # Nothing the gate decides changed: the head's last result stands (and this job repeats
+        # it); a head with none (its run cancelled) is gated now.
+        standing = standing_exit_code(connect(config.token, config.api_url, config.repository), pr.head_sha)
+        if standing is not None:
+            return _nothing_to_do(config, f"nothing to re-gate: {unchanged}; the head's last rubric-gate result "
+                                  "stands", standing)
     # Cleaned before its files are checked: a refused run leaves nothing for the upload step.
     check_output_location(config.output_dir, config.workspace, config.cache_dir)
     _clear_output_dir(config.output_dir, config.workspace)
@@ -127,11 +138,11 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     return exit_code
 
 
-def _nothing_to_do(config: ActionConfig, message: str) -> int:
+def _nothing_to_do(config: ActionConfig, message: str, code: int = EXIT_PASS) -> int:
     command("notice", message)
     append_summary(config.summary_file, f"rubric-gate: {message}.")
-    write_outputs(config.output_file, {"decision": "pass", "report": ""})
-    return EXIT_PASS
+    write_outputs(config.output_file, {"decision": "pass" if code == EXIT_PASS else "fail", "report": ""})
+    return code
 
 
 def _clear_output_dir(output_dir: Path, workspace: Path) -> None:

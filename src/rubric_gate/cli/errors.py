@@ -12,6 +12,8 @@ from functools import wraps
 from pathlib import Path
 from typing import Any
 
+import click
+
 from rubric_gate.cli.common import silence_stdout
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_CRASH, RubricGateError
 from rubric_gate.report.terminal import strip_controls
@@ -59,6 +61,8 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             where = getattr(exc, "filename", None) or "<io>"
             print(f"rubric-gate: error: {where}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # usage errors and aborts: the CLI's main maps them
         except Exception as exc:  # a bug: exit 3 (never 1, "gate failed"), one line, the traceback in a file
             path = crash_log(exc)
             what = strip_controls(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
