@@ -1,0 +1,264 @@
+"""Round 3 of the hostile pass on the trust boundary (issue 17): a PR author trying every class
+of fact the gate trusts, end to end through `rubric-gate action` against the fake GitHub with a
+real git repository. A test marked xfail(strict) is a route still open: it flips when closed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from harness import (
+    CALIBRATION,
+    FAILS,
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    calibration_jsonl,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+from test_integrity import _on_main, _with_origin
+
+from rubric_gate.calibration.model import item_content_hash
+
+JUDGE = "openai:fake-model"
+
+
+def _judge_env(scenario: Scenario) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"}
+
+
+def _truthful_judge(prompt: str) -> str:
+    check = next((cid for cid, text in TEXTS.items() if text in prompt), None)
+    item = next((i for i in LABELS if f"review {i}" in prompt), None)
+    if check is None or item is None:
+        return "yes"
+    return "no" if check in FAILS[item] else "yes"
+
+
+def _branch(scenario: Scenario, name: str, start: str, files: dict[str, str | None], message: str) -> str:
+    scenario.git("checkout", "-q", "-b", name, start)
+    sha = scenario.git.commit(files, message)
+    return sha
+
+
+def _merge_into_main(scenario: Scenario, *branches: str) -> str:
+    scenario.git("checkout", "-q", "main")
+    for branch in branches:
+        scenario.git("merge", "-q", "--no-ff", "-m", f"Merge {branch}", branch)  # raises on a conflict
+    sha = scenario.git("rev-parse", "HEAD")
+    scenario.base_sha = scenario.fake.base_sha = sha
+    return sha
+
+
+def _gate(scenario: Scenario, head: str, **kwargs):
+    result = scenario.run(head, **kwargs)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def _verdict(check: str, item: str, answer: str, **extra: object) -> str:
+    return json.dumps({"item": item, "check_text": TEXTS.get(check, check), "answer": answer, **extra}) + "\n"
+
+
+def _item_hash(item: str) -> str:
+    return item_content_hash(f"design {item}", f"review {item}")
+
+
+# -- a base the gate cannot read is a base that vouches for nothing ---------------------------
+
+@pytest.mark.xfail(strict=True, reason="route: two no-op PRs merge cleanly into a rubric with a duplicate key; "
+                   "the next PR is 'scored as a new rubric' against the broken base, so deleting a check holding "
+                   "a unique catch passes")
+def test_two_no_op_prs_merging_into_a_broken_rubric_let_the_next_pr_delete_a_catch(scenario: Scenario) -> None:
+    base_text = rubric_yaml(["A", "B", "C", "D"])
+    top = base_text.replace("id: demo\n", "id: demo\naggregation: all-pass\n", 1)
+    bottom = base_text + "aggregation: all-pass\n"
+    a = _branch(scenario, "a", "main", {RUBRIC: top}, "spell out the default aggregation (top)")
+    assert _gate(scenario, a).code == 0  # a no-op: the default, written out
+    b = _branch(scenario, "b", "main", {RUBRIC: bottom}, "spell out the default aggregation (bottom)")
+    assert _gate(scenario, b).code == 0
+    main = _merge_into_main(scenario, "a", "b")  # git merges the two hunks cleanly: `aggregation` twice
+    c = _branch(scenario, "c", main, {RUBRIC: rubric_yaml(["B", "C", "D"])}, "fix the duplicate key; delete A")
+    result = _gate(scenario, c)
+    assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="route: two PRs each adding an item R6 merge cleanly into a calibration set "
+                   "with a duplicate id; the next PR relabels and deletes A against a base that does not load, "
+                   "and both the label guard and the gate let it through")
+def test_two_item_prs_merging_into_a_broken_calibration_set_let_the_next_pr_relabel(scenario: Scenario) -> None:
+    cal = calibration_jsonl()
+    first = json.dumps({"id": "R6", "input": "design R6", "output": "review R6", "label": "fail"}) + "\n"
+    second = json.dumps({"id": "R6", "input": "design R6b", "output": "review R6b", "label": "fail"}) + "\n"
+    a = _branch(scenario, "a", "main", {CALIBRATION: first + cal}, "add R6 (top)")
+    assert _gate(scenario, a).code == 0  # adding labeled items is allowed
+    b = _branch(scenario, "b", "main", {CALIBRATION: cal + second}, "add R6 (bottom)")
+    assert _gate(scenario, b).code == 0
+    main = _merge_into_main(scenario, "a", "b")
+    relabeled = calibration_jsonl({**LABELS, "R1": "pass"})
+    c = _branch(scenario, "c", main, {CALIBRATION: relabeled, RUBRIC: rubric_yaml(["B", "C", "D"])},
+                "fix the duplicate; relabel R1 as pass; delete A")
+    result = _gate(scenario, c)
+    assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+
+
+# -- the check is per commit: every base the commit is proposed into --------------------------
+
+@pytest.mark.xfail(strict=True, reason="route: the same head proposed into a lenient branch gets a green "
+                   "`rubric-gate` check run on its commit, which is what the PR into main's required check reads")
+def test_a_second_pr_with_the_same_head_into_another_base_does_not_turn_the_check_green(scenario: Scenario) -> None:
+    lenient = _branch(scenario, "staging", "main", {RUBRIC: rubric_yaml(["B", "C", "D"])}, "staging: no A")
+    head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change on top of staging")
+    into_main = _gate(scenario, head)
+    assert into_main.code == 1, into_main.stdout + into_main.stderr
+    # The same branch, proposed as PR #8 into `staging`: its diff there is the README.
+    main_sha = scenario.base_sha
+    scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+    _gate(scenario, head)
+    scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 7, main_sha, main_sha
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head and r["name"] == "rubric-gate"]
+    latest = max(runs, key=lambda r: r["id"])
+    assert latest["conclusion"] != "success", runs  # what branch protection on main reads for PR #7
+    # ... and a title edit on PR #7 repeats the head's last result as the job's status.
+    edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+    assert edited.code != 0, edited.stdout
+
+
+# -- unicode in ids and check texts ------------------------------------------------------------
+
+def test_a_homoglyph_rewording_with_copied_verdicts_is_rejected(scenario: Scenario) -> None:
+    """A's text with a Cyrillic 'ie' (U+0435) is another text: the PR's copy of A's answers for it is untrusted."""
+    spoof = TEXTS["A"].replace("e", "\u0435", 1)
+    extra = "".join(_verdict(spoof, item, "no" if "A" in FAILS[item] else "yes") for item in LABELS)
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=A9", "B", "C", "D"], extra={"A9": spoof}),
+                                VERDICTS: verdicts_jsonl(TEXTS) + extra}, "reword A (homoglyph)")
+    result = _gate(scenario, head, trust_pr_verdicts="true")
+    assert result.code == 1, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("mark", ["\u200b", "\u00a0\u00a0", "\u2028"], ids=["zero-width", "nbsp", "line-separator"])
+def test_an_invisible_rewording_of_a_frozen_check_is_rejected_or_a_no_op(scenario: Scenario, mark: str) -> None:
+    """Whitespace of any kind is no rewording (the verdict key normalises it, so does the gate);
+    a zero-width character is a rewording, which a frozen check refuses."""
+    frozen = _with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label")
+    main = _on_main(scenario, {RUBRIC: frozen}, "A is label-derived")
+    scenario.git("reset", "-q", "--hard", main)
+    text = TEXTS["A"].replace(" data", mark + "data", 1)
+    head = scenario.git.commit({RUBRIC: _with_origin(rubric_yaml(["A=A9", "B", "C", "D"], extra={"A9": text}),
+                                                     A="label")}, "invisible edit of A")
+    result = _gate(scenario, head)
+    # zero-width: a new text with no verdicts (exit 2) or rejected (1), never green
+    assert (result.code != 0) if mark == "\u200b" else (result.code == 0), result.stdout + result.stderr
+
+
+# -- verdict lines dressed up as something they are not ---------------------------------------
+
+def _delete_a_with(scenario: Scenario, lines: str):
+    """Delete A (the only check catching R1) with `lines` appended to the verdict file."""
+    return scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]), VERDICTS: verdicts_jsonl(TEXTS) + lines},
+                               "delete A, with extra verdict lines")
+
+
+@pytest.mark.parametrize("trust", ["true", "false"])
+def test_a_verdict_keyed_as_the_configured_judge_cannot_share_a_catch(scenario: Scenario, trust: str) -> None:
+    from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.verdicts import task_hash
+
+    spoof = _verdict("B", "R1", "no", judge=JUDGE, prompt=PROMPT_VERSION, item_hash=_item_hash("R1"),
+                     task_hash=task_hash("Review a cloud security design."))
+    head = _delete_a_with(scenario, spoof)
+    scenario.fake.judge = _truthful_judge
+    result = _gate(scenario, head, judge=JUDGE, env_extra=_judge_env(scenario), trust_pr_verdicts=trust)
+    assert result.code == 1, result.stdout + result.stderr
+
+
+def test_a_keyed_verdict_with_the_judge_key_missing_cannot_share_a_catch(scenario: Scenario) -> None:
+    """A fork: the configured judge has no key, so the record is replayed."""
+    from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.verdicts import task_hash
+
+    spoof = _verdict("B", "R1", "no", judge=JUDGE, prompt=PROMPT_VERSION, item_hash=_item_hash("R1"),
+                     task_hash=task_hash("Review a cloud security design."))
+    head = _delete_a_with(scenario, spoof)
+    result = _gate(scenario, head, fork=True, judge=JUDGE)
+    assert result.code == 1, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("line", [
+    _verdict("B", "R1", "no", sample=1),
+    _verdict("B", "ZZ", "no", item_hash=_item_hash("R1")),
+    _verdict("B", "R1", "no", task_hash="0" * 16),
+    _verdict(TEXTS["B"].replace(" ", "  "), "R1", "no"),
+    _verdict(TEXTS["B"].upper(), "R1", "no"),
+], ids=["sample-index", "hash-only", "other-task", "respaced-text", "upper-case-text"])
+def test_a_dressed_up_verdict_line_cannot_share_a_catch(scenario: Scenario, line: str) -> None:
+    head = _delete_a_with(scenario, line)
+    for trust in ("true", "false"):
+        result = _gate(scenario, head, trust_pr_verdicts=trust)
+        assert result.code == 1, (trust, result.stdout + result.stderr)
+
+
+def test_a_verdict_line_with_a_stale_item_hash_cannot_hide_a_recorded_answer(scenario: Scenario) -> None:
+    """The base's (A, R1) "no" re-recorded later in the file as "yes" with a hash that matches no
+    item: replay calls it stale, and the record still says what the base said."""
+    head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + _verdict("A", "R1", "yes", item_hash="sha256:" + "0" * 16),
+                                RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2; re-record A on R1")
+    result = _gate(scenario, head)
+    assert result.code == 1, result.stdout + result.stderr
+
+
+def test_a_torn_last_verdict_line_is_not_a_silent_deletion(scenario: Scenario) -> None:
+    """The last recorded line cut mid-JSON (no newline): a committed file is not a torn write."""
+    text = verdicts_jsonl(TEXTS)
+    lines = text.splitlines(keepends=True)
+    # Move (A, R1) to the end, then cut it: the store skips a torn tail.
+    a_r1 = next(line for line in lines if json.loads(line)["item"] == "R1" and json.loads(line)["check_text"] == TEXTS["A"])
+    rest = "".join(line for line in lines if line is not a_r1)
+    head = scenario.git.commit({VERDICTS: rest + a_r1.rstrip("\n")[:-2], RUBRIC: rubric_yaml(["B", "C", "D"])},
+                               "delete A; tear (A, R1)")
+    result = _gate(scenario, head)
+    assert result.code != 0, result.stdout + result.stderr
+
+
+# -- labels --------------------------------------------------------------------------------------
+
+def test_an_item_renamed_to_a_confusable_id_is_a_removal(scenario: Scenario) -> None:
+    cal = calibration_jsonl().replace('"id": "R1"', '"id": "R\u0031\u200b"')
+    head = scenario.git.commit({CALIBRATION: cal}, "R1 -> R1+ZWSP")
+    result = _gate(scenario, head)
+    assert result.code == 1, result.stdout + result.stderr
+
+
+def test_an_item_moved_into_calibration_from_held_out_with_a_new_label_is_a_relabel(scenario: Scenario) -> None:
+    held = json.dumps({"id": "H1", "input": "design H1", "output": "review H1", "label": "fail",
+                       "split": "evaluation"}) + "\n"
+    main = _on_main(scenario, {CALIBRATION: calibration_jsonl() + held}, "a held-out item")
+    scenario.git("reset", "-q", "--hard", main)
+    moved = json.dumps({"id": "H1", "input": "design H1", "output": "review H1", "label": "pass"}) + "\n"
+    head = scenario.git.commit({CALIBRATION: calibration_jsonl() + moved}, "H1 into calibration, as pass")
+    result = _gate(scenario, head)
+    assert result.code == 1, result.stdout + result.stderr
+
+
+# -- what the gate prints ----------------------------------------------------------------------
+
+def test_an_added_item_id_cannot_become_a_link_or_mention_in_the_comment(scenario: Scenario) -> None:
+    from markdown_it import MarkdownIt
+
+    evil = "[Approve](https://evil.test/x) @acme/admins <img src=x> https://evil.test"
+    added = json.dumps({"id": evil, "input": "design X", "output": "review X", "label": "pass"}) + "\n"
+    head = scenario.git.commit({CALIBRATION: calibration_jsonl() + added}, "add an item")
+    result = _gate(scenario, head)
+    assert result.code == 0, result.stdout + result.stderr
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(body)
+    assert "<a " not in html.replace('<a href="https://github.test/', "") and "<img" not in html, html
+    # GFM would autolink a bare URL or mention outside code: none may be left there.
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.DOTALL)
+    assert "https://evil.test" not in outside_code and "@acme/admins" not in outside_code, outside_code
