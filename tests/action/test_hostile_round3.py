@@ -262,3 +262,65 @@ def test_an_added_item_id_cannot_become_a_link_or_mention_in_the_comment(scenari
     # GFM would autolink a bare URL or mention outside code: none may be left there.
     outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.DOTALL)
     assert "https://evil.test" not in outside_code and "@acme/admins" not in outside_code, outside_code
+
+
+# -- the record as the gate replays it, not line by line --------------------------------------
+
+def _superseded(answer_then: str) -> str:
+    """The base record with (A, R1) recorded twice: first `answer_then`, then corrected to "no"."""
+    lines = verdicts_jsonl(TEXTS).splitlines(keepends=True)
+    return _verdict("A", "R1", answer_then) + "".join(lines)
+
+
+@pytest.mark.parametrize("dressing", [
+    {"item_hash": "sha256:" + "0" * 16}, {"task_hash": "0" * 16},
+    pytest.param({"sample": 1}, marks=pytest.mark.xfail(strict=True, reason=(
+        "route: the line that supersedes an older answer moved to sample 1: line by line the answer is the same, "
+        "but replay (sample 0) now reads the superseded one, and the next PR deletes A on it"))),
+    {"judge": "x:y", "prompt": "v0"},
+], ids=["stale-item-hash", "other-task", "sample-1", "judge-key"])
+def test_making_a_correction_line_stale_is_a_changed_answer(scenario: Scenario, dressing: dict) -> None:
+    main = _on_main(scenario, {VERDICTS: _superseded("yes")}, "(A, R1) re-recorded: yes, then no")
+    scenario.git("reset", "-q", "--hard", main)
+    correction = _verdict("A", "R1", "no")
+    record = (scenario.git.path / VERDICTS).read_text()
+    assert record.count(correction) == 1
+    first = scenario.git.commit({VERDICTS: record.replace(correction, _verdict("A", "R1", "no", **dressing))},
+                                "annotate a verdict line")
+    first_result = _gate(scenario, first)
+    scenario.git("checkout", "-q", "main")
+    scenario.git("merge", "-q", "--ff-only", "pr")
+    scenario.base_sha = scenario.fake.base_sha = first
+    scenario.git("checkout", "-q", "pr")
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    second_result = _gate(scenario, second)
+    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+
+
+@pytest.mark.xfail(strict=True, reason="route: a keyed line (the configured judge's) flipped where a later keyless "
+                   "line answers the same pair: the line-by-line diff compares the later line only, and the next "
+                   "judged PR reads the flipped keyed answer from the base record instead of judging")
+def test_flipping_a_keyed_answer_behind_a_keyless_one_is_a_changed_answer(scenario: Scenario) -> None:
+    from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.verdicts import task_hash
+
+    key = {"judge": JUDGE, "prompt": PROMPT_VERSION, "task_hash": task_hash("Review a cloud security design.")}
+    keyed = "".join(_verdict(cid, item, "no" if cid in FAILS[item] else "yes", item_hash=_item_hash(item), **key)
+                    for cid in "ABCD" for item in LABELS)
+    main = _on_main(scenario, {VERDICTS: keyed + verdicts_jsonl(TEXTS)}, "commit the judge's verdicts, then the record")
+    scenario.git("reset", "-q", "--hard", main)
+    record = (scenario.git.path / VERDICTS).read_text()
+    flipped_line = _verdict("A", "R1", "no", item_hash=_item_hash("R1"), **key)
+    assert record.count(flipped_line) == 1
+    first = scenario.git.commit({VERDICTS: record.replace(flipped_line, flipped_line.replace('"no"', '"yes"'))},
+                                "flip the judge's (A, R1)")
+    scenario.fake.judge = _truthful_judge
+    inputs = {"judge": JUDGE, "env_extra": _judge_env(scenario)}
+    first_result = _gate(scenario, first, **inputs)
+    scenario.git("checkout", "-q", "main")
+    scenario.git("merge", "-q", "--ff-only", "pr")
+    scenario.base_sha = scenario.fake.base_sha = first
+    scenario.git("checkout", "-q", "pr")
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    second_result = _gate(scenario, second, **inputs)
+    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
