@@ -324,3 +324,74 @@ def test_flipping_a_keyed_answer_behind_a_keyless_one_is_a_changed_answer(scenar
     second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     second_result = _gate(scenario, second, **inputs)
     assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+
+
+@pytest.mark.xfail(strict=True, reason="route: a keyed answer the PR inserts before the keyless record of the same "
+                   "pair: the line-by-line diff compares the later (unchanged) line, and the next judged PR reads "
+                   "the PR's keyed answer from the base record as the judge's")
+def test_a_keyed_answer_inserted_before_the_record_is_a_changed_answer(scenario: Scenario) -> None:
+    from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.verdicts import task_hash
+
+    key = {"judge": JUDGE, "prompt": PROMPT_VERSION, "task_hash": task_hash("Review a cloud security design.")}
+    planted = _verdict("A", "R1", "yes", item_hash=_item_hash("R1"), **key)
+    first = scenario.git.commit({VERDICTS: planted + verdicts_jsonl(TEXTS)}, "a keyed line at the top")
+    scenario.fake.judge = _truthful_judge
+    inputs = {"judge": JUDGE, "env_extra": _judge_env(scenario)}
+    first_result = _gate(scenario, first, **inputs)
+    scenario.git("checkout", "-q", "main")
+    scenario.git("merge", "-q", "--ff-only", "pr")
+    scenario.base_sha = scenario.fake.base_sha = first
+    scenario.git("checkout", "-q", "pr")
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    second_result = _gate(scenario, second, **inputs)
+    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+
+
+# -- the verdict cache: only what the action judged ------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="route: a PR commits .rubric-gate/cache/verdicts.jsonl; the run refuses it "
+                   "(exit 2) but leaves it in place, the workflow's `if: always()` cache save keeps it, and the "
+                   "next push (file untracked again) restores it as the judge's verdicts")
+def test_a_cache_file_committed_once_is_not_saved_and_restored_as_the_judges(scenario: Scenario) -> None:
+    import shutil
+
+    from rubric_gate.judges import PROMPT_VERSION
+    from rubric_gate.verdicts import task_hash
+
+    key = {"judge": JUDGE, "prompt": PROMPT_VERSION, "task_hash": task_hash("Review a cloud security design.")}
+    planted = _verdict("B", "R1", "no", item_hash=_item_hash("R1"), **key)
+    cache = scenario.git.path / ".rubric-gate" / "cache"
+    first = scenario.git.commit({".rubric-gate/cache/verdicts.jsonl": planted}, "plant a cache file")
+    scenario.fake.judge = _truthful_judge
+    inputs = {"judge": JUDGE, "env_extra": _judge_env(scenario)}
+    assert _gate(scenario, first, **inputs).code == 2
+    saved = scenario.tmp / "actions-cache"  # actions/cache/save, `if: always()`
+    if cache.is_dir():
+        shutil.copytree(cache, saved)
+    scenario.git("rm", "-q", "--cached", ".rubric-gate/cache/verdicts.jsonl")
+    shutil.rmtree(scenario.git.path / ".rubric-gate")
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "untrack it; delete A")
+    if saved.is_dir():  # actions/cache/restore: the PR's own scope first
+        shutil.copytree(saved, cache)
+    result = _gate(scenario, second, **inputs)
+    assert result.code == 1, result.stdout + result.stderr
+
+
+# -- facts about the PR are read when the run starts ----------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="route: a re-run gates against the payload's base sha, which is stale once "
+                   "main moved: PR 2 deleting A3 stays green on a re-run after PR 1 deleted A, the other catcher")
+def test_a_re_run_after_main_moved_gates_against_the_current_base(scenario: Scenario) -> None:
+    extra = {"A3": "Is every stored byte encrypted?"}
+    fails = {item: checks | ({"A3"} if "A" in checks else set()) for item, checks in FAILS.items()}
+    base = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "A3", "B", "C", "D"], extra=extra),
+                               VERDICTS: verdicts_jsonl({**TEXTS, **extra}, fails)}, "A3 duplicates A")
+    scenario.git("reset", "-q", "--hard", base)
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], extra=extra)}, "PR 2: delete A3")
+    event = scenario.event(second)  # the payload GitHub built when PR 2 was pushed: base = main then
+    assert _gate(scenario, second).code == 0  # A still catches R1
+    _on_main(scenario, {RUBRIC: rubric_yaml(["A3", "B", "C", "D"], extra=extra)}, "PR 1 merged: delete A")
+    # The re-run replays the same payload; the API knows the base moved.
+    result = scenario.run(second, payload=json.loads(event.read_text()))
+    assert result.code == 1, result.stdout + result.stderr
