@@ -395,3 +395,60 @@ def test_a_re_run_after_main_moved_gates_against_the_current_base(scenario: Scen
     # The re-run replays the same payload; the API knows the base moved.
     result = scenario.run(second, payload=json.loads(event.read_text()))
     assert result.code == 1, result.stdout + result.stderr
+
+
+# -- the judge's budget ------------------------------------------------------------------------
+
+def test_a_decoy_rubric_spending_the_judge_budget_does_not_excuse_a_deletion(scenario: Scenario) -> None:
+    """`rubrics/aaa.yaml` (gated first) has many checks and eats `max_judge_calls`; demo's pairs go
+    unjudged, and the PR's own verdicts must not stand in for the judge's."""
+    decoy_texts = {f"Z{i}": f"Decoy question number {i}?" for i in range(12)}
+    decoy = rubric_yaml(list(decoy_texts), extra=decoy_texts).replace("id: demo", "id: aaa")
+    lines = "".join(_verdict(t, item, "no" if item == "R1" else "yes") for t in (TEXTS["B"],) for item in LABELS)
+    head = scenario.git.commit({"rubrics/aaa.yaml": decoy, RUBRIC: rubric_yaml(["B", "C", "D"]),
+                                VERDICTS: verdicts_jsonl(TEXTS) + lines}, "a decoy; delete A")
+    scenario.fake.judge = _truthful_judge
+    result = _gate(scenario, head, judge=JUDGE, env_extra=_judge_env(scenario), max_judge_calls="30")
+    assert result.code != 0, result.stdout + result.stderr
+
+
+BLAMED = "Does the review mention a threat model?"  # the judge: "no" on R4, a correct item
+
+
+def _judge_blaming_x(prompt: str) -> str:
+    if BLAMED in prompt:
+        return "no" if "review R4" in prompt else "yes"
+    return _truthful_judge(prompt)
+
+
+@pytest.mark.xfail(strict=True, reason="route: a PR removes the rubric's `judge` key (nothing gates it); merged, "
+                   "the next PR is replayed and adds a check the judge would blame, on its own verdicts")
+def test_removing_the_rubrics_judge_key_then_adding_a_blamed_check(scenario: Scenario) -> None:
+    judged = rubric_yaml(["A", "B", "C", "D"], judge=JUDGE)
+    main = _on_main(scenario, {RUBRIC: judged}, "demo is judged by its own key")
+    scenario.git("reset", "-q", "--hard", main)
+    scenario.fake.judge = _judge_blaming_x
+    env = _judge_env(scenario)
+    first = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "drop the judge key")
+    first_result = _gate(scenario, first, env_extra=env)
+    scenario.git("checkout", "-q", "main")
+    scenario.git("merge", "-q", "--ff-only", "pr")
+    scenario.base_sha = scenario.fake.base_sha = first
+    scenario.git("checkout", "-q", "pr")
+    lies = "".join(_verdict(BLAMED, item, "yes") for item in LABELS)
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": BLAMED}),
+                                  VERDICTS: verdicts_jsonl(TEXTS) + lies}, "add X, 'never fails'")
+    second_result = _gate(scenario, second, env_extra=env)
+    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+
+
+def test_with_the_judge_key_kept_a_blamed_check_is_rejected(scenario: Scenario) -> None:
+    """The control for the test above: judged, X's blame on R4 is seen whatever the PR records."""
+    main = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge=JUDGE)}, "judged by its own key")
+    scenario.git("reset", "-q", "--hard", main)
+    scenario.fake.judge = _judge_blaming_x
+    lies = "".join(_verdict(BLAMED, item, "yes") for item in LABELS)
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": BLAMED}, judge=JUDGE),
+                                VERDICTS: verdicts_jsonl(TEXTS) + lies}, "add X, 'never fails'")
+    result = _gate(scenario, head, env_extra=_judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
