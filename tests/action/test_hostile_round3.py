@@ -452,3 +452,32 @@ def test_with_the_judge_key_kept_a_blamed_check_is_rejected(scenario: Scenario) 
                                 VERDICTS: verdicts_jsonl(TEXTS) + lies}, "add X, 'never fails'")
     result = _gate(scenario, head, env_extra=_judge_env(scenario))
     assert result.code == 1, result.stdout + result.stderr
+
+
+def test_a_rubric_file_name_cannot_become_a_link_or_mention_in_the_comment(scenario: Scenario) -> None:
+    from markdown_it import MarkdownIt
+
+    name = "rubrics/[Approve](https:evil.test) @acme <b>x</b>.yaml"
+    new = rubric_yaml(["A", "B"]).replace("id: demo", "id: named")
+    head = scenario.git.commit({name: new}, "a new rubric with a loud name")
+    result = _gate(scenario, head)
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+    assert "Approve" in body, body  # the file is reported
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(body)
+    assert "evil.test\"" not in html and "<b>x" not in html, html
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.DOTALL)
+    assert "@acme " not in outside_code and "@acme<" not in outside_code, outside_code
+
+
+# -- globs: what a case-sensitive checkout and every other tool reads ----------------------------
+
+@pytest.mark.xfail(strict=True, reason="route: the glob matches case-insensitively, so moving the rubric to "
+                   "RUBRICS/ is a pure rename to the gate, while for everything on a case-sensitive system that "
+                   "reads `rubrics/**` (the grader loading rubrics, the workflow's hashFiles) the rubric was deleted")
+def test_a_case_only_move_out_of_the_glob_is_gated_as_a_deletion(scenario: Scenario) -> None:
+    scenario.git("mv", RUBRIC, "RUBRICS-tmp.yaml")
+    (scenario.git.path / "RUBRICS").mkdir()
+    scenario.git("mv", "RUBRICS-tmp.yaml", "RUBRICS/demo.yaml")
+    head = scenario.git.commit({}, "move the rubric to RUBRICS/")
+    result = _gate(scenario, head)
+    assert result.code == 1, result.stdout + result.stderr
