@@ -494,3 +494,25 @@ def test_a_fork_cannot_stand_in_for_a_configured_judge_with_its_own_verdicts(sce
                                 VERDICTS: verdicts_jsonl(TEXTS) + lies}, "add X, 'never fails'")
     result = _gate(scenario, head, fork=True, judge=JUDGE)  # no OPENAI_API_KEY on a fork's run
     assert result.code != 0, result.stdout + result.stderr
+
+
+# -- a shallow checkout: the PR's file list is the PR's now, not the event's -------------------------
+
+@pytest.mark.xfail(strict=True, reason="route: in a shallow checkout the changed files come from the PR files API, "
+                   "which lists the PR's current head: a re-run of an older head's run gates that head on another "
+                   "head's file list (here: none of its rubric changes) and posts a green check on it")
+def test_a_re_run_of_an_older_head_in_a_shallow_checkout_gates_that_heads_changes(scenario: Scenario) -> None:
+    import subprocess
+
+    from harness import run_in_process
+
+    older = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    event = scenario.event(older)  # the payload of the older head's run
+    newer = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]), "README.md": "x\n"}, "restore A")
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(),
+                    str(workspace)], check=True, capture_output=True)
+    scenario.fake.head_sha = newer  # the PR's head now
+    code, stdout, stderr = run_in_process(scenario.env(event, workspace), workspace)
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == older]
+    assert code != 0 and all(r["conclusion"] != "success" for r in runs), stdout + stderr
