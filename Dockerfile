@@ -14,22 +14,14 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && git config --system --add safe.directory '*'
 
-# Dependencies first (pinned), so a source change does not reinstall them.
-RUN pip install \
-    "PyYAML==6.0.4" \
-    "numpy==2.4.6" \
-    "orjson==3.13.0" \
-    "pydantic==2.14.4" \
-    "click==8.5.1" \
-    "Jinja2==3.1.6" \
-    "rich==15.0.0" \
-    "anthropic==2.14.0" \
-    "openai==3.57.0" \
-    "PyGithub==2.10.0" \
-    "krippendorff==0.9.0"
+# Dependencies first, so a source change does not reinstall them: every package, transitive
+# ones included, at the version and hashes in the lock (pip refuses any other file).
+COPY requirements/image.txt /opt/rubric-gate/requirements/image.txt
+RUN pip install --require-hashes --only-binary :all: -r /opt/rubric-gate/requirements/image.txt
 
-COPY pyproject.toml README.md /opt/rubric-gate/
+COPY pyproject.toml README.md LICENSE /opt/rubric-gate/
 COPY src /opt/rubric-gate/src
-RUN pip install --no-deps /opt/rubric-gate
+# Built with the locked setuptools: no unhashed build dependency is fetched.
+RUN pip install --no-deps --no-build-isolation /opt/rubric-gate
 
 ENTRYPOINT ["rubric-gate", "action"]

@@ -1,13 +1,15 @@
 # Two entry points, both self-installing into .venv on a fresh machine:
 #   make example   run the gate on the bundled example (offline, no API key)
 #   make test      lint and run the test suite
+#   make test-lowest   the SDK, action and core tests at the lowest declared dependency versions
+#                      (a separate .venv-lowest; not part of `make test`)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE := rubrics/cloud-security-review.yaml
 
-.PHONY: example test lint bench install
+.PHONY: example test lint bench install test-lowest lock-image dist
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,3 +38,27 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/attribution.py
 	$(BIN)/python benchmarks/judging.py
 	$(BIN)/python benchmarks/scale.py
+
+# pyproject.toml's floors, installed exactly from constraints/lowest.txt on this Python.
+LOWEST := .venv-lowest
+LOWEST_TESTS := tests/judges tests/action tests/audit tests/discover tests/ensemble tests/core tests/reliability tests/render \
+  tests/tooling/test_schema.py tests/tooling/test_packaging_metadata.py
+
+test-lowest:
+	@test -x $(LOWEST)/bin/python || $(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWEST)/bin/python -m pip install --quiet -c constraints/lowest.txt -e '.[test]'
+	$(LOWEST)/bin/python -m pip check
+	$(LOWEST)/bin/python -m pytest -q $(LOWEST_TESTS)
+
+# The action image's lock (every dependency, with hashes) from requirements/image.in.
+lock-image: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile requirements/image.in --universal --python-version 3.12 --generate-hashes \
+	  --quiet --custom-compile-command "make lock-image" -o requirements/image.txt
+
+# The sdist and wheel as PyPI would get them, checked by twine.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*

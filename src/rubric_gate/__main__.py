@@ -1,5 +1,3 @@
-import sys
+from rubric_gate.cli.main import run
 
-from rubric_gate.cli.main import main
-
-sys.exit(main())
+run()

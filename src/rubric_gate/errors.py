@@ -43,14 +43,22 @@ class InputError(RubricGateError):
 class MissingVerdictsError(RubricGateError):
     """Some (check, item) pairs have no verdict and no live judge was configured."""
 
-    def __init__(self, missing: dict[str, int], total_items: int, rubric_path: str | None = None) -> None:
+    def __init__(self, missing: dict[str, int], total_items: int, rubric_path: str | None = None, *,
+                 verdicts: str | None = None, examples: dict[str, list[str]] | None = None) -> None:
         self.missing = missing  # check id -> number of items without a verdict
         self.total_items = total_items
         self.rubric_path = rubric_path
-        parts = ", ".join(f"{cid} ({n}/{total_items} items)" for cid, n in missing.items())
+        self.verdicts = verdicts  # the verdict file(s) looked in
+        self.examples = examples or {}  # check id -> up to 5 item ids without a verdict
+        parts = []
+        for cid, n in missing.items():
+            shown = self.examples.get(cid, [])[:5]
+            items = f", e.g. {', '.join(shown)}{' ...' if n > len(shown) else ''}" if shown else ""
+            parts.append(f"{cid} ({n}/{total_items} items{items})")
         where = f"{rubric_path}: " if rubric_path else ""
+        looked = f" in {verdicts}" if verdicts else ""
         super().__init__(
-            f"{where}no recorded verdict for checks {parts}; "
+            f"{where}no recorded verdict{looked} for check{'s' if len(missing) != 1 else ''} {'; '.join(parts)}; "
             "record verdicts or pass --judge PROVIDER:MODEL to judge them"
         )
 

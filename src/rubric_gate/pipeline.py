@@ -12,8 +12,10 @@ import numpy as np
 
 from rubric_gate.attribution import attribute, compute_rates, joint_catches, rubric_fails
 from rubric_gate.calibration import CalibrationSet, load_calibration
+from rubric_gate.comparison import compare_rubrics, significant_correct_drop
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
+from rubric_gate.gate.facts import decided_figures, trade
 from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
@@ -56,6 +58,7 @@ class Evaluation:
     def require_verdicts(self, *docs: RubricDocument) -> None:
         """Raise naming every check (of any version given) that lacks verdicts."""
         missing: dict[str, int] = {}
+        examples: dict[str, list[str]] = {}
         seen: set[str] = set()
         for doc in docs:
             for check in doc.rubric.checks:
@@ -63,12 +66,15 @@ class Evaluation:
                 if key in seen:
                     continue
                 seen.add(key)
-                count = int(self.column(check.text).missing.sum())
+                absent = self.column(check.text).missing
+                count = int(absent.sum())
                 if count:
                     label = check.id if check.id not in missing else f"{check.id} (as edited in {doc.display})"
                     missing[label] = count
+                    examples[label] = [self.items[i].id for i in np.flatnonzero(absent)[:5]]
         if missing:
-            raise MissingVerdictsError(missing, len(self.items), docs[-1].display if len(docs) == 1 else None)
+            raise MissingVerdictsError(missing, len(self.items), docs[-1].display, examples=examples,
+                                       verdicts=getattr(self.store, "display", None))
 
     def failed_matrix(self, rubric: Rubric) -> np.ndarray:
         if not rubric.checks:
@@ -91,6 +97,8 @@ class Evaluation:
                 unique_catches=int(result.unique_catches[j]),
                 fails_correct=int((failed[:, j] & ~flawed).sum()),
                 fails_flawed=int((failed[:, j] & flawed).sum()),
+                not_applicable=(na := self.column(check.text).not_applicable_count),
+                coverage=(len(flawed) - na) / len(flawed) if len(flawed) else None,
             )
             for j, check in enumerate(rubric.checks)
         ]
@@ -98,7 +106,9 @@ class Evaluation:
         pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
         rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
         agreement = label_agreement(rubric_fails(failed, k), flawed)
-        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement)
+        meta = {item.id: item.meta for item in self.items if item.meta is not None}
+        return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement,
+                             item_meta=meta or None)
 
 
 def attribute_rubric(doc: RubricDocument, evaluation: Evaluation) -> RubricSummary:
@@ -134,6 +144,14 @@ def run_check(
     head_summary = evaluation.summarize(head.rubric, head.display)
     if head_summary.agreement is not None and head_summary.agreement.note:
         notes.append(head_summary.agreement.note)
+    flawed = evaluation.calibration.flawed
+    comparisons = compare_rubrics(flawed, _rubric_fails(evaluation, base.rubric),
+                                  {"head": _rubric_fails(evaluation, head.rubric),
+                                   "gated": _rubric_fails(evaluation, result.gated)})
+    run_failures = []
+    level = (options or GateOptions()).reject_correct_drop_at
+    if level is not None and (why := significant_correct_drop(comparisons, level)):
+        run_failures.append(f"--reject-correct-drop-at: {why}")
     changes = [
         ChangeRow(
             check=d.change.check_id,
@@ -144,6 +162,8 @@ def run_check(
             rules=tuple(v.rule for v in d.violations),
             detail=d.change.detail,
             renamed_from=d.change.base.id if d.change.kind == "renamed" and d.change.base else None,
+            decided=decided_figures(d.context) if d.context else None,
+            trade=trade(d.context) if d.context and not d.accepted else None,
         )
         for d in result.decisions
     ]
@@ -155,7 +175,13 @@ def run_check(
         gated_yaml=rubric_to_yaml(result.gated),
         items=len(evaluation.items),
         notes=notes,
+        comparisons=comparisons,
+        run_failures=run_failures,
     )
+
+
+def _rubric_fails(evaluation: Evaluation, rubric: Rubric) -> np.ndarray:
+    return rubric_fails(evaluation.failed_matrix(rubric), rubric.max_failures)
 
 
 # -- loading inputs the way the CLI and the action resolve them ---------------------------------
@@ -178,10 +204,20 @@ def load_calibration_for(
     return chosen
 
 
-def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Path) -> VerdictStore:
-    """`--verdicts` if given, else the union of every rubric version's `verdicts` file."""
+def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Path, *,
+                      replay: bool = False) -> VerdictStore:
+    """`--verdicts` if given, else the union of every rubric version's `verdicts` file.
+
+    When only replaying (`replay`), the last (head) rubric's file must exist: a typo in its
+    `verdicts:` path is "file not found", not "no recorded verdict" for every check. Without
+    `replay` it may be missing: a live judge creates it."""
     if override is not None:
         return VerdictStore.load(override)
+    if replay and docs:
+        head = docs[-1]
+        if not resolve_path(root, head.rubric.verdicts).exists():
+            raise InputError(head.rubric.verdicts, f"file not found (the `verdicts:` path of {head.display}: fix the path, "
+                                                   "record verdicts there, or pass --judge PROVIDER:MODEL)")
     store: VerdictStore | None = None
     seen: set[Path] = set()
     for doc in docs:
@@ -190,6 +226,7 @@ def load_verdicts_for(docs: list[RubricDocument], override: str | None, root: Pa
             continue
         seen.add(path)
         loaded = VerdictStore.load(doc.rubric.verdicts, root, missing_ok=True)
-        store = loaded if store is None else store.merged(loaded)
+        # named after every file it holds, so an error about a missing verdict names them all
+        store = loaded if store is None else store.merged(loaded, display=f"{store.display} and {loaded.display}")
     assert store is not None
     return store

@@ -285,27 +285,55 @@ class FakeGitHub:
                 status = {"A": "added", "D": "removed"}.get(code, "modified")
                 files.append({"filename": fields[i + 1], "status": status})
                 i += 2
+        patches = self._patches()
         for f in files:
             if f["filename"] in self.copies:  # what the REST API reports for a copy (git diff -C)
                 f.update({"status": "copied", "previous_filename": self.copies[f["filename"]]})
             f.update({"sha": "0" * 40, "additions": 1, "deletions": 1, "changes": 2})
+            if f["filename"] in patches:
+                f["patch"] = patches[f["filename"]]
         return files
 
-    def _diff_lines(self, path: str) -> set[int]:
-        """Head lines a review comment may sit on: those inside the PR diff's hunks (RIGHT side)."""
+    def _patches(self) -> dict[str, str]:
+        """Each file's diff from its first hunk header on (the pull request files API's `patch`),
+        from one `git diff` of the PR; a name git would quote gets no patch."""
         merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
-        diff = self._git("diff", "-U3", merge_base, self.head_sha, "--", path).stdout.decode()
-        lines: set[int] = set()
-        for start, count in re.findall(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", diff, flags=re.M):
-            lines.update(range(int(start), int(start) + int(count or 1)))
-        return lines
+        diff = self._git("-c", "core.quotepath=off", "diff", "-U3", "--find-renames", merge_base,
+                         self.head_sha).stdout.decode(errors="replace")
+        patches = {}
+        for section in re.split(r"(?m)^diff --git ", diff)[1:]:
+            target = re.search(r"(?m)^\+\+\+ b/(.*)$", section)
+            if target and "\n@@" in section:
+                patches[target.group(1)] = section[section.find("\n@@") + 1:]
+        return patches
+
+    def _patch(self, path: str) -> str:
+        return self._patches().get(path, "")
+
+    def _hunks(self, path: str) -> list[tuple[int, int]]:
+        """Each hunk's head-side lines (RIGHT side), first and last."""
+        found = []
+        for start, count in re.findall(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", self._patch(path), flags=re.M):
+            if int(count or 1):
+                found.append((int(start), int(start) + int(count or 1) - 1))
+        return found
 
     def _create_review_comment(self, body: dict[str, Any], token: str | None, api: str) -> tuple[int, Any]:
-        """Create a review comment: `line` (and `start_line`) must lie in the diff, else 422 as GitHub."""
-        wanted = {body.get("line"), body.get("start_line") or body.get("line")}
-        if body.get("commit_id") != self.head_sha or body.get("side") != "RIGHT" \
-                or not wanted <= self._diff_lines(body.get("path", "")):
+        """Create a review comment as GitHub does: `line` inside a hunk of the diff, and a
+        multi-line comment's `start_line` before it in the same hunk; else 422."""
+        line, start = body.get("line"), body.get("start_line")
+        if body.get("commit_id") != self.head_sha or body.get("side") != "RIGHT" or not isinstance(line, int):
             return _invalid("PullRequestReviewComment", "line", "could not be resolved")
+        hunk = next((h for h in self._hunks(body.get("path", "")) if h[0] <= line <= h[1]), None)
+        if hunk is None:
+            return _invalid("PullRequestReviewComment", "pull_request_review_thread.line",
+                            "pull_request_review_thread.line must be part of the diff")
+        if start is not None and start >= line:
+            return _invalid("PullRequestReviewComment", "pull_request_review_thread.start_line",
+                            "pull_request_review_thread.start_line must precede the end line.")
+        if start is not None and not hunk[0] <= start:
+            return _invalid("PullRequestReviewComment", "pull_request_review_thread.start_line",
+                            "pull_request_review_thread.start_line must be part of the same hunk as the line.")
         cid = self.new_id()
         comment = {"id": cid, "body": body["body"], "path": body["path"], "line": body["line"],
                    "start_line": body.get("start_line"), "commit_id": body["commit_id"],

@@ -53,7 +53,7 @@ def test_audit_and_repairs_in_the_action(scenario: Scenario, llm: FakeAuditLLM) 
     (rubric,) = result.report()["rubrics"]
     decisions = {c["check"]: c["decision"] for c in rubric["report"]["changes"]}
     assert decisions == {"fresh": "rejected", "both": "rejected"}  # blamed; and not atomic (rule A)
-    assert any("[A]" in c["reason"] for c in rubric["report"]["changes"] if c["check"] == "both")
+    assert any(c["reason"].startswith("audit: ") for c in rubric["report"]["changes"] if c["check"] == "both")
     assert [s["operator"] for s in rubric["repairs"]["suggestions"]] == ["drop_unstated"]
 
     body = scenario.fake.marked_comments()[0]["body"]

@@ -1,5 +1,6 @@
 """A minimal stand-in for GitHub's pull-request review-comment API (list, create, edit, delete),
-enough for PyGithub; a comment on a line outside the PR's diff is refused with 422, as GitHub does."""
+enough for PyGithub. As GitHub does, it refuses (422) a comment whose line is outside the PR's
+diff, and a multi-line one whose start_line is not before its line in the same hunk."""
 
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ from urllib.parse import urlparse
 REPO = "octo/rubrics"
 
 
+def _patch(hunks: list[tuple[int, int]]) -> str:
+    """A unified diff whose hunks cover exactly these head-side lines (context lines only)."""
+    return "".join(f"@@ -{a},{b - a + 1} +{a},{b - a + 1} @@\n" + "".join(f" line {n}\n" for n in range(a, b + 1))
+                   for a, b in hunks)
+
+
 @dataclass
 class FakeReviewGitHub:
-    diff_lines: dict[str, set[int]] = field(default_factory=dict)  # path -> lines in the diff
+    hunks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # path -> head-side hunks
     comments: list[dict[str, Any]] = field(default_factory=list)
     writes: list[tuple[str, int | None]] = field(default_factory=list)
     url: str = ""
@@ -34,11 +41,14 @@ class FakeReviewGitHub:
             return 200, {"number": 1, "url": f"{self.url}{prefix}/pulls/1", "head": {"sha": "h" * 40}}
         if method == "GET" and path == f"{prefix}/pulls/1/comments":
             return 200, [self._comment_json(c) for c in self.comments]
+        if method == "GET" and path == f"{prefix}/pulls/1/files":
+            return 200, [{"filename": name, "status": "modified", "sha": "0" * 40, "additions": 1, "deletions": 0,
+                          "changes": 1, "patch": _patch(hunks)} for name, hunks in self.hunks.items()]
         if method == "POST" and path == f"{prefix}/pulls/1/comments":
-            lines = self.diff_lines.get(body.get("path", ""), set())
-            wanted = {body["line"], body.get("start_line", body["line"])}
-            if not body.get("commit_id") or body.get("side") != "RIGHT" or not wanted <= lines:
-                return 422, {"message": "Validation Failed", "errors": [{"field": "line", "code": "invalid"}]}
+            refused = self._refusal(body)
+            if refused:
+                return 422, {"message": "Validation Failed", "errors": [
+                    {"resource": "PullRequestReviewComment", "code": "custom", "field": refused[0], "message": refused[1]}]}
             self.next_id += 1
             comment = {"id": self.next_id, "body": body["body"], "path": body["path"], "line": body["line"],
                        "start_line": body.get("start_line"), "user": {"login": "github-actions[bot]"}}
@@ -59,6 +69,20 @@ class FakeReviewGitHub:
                 self.writes.append(("delete", comment_id))
                 return 204, None
         return 404, {"message": f"no route {method} {path}"}
+
+    def _refusal(self, body: dict[str, Any]) -> tuple[str, str] | None:
+        line, start = body.get("line"), body.get("start_line")
+        if not body.get("commit_id") or body.get("side") != "RIGHT" or not isinstance(line, int):
+            return "line", "line is invalid"
+        hunk = next((h for h in self.hunks.get(body.get("path", ""), []) if h[0] <= line <= h[1]), None)
+        if hunk is None:
+            return "pull_request_review_thread.line", "pull_request_review_thread.line must be part of the diff"
+        if start is not None and start >= line:
+            return "pull_request_review_thread.start_line", "pull_request_review_thread.start_line must precede the end line."
+        if start is not None and start < hunk[0]:
+            return ("pull_request_review_thread.start_line",
+                    "pull_request_review_thread.start_line must be part of the same hunk as the line.")
+        return None
 
     def start(self) -> ThreadingHTTPServer:
         fake = self

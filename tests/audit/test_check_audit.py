@@ -69,7 +69,7 @@ def test_audit_rule_markdown_and_reworded_check(fake: FakeAuditLLM, project: Pat
                              "--root", ".", "--judge", JUDGE, "--audit-rule", "--format", "markdown")
     assert code == 1, err
     assert "### Check audit" in out and "not atomic" in out
-    assert "\\[A\\] audit: not atomic" in out
+    assert "(modified): audit: not atomic" in out
 
 
 def test_repairs_under_the_audit_rule_must_pass_the_audit_too(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from github import Auth, Github
+from github import Auth, Github, GithubException
 
 from rubric_gate.repair.github_review import post_repair_suggestions
 from tests.audit.fake_review_github import REPO, FakeReviewGitHub
@@ -15,7 +15,7 @@ from tests.audit.test_units import _suggestion
 
 @pytest.fixture
 def github() -> Iterator[FakeReviewGitHub]:
-    fake = FakeReviewGitHub(diff_lines={"rubrics/r.yaml": set(range(8, 16))})
+    fake = FakeReviewGitHub(hunks={"rubrics/r.yaml": [(8, 15), (20, 26)]})
     server = fake.start()
     yield fake
     server.shutdown()
@@ -54,4 +54,38 @@ def test_posted_once_then_edited_not_duplicated(github: FakeReviewGitHub) -> Non
 
 def test_a_line_outside_the_diff_is_reported_not_raised(github: FakeReviewGitHub) -> None:
     result = post_repair_suggestions(_pr(github), "a" * 40, [_suggestion(start=30, end=31)], own)
-    assert result.created == 0 and "HTTP 422" in result.failures[0]
+    assert result.created == 0 and result.unplaced == 1 and not github.writes
+    assert result.failures == ["'fresh' stays in this comment (lines 30-31 of rubrics/r.yaml are not inside one "
+                               "diff hunk (the diff shows lines 8-15, 20-26), and GitHub places a suggestion only "
+                               "inside one hunk)"]
+
+
+def test_the_fake_refuses_what_github_refuses(github: FakeReviewGitHub) -> None:
+    """The same-hunk rule, through PyGithub: so a planner that ignored it would fail these tests."""
+    pr = _pr(github)
+    cases = [((12, 22), "pull_request_review_thread.start_line must be part of the same hunk as the line."),
+             ((None, 17), "pull_request_review_thread.line must be part of the diff"),
+             ((11, 11), "pull_request_review_thread.start_line must precede the end line.")]
+    for (start, line), message in cases:
+        extra = {"start_line": start, "start_side": "RIGHT"} if start is not None else {}
+        with pytest.raises(GithubException) as raised:
+            pr.create_review_comment("x", "a" * 40, "rubrics/r.yaml", line=line, side="RIGHT", **extra)
+        assert raised.value.status == 422 and raised.value.data["errors"][0]["message"] == message
+    pr.create_review_comment("x", "a" * 40, "rubrics/r.yaml", line=24, side="RIGHT", start_line=20, start_side="RIGHT")
+    assert [(c["start_line"], c["line"]) for c in github.comments] == [(20, 24)]
+
+
+def test_a_span_across_hunks_stays_in_the_sticky_comment_and_its_old_comment_says_so(
+        github: FakeReviewGitHub) -> None:
+    """The issue's case: the entry spans 11-24, the hunk holding 11 ends at 15."""
+    first = post_repair_suggestions(_pr(github), "a" * 40, [_suggestion(start=10, end=11)], own)
+    assert first.created == 1
+    moved = post_repair_suggestions(_pr(github), "b" * 40, [_suggestion(start=11, end=24)], own)
+    assert (moved.created, moved.updated, moved.unplaced) == (0, 1, 1)
+    assert "lines 11-24 of rubrics/r.yaml are not inside one diff hunk" in moved.failures[0]
+    [comment] = github.comments
+    assert "now in the rubric-gate comment" in comment["body"] and "```suggestion" not in comment["body"]
+    # Back inside one hunk: posted again as a suggestion (the note comment is replaced).
+    back = post_repair_suggestions(_pr(github), "c" * 40, [_suggestion(start=20, end=26)], own)
+    assert (back.created, back.deleted, back.unplaced) == (1, 1, 0)
+    assert [(c["start_line"], c["line"]) for c in github.comments] == [(20, 26)]

@@ -71,7 +71,7 @@ def _mutate_jsonl(project: Project, relative: str, line: int, new: str) -> None:
         (CALIBRATION, 4, '{"id": "R1", "input": "x", "output": "y", "label": "pass"}', "duplicate item id 'R1' (first at line 1)"),
         (CALIBRATION, 5, '{"id": "R5", "input": "x", "label": "pass"}', "missing required key 'output'"),
         (CALIBRATION, 1, '["not", "an", "object"]', "each line must be a JSON object"),
-        (VERDICTS, 7, '{"item": "R2", "check_text": "x", "answer": "maybe"}', "answer must be 'yes' or 'no', got 'maybe'"),
+        (VERDICTS, 7, '{"item": "R2", "check_text": "x", "answer": "maybe"}', "answer must be 'yes', 'no' or 'n/a', got 'maybe'"),
         (VERDICTS, 4, '{"item": "R1", "check_text": ', "malformed JSON"),
         (CALIBRATION, 5, '{"id": "R5", "input": "env R4", "output": "report R4", "label": "fail"}',
          "same input and output as 'R4' (line 4) but the opposite label"),
@@ -90,13 +90,13 @@ def test_missing_verdicts_name_the_checks(project: Project) -> None:
     project.write(RUBRIC, head)
     proc = project.run("check", "--base", "HEAD:" + RUBRIC, "--head", RUBRIC)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert re.search(r"no recorded verdict for checks F \(5/5 items\).*--judge", proc.stderr), proc.stderr
+    assert re.search(r"no recorded verdict in calibration/demo.verdicts.jsonl for check F \(5/5 items, e.g. R1, R2, R3, R4, R5\).*--judge", proc.stderr), proc.stderr
 
 
 def test_reworded_check_needs_new_verdicts(project: Project) -> None:
     project.write(RUBRIC, BASE_YAML.replace("requirement C.", "requirement C, reworded."))
     proc = project.run("check", "--base", "HEAD:" + RUBRIC, "--head", RUBRIC)
-    assert proc.returncode == 2 and "checks C" in proc.stderr
+    assert proc.returncode == 2 and "check C (5/5 items" in proc.stderr
 
 
 def test_missing_file_and_bad_ref(project: Project) -> None:

@@ -32,3 +32,16 @@ def test_pr_verdicts_for_the_base_checks_are_never_used_and_withheld_catches_are
     usable, ignored = usable_pr_verdicts(fills, _rubric({"A": "a"}))
     assert [v.check_text for v in usable] == ["x"] and [v.check_text for v in ignored] == ["a"]
     assert [v.answer for v in catches_withheld(usable)] == ["yes"]
+
+
+def test_every_rubric_key_difference_is_classified_and_unknown_ones_fail_closed() -> None:
+    from rubric_gate.boundary import classify_rubric_changes
+    from rubric_gate.boundary.rubric_diff import KEY_RULES
+
+    base = _rubric({"A": "a"})
+    head = _rubric({"A": "a", "B": "b"}, task="t  ", calibration="./c.jsonl", verdicts="w.jsonl", version="2")
+    rules = {d.key: d.rule for d in classify_rubric_changes(base, head)}
+    assert rules == {"version": "allowed", "verdicts": "override", "checks": "gate"}  # task reflowed, same path
+    assert set(KEY_RULES) == set(Rubric.model_fields)  # a key the format gains needs a rule here
+    unknown = classify_rubric_changes(base, head, rules={k: v for k, v in KEY_RULES.items() if k != "verdicts"})
+    assert [d.needs_override for d in unknown if d.key == "verdicts"] == [True]

@@ -59,7 +59,7 @@ def test_no_change_passes() -> None:
 def test_deleting_a_check_with_a_unique_catch_is_rejected() -> None:
     result = gate(rubric(check("B"), check("C"), check("D")))
     assert decisions(result) == {"A": ("deleted", False)}
-    assert "1 unique catch (R1)" in result.decisions[0].reason
+    assert "would lose a unique catch: it alone catches 1 flawed item (R1)" in result.decisions[0].reason
     assert not result.passed
 
 
@@ -71,14 +71,17 @@ def test_deleting_a_redundant_check_is_accepted() -> None:
 
 
 def test_recompute_after_each_deletion_keeps_one_of_two_redundant_checks() -> None:
-    # C and D each hold R3 with B; B and C and D all deletable alone, not all three.
+    # B, C and D all hold R3; each is deletable alone, not all three. Deletions are decided by
+    # decreasing blame then increasing credit: D (blame 1), C (credit 0.33), then B, which by
+    # then catches R3 alone and stays.
     result = gate(rubric(check("A")))
     got = decisions(result)
-    assert got["B"] == ("deleted", True)
+    assert [d.change.check_id for d in result.decisions] == ["D", "C", "B"]
+    assert got["D"] == ("deleted", True)
     assert got["C"] == ("deleted", True)
-    assert got["D"] == ("deleted", False)  # by then D alone catches R3
+    assert got["B"] == ("deleted", False)
     assert "R3" in result.decisions[-1].reason
-    assert [c.id for c in result.gated.checks] == ["A", "D"]
+    assert [c.id for c in result.gated.checks] == ["A", "B"]
 
 
 def test_adding_a_check_with_blame_is_rejected() -> None:
@@ -108,7 +111,7 @@ def test_rewording_with_the_same_verdicts_is_accepted() -> None:
 def test_rewording_that_loses_a_catch_is_rejected() -> None:
     result = gate(rubric(check("A", "A narrowed, misses R1"), check("B"), check("C"), check("D")))
     assert decisions(result) == {"A": ("modified", False)}
-    assert "loses catches of R1" in result.decisions[0].reason
+    assert "would lose catches of R1" in result.decisions[0].reason
 
 
 def test_rewording_that_fails_a_correct_item_is_rejected() -> None:
@@ -132,7 +135,7 @@ def test_frozen_checks_cannot_be_deleted_reworded_or_unfrozen(head_a, message) -
     head = rubric(*([head_a] if head_a else []), check("B"), check("C"), check("D"))
     result = gate(head, base)
     assert not result.passed
-    assert "[P]" in result.decisions[0].reason and message in result.decisions[0].reason
+    assert "frozen: derived from labels" in result.decisions[0].reason and message in result.decisions[0].reason
     assert result.gated.check("A") == base.check("A")
 
 
@@ -145,10 +148,10 @@ def test_freezing_a_check_is_accepted() -> None:
 def test_rates_rule_is_opt_in() -> None:
     head = rubric(check("B"), check("C"), check("D", "new: catches nothing"))
     default = gate(head)
-    assert all("[R]" not in d.reason for d in default.decisions)
+    assert all("would lower a rate" not in d.reason for d in default.decisions)
     strict = gate(head, rates_rule=True)
     reasons = {d.change.check_id: d.reason for d in strict.decisions}
-    assert "[R] flawed caught drops 3 -> 2 of 3" in reasons["A"]
+    assert "would lower a rate: flawed caught drops 3 -> 2 of 3" in reasons["A"]
     # Rewording D to catch nothing passes S (R3 stays caught by B and C) and R (no rate drops).
     assert decisions(strict)["D"] == ("modified", True)
 
@@ -165,6 +168,9 @@ def test_max_failures_gate_uses_pivotal_catches() -> None:
     result = gate(rubric(check("B"), check("C"), check("D"), k=1), base)
     assert decisions(result) == {"A": ("deleted", False)}
     assert "(R2)" in result.decisions[0].reason
+    assert "would lose a pivotal catch: 1 flawed item failed by exactly 2 checks, this one included (R2)" \
+        in result.decisions[0].reason
+    assert "unique" not in result.decisions[0].reason
 
 
 def test_loosening_aggregation_that_lets_a_flaw_through_is_rejected() -> None:

@@ -27,7 +27,7 @@ def _error(tmp_path: Path, text: str | bytes, *, use_index: bool = True) -> str:
 @pytest.mark.parametrize(("line", "fragment"), [
     ('{"item": "r1", "check_text": "c", "answer": "yes", "item": "r2"}', "duplicate key 'item'"),
     ('{"item": "r1", "check_text": "c", "answer" : "yes", "answer": "no"}', "duplicate key 'answer'"),
-    ('{"item": "r1", "check_text": "c", "answer": "maybe"}', "answer must be 'yes' or 'no', got 'maybe'"),
+    ('{"item": "r1", "check_text": "c", "answer": "maybe"}', "answer must be 'yes', 'no' or 'n/a', got 'maybe'"),
     ('{"item": "r1", "check_text": "c", "answer": "yes", "colour": "red"}', "unknown key 'colour'"),
     ('{"item": "r1", "answer": "yes"}', "missing required key 'check_text'"),
     ('{"item": "", "check_text": "c", "answer": "yes"}', "item: String should have at least 1 character"),

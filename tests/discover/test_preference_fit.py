@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rubric_gate.cli.main import main
 from rubric_gate.pairs import PreferencePair
 from rubric_gate.preference import (
     bradley_terry,
@@ -17,6 +16,7 @@ from rubric_gate.preference import (
     effective_dimensionality,
     weight_entropy,
 )
+from tests.discover.conftest import run
 
 JUDGE = "anthropic:claude-haiku-4-5"
 N = 8
@@ -42,13 +42,6 @@ def project(tmp_path: Path) -> Path:
         "verdicts: verdicts.jsonl\nchecks:\n  - id: apple\n    text: The response mentions apple\n"
         "  - id: pear\n    text: The response mentions pear\n")
     return tmp_path
-
-
-def run(monkeypatch, root: Path, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_preference_fit_matches_a_hand_computation(fake, project, monkeypatch, capsys) -> None:

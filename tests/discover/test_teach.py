@@ -9,21 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubric_gate.cli.main import main
-from tests.discover.conftest import EXAMPLE, hand_truth, items
+from tests.discover.conftest import EXAMPLE, hand_truth, items, run
 from tests.discover.fake_models import FakeDiscoverLLM
 
 JUDGE = "anthropic:claude-haiku-4-5"
 SEVERITY = ("No finding is rated a higher severity than the exposure the environment description shows "
             "supports, such as Critical for a setting that opens nothing to the internet.")
 STRICT = "Every finding includes a recommendation for fixing it."
-
-
-def run(monkeypatch, root: Path, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def outputs(root: Path, predicate) -> set[str]:
@@ -88,7 +80,8 @@ def test_a_proposal_with_blame_is_dropped(judged, example, monkeypatch, capsys) 
     kept, dropped = report["proposals"]
     assert kept["accepted"] and kept["catches"] == ["r19", "r27", "r31", "r35"]
     assert not dropped["accepted"] and dropped["fails_correct"]
-    assert dropped["reason"].startswith("[S] answers no on") and "blame" in dropped["reason"]
+    assert "blame" in dropped["reason"] and f"answers no on {len(dropped['fails_correct'])} correct items" \
+        in dropped["reason"]
     assert [c["id"] for c in yaml.safe_load(report["yaml"])] == ["taught-unplanned"]
 
     # The dropped proposal's verdicts are stored like any others (a rerun reuses them).
@@ -111,9 +104,10 @@ def test_a_repeated_catch_is_dropped_by_teachs_own_rule(judged, example, monkeyp
     judged.teach = {"unplanned": SEVERITY, "exaggerated": SEVERITY}
     code, report, err = teach(monkeypatch, example, capsys, rubric="v1.yaml")
     assert code == 0, err
-    first, second = report["proposals"]
+    # Equal credit and blame: the gate decides additions in id order, so the smaller id is kept.
+    first, second = sorted(report["proposals"], key=lambda p: p["id"])
     assert first["accepted"] and not second["accepted"]
-    assert second["reason"] == "[T] catches no flawed item the rubric lets pass"
+    assert second["reason"] == "would catch no flawed item the rubric lets pass, so it teaches nothing new"
 
 
 def test_dry_run_makes_no_call_and_max_limits_groups(judged, example, monkeypatch, capsys) -> None:

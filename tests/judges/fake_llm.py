@@ -28,7 +28,14 @@ def keyword(check: str) -> str:
     return re.sub(r"[^a-z0-9]", "", check.split()[-1].lower())
 
 
+APPLIES = re.compile(r"only when the output mentions (\w+)", re.IGNORECASE)
+
+
 def decide(check: str, output: str) -> dict[str, str]:
+    # An applicability clause, as the prompt describes it: n/a where the condition fails.
+    condition = APPLIES.search(check)
+    if condition and condition.group(1).lower() not in output.lower():
+        return {"answer": "n/a", "quote": ""}
     word = keyword(check)
     found = word in output.lower()
     return {"answer": "yes" if found else "no", "quote": word if found else ""}

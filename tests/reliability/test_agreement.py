@@ -118,3 +118,28 @@ def test_count_bootstrap_matches_resampling_items() -> None:
     ours = bootstrap_interval(kappa_from_counts, predicted, truth, resamples=4000)
     assert ours is not None
     assert abs(ours[0] - low) < 0.02 and abs(ours[1] - high) < 0.02
+
+
+def test_paraphrase_kappa_sees_the_noise_raw_agreement_hides() -> None:
+    # The case: "no" is rare (1 in 20) in both, and the paraphrase's "no" falls elsewhere.
+    from rubric_gate.reliability import paraphrase_agreement, paraphrase_kappa
+
+    original = np.zeros(20, dtype=bool)
+    original[0] = True
+    noise = np.zeros(20, dtype=bool)
+    noise[5] = True
+    assert paraphrase_agreement(original, noise[None, :]) == 0.9
+    assert paraphrase_kappa(original, noise[None, :]) == pytest.approx(-0.0526, abs=1e-3)
+    assert paraphrase_kappa(original, np.stack([original, noise])) == pytest.approx((1 - 0.0526) / 2, abs=1e-3)
+    assert paraphrase_kappa(np.zeros(4, dtype=bool), np.zeros((1, 4), dtype=bool)) is None  # undefined
+
+
+def test_a_degenerate_bootstrap_interval_is_undefined() -> None:
+    from rubric_gate.reliability import label_agreement
+    from rubric_gate.report.trust import agreement_text
+
+    # One correct item passed, one flawed item caught: every resample gives balanced accuracy 1.
+    agreement = label_agreement(np.array([False, True]), np.array([False, True]))
+    assert agreement.balanced_accuracy.value == 1.0 and agreement.balanced_accuracy.ci95 is None
+    assert agreement.to_dict()["balanced_accuracy"]["ci95"] is None
+    assert "balanced accuracy 100% (interval undefined)" in agreement_text(agreement)

@@ -11,7 +11,12 @@ import pytest
 from rubric_gate.calibration import load_calibration
 from rubric_gate.pipeline import Evaluation, run_check
 from rubric_gate.report import render_html, render_markdown, write_html_report
-from rubric_gate.report.charts import MERMAID_MAX_CHECKS, credit_blame_mermaid, mermaid_label
+from rubric_gate.report.charts import (
+    MERMAID_MAX_CHECKS,
+    credit_blame_mermaid,
+    mermaid_label,
+    mermaid_labels,
+)
 from rubric_gate.report.model import CheckRow
 from rubric_gate.rubric import parse_rubric_text
 from rubric_gate.verdicts import VerdictStore
@@ -116,11 +121,18 @@ def _rows(ids: list[str]) -> list[CheckRow]:
 
 def test_mermaid_chart_in_markdown_only_up_to_40_checks(repo: Repo) -> None:
     markdown = render_markdown(_report(repo, CHECKS))
-    block = re.search(r"<details><summary>Chart: credit vs blame per check</summary>\n\n```mermaid\n(.*?)```\n\n</details>",
+    block = re.search(r"<details><summary>Chart: credit vs blame per check \(head as proposed\)</summary>\n\n```mermaid\n(.*?)```\n\n</details>",
                       markdown, re.S)
     assert block and 'x-axis ["A", "B"]' in block.group(1)
     assert credit_blame_mermaid(_rows([f"c{n}" for n in range(MERMAID_MAX_CHECKS)])) is not None
     assert credit_blame_mermaid(_rows([f"c{n}" for n in range(MERMAID_MAX_CHECKS + 1)])) is None
+
+
+def test_mermaid_labels_stay_distinct_when_cut() -> None:
+    ids = [f"covers-the-very-long-shared-prefix-{n}" for n in range(12)] + ["a b", "a_b", "a_b"]
+    labels = mermaid_labels(ids)
+    assert len(set(labels)) == len(labels) == len(ids)
+    assert all(len(label) <= 28 for label in labels)
 
 
 @pytest.mark.parametrize("hostile", [
@@ -135,5 +147,23 @@ def test_mermaid_labels_cannot_inject(hostile: str) -> None:
     chart = credit_blame_mermaid(_rows([hostile, "ok"]))
     assert chart is not None
     lines = chart.splitlines()
-    assert len(lines) == 6 and lines[0] == "xychart-beta"
+    assert len(lines) == 6 and lines[0] == "xychart-beta horizontal"
     assert re.fullmatch(r'    x-axis \["[A-Za-z0-9_.-]+", "ok"\]', lines[2])
+
+
+def test_a_renamed_check_is_one_row_and_the_decision_one_headline(repo: Repo) -> None:
+    report = _report(repo, {"A-renamed": CHECKS["A"]})  # rename A, delete B
+    assert {c.change for c in report.changes} >= {"renamed"}
+    document = parse(render_html(report))
+    text = "".join(document.text)
+    assert text.count("FAIL") + text.count("PASS") == 1  # the page's headline only
+    cells = [t.strip() for t in document.text]
+    assert cells.count("A-renamed") == 1 + 3 - 1  # one table row; charts of head and gated (base shows A)
+    rows = [a for tag, a in document.tags if tag == "tr"]
+    assert len(rows) == 1 + 2  # header, A-renamed, deleted B (A is not listed a second time)
+
+
+def test_charts_and_tables_shrink_to_a_narrow_window(repo: Repo) -> None:
+    html = render_html(_report(repo, {"B": CHECKS["B"]}))
+    assert "svg.chart { max-width: 100%; height: auto; }" in html
+    assert '<div class="table-wrap">' in html and "overflow-x: auto" in html

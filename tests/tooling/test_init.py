@@ -19,7 +19,7 @@ from tests.tooling.conftest import init_repo, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CREATED = ["rubrics/shop-qa.yaml", "rubrics/rubric.schema.json", "calibration/shop-qa.jsonl",
-           ".github/workflows/rubric-gate.yml"]
+           ".github/workflows/rubric-gate.yml", ".github/workflows/rubric-gate-comment.yml"]
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def empty_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_init_then_lint_reports_only_verdicts_to_record(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "init")
     assert code == 0
-    assert [line.removeprefix("created ") for line in out.splitlines()[:4]] == CREATED
+    assert [line.removeprefix("created ") for line in out.splitlines()[:len(CREATED)]] == CREATED
     steps = out.split("Next steps:")[1].strip().splitlines()
     assert [s.strip()[:3] for s in steps] == ["1. ", "2. ", "3. "]
     assert all((empty_repo / path).is_file() for path in CREATED)
@@ -73,6 +73,21 @@ def test_init_twice_overwrites_nothing(empty_repo: Path, capsys: pytest.CaptureF
     assert [line for line in out.splitlines() if line.startswith(("created", "skipped"))] == [
         f"skipped {path} (already exists, left unchanged)" for path in CREATED]
     assert {path: (empty_repo / path).read_bytes() for path in CREATED} == before
+    steps = out.split("Next steps:")[1]
+    assert "Replace the example items" not in steps and "Set `uses:`" not in steps
+    assert "Record a verdict for every (check, item) pair" in steps
+
+
+def test_init_writes_both_workflows_the_first_names(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init")
+    workflows = empty_repo / ".github/workflows"
+    gate = (workflows / "rubric-gate.yml").read_text()
+    assert "rubric-gate-comment.yml" in gate and (workflows / "rubric-gate-comment.yml").is_file()
+    assert "bundled example" not in gate
+    companion = ROOT / ".github/workflows/rubric-gate-comment.yml"
+    assert (FILES_DIR / "rubric-gate-comment.yml").read_bytes() == companion.read_bytes(), (
+        "cp .github/workflows/rubric-gate-comment.yml src/rubric_gate/scaffold/files/rubric-gate-comment.yml")
+    assert (workflows / "rubric-gate-comment.yml").read_bytes() == companion.read_bytes()
 
 
 def test_init_outside_git_and_bad_name_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

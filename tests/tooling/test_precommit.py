@@ -21,12 +21,13 @@ def test_hooks_manifest_validates_with_pre_commit() -> None:
     clientlib = pytest.importorskip("pre_commit.clientlib")
     hooks = clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
     assert {h["id"] for h in hooks} == {"rubric-gate-lint", "rubric-gate-check"}
-    assert len(COMMAND_MODULES) == len(cli.commands)
+    assert len(COMMAND_MODULES) == len(cli.list_commands(None))
     for hook in hooks:
         program, command, *_ = hook["entry"].split()
-        assert program == "rubric-gate" and command in cli.commands
+        assert program == "rubric-gate" and cli.get_command(None, command) is not None
         assert re.search(hook["files"], "rubrics/team/review.yaml")
-        assert not re.search(hook["files"], "calibration/review.jsonl")
+        assert re.search(hook["files"], "calibration/review.jsonl")  # a relabel runs the hooks too
+        assert not re.search(hook["files"], "docs/review.md")
 
 
 def test_hooks_manifest_validation_can_fail(tmp_path: Path) -> None:
@@ -73,7 +74,9 @@ def test_new_rubric_missing_verdicts_and_missing_base(pushed: Repo, capsys: pyte
     code, out, err = run_cli(capsys, "check-staged", "rubrics/other.yaml", "rubrics/demo.yaml")
     assert code == 2
     assert "rubrics/other.yaml: new rubric (not in origin/main): nothing to gate" in out
-    assert "no recorded verdict for checks C (4/4 items)" in err
+    assert "rubrics/demo.yaml (staged): no recorded verdict in calibration/demo.verdicts.jsonl for check C (4/4 items, e.g." in err
+    assert "--judge PROVIDER:MODEL to judge them" not in err  # check-staged takes no --judge
+    assert "rubric-gate judge --rubric rubrics/demo.yaml --verdicts VERDICT_FILE --judge PROVIDER:MODEL" in err
     code, _, err = run_cli(capsys, "check-staged", "--base-ref", "origin/nope", "rubrics/demo.yaml")
     assert code == 2 and "origin/nope: no such git ref" in err
 
@@ -108,3 +111,24 @@ def test_git_commit_runs_both_hooks_through_pre_commit(pushed: Repo, tmp_path: P
     passed = subprocess.run(["git", "commit", "-m", "add C"], cwd=pushed.root, capture_output=True, text=True)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert pushed.git("log", "-1", "--format=%s").strip() == "add C"
+
+
+def test_a_staged_calibration_or_verdict_file_gates_the_rubrics_reading_it(
+        pushed: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert all(re.match(hook["files"], "calibration/demo.jsonl") and "types" not in hook for hook in hooks)
+    path = pushed.root / "calibration/demo.jsonl"
+    path.write_text(path.read_text().replace('"label": "pass"', '"label": "fail"', 1))
+    pushed.git("add", "-A")
+    code, out, _ = run_cli(capsys, "check-staged", "calibration/demo.jsonl")
+    assert code == 0 and "== rubrics/demo.yaml against origin/main" in out
+    code, out, _ = run_cli(capsys, "lint", "calibration/demo.jsonl")
+    assert code == 0
+
+
+def test_check_staged_outside_a_repository_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    code, _, err = run_cli(capsys, "check-staged", "rubrics/demo.yaml")
+    assert code == 2 and "not a git repository" in err and "origin/main" not in err

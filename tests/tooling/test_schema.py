@@ -96,3 +96,23 @@ def test_calibration_lines_validate_against_the_item_schema() -> None:
         assert not list(validator.iter_errors(json.loads(line)))
     assert list(validator.iter_errors({"id": "x", "input": 1, "output": 2, "label": "maybe"}))
     assert list(validator.iter_errors({"id": "x", "input": 1, "output": 2, "label": "pass", "note": "?"}))
+
+
+def test_verdict_lines_validate_against_the_verdict_schema() -> None:
+    validator = jsonschema.Draft202012Validator(json.loads(render_schema("verdict.schema.json")))
+    lines = (ROOT / "calibration" / "cloud-security-review.verdicts.jsonl").read_text().splitlines()
+    assert lines and all(not list(validator.iter_errors(json.loads(line))) for line in lines)
+    good = {"item": "ex-1", "check_text": "The answer cites a section.", "answer": "yes"}
+    assert not list(validator.iter_errors(good))
+    for bad in ({**good, "answer": "maybe"}, {**good, "colour": "red"}, {**good, "sample": -1},
+                {**good, "sample": "0"}, {**good, "usage": {"input_tokens": 1, "cost": 2}},
+                {k: v for k, v in good.items() if k != "check_text"}, {**good, "item": ""}):
+        assert list(validator.iter_errors(bad)), bad
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_FILES))
+def test_each_schema_names_its_published_url(name: str) -> None:
+    schema = json.loads(render_schema(name))
+    assert schema["$id"] == f"https://raw.githubusercontent.com/rubric-gate/rubric-gate/main/schema/{name}"
+    readme = (ROOT / "README.md").read_text()
+    assert f"schema/{name}" in readme and schema["$id"].rsplit("/schema/", 1)[0] in readme

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +9,7 @@ from pathlib import Path
 from github.Repository import Repository
 
 from rubric_gate.errors import InputError
+from rubric_gate.globs import matches_any, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
 
 
 @dataclass(frozen=True)
@@ -23,71 +22,6 @@ class ChangedFile:
     @property
     def base_path(self) -> str:
         return self.previous or self.path
-
-
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """`**/` spans any number of directories; `*`, `?` and `[...]` stay within one path segment.
-
-    Matching ignores case: extensions match case-insensitively (RUBRIC.YAML), and so does the
-    rest, as on the macOS/Windows checkouts people write globs on.
-    """
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1 and pattern[i + 1:end] != "!":
-            # A character class, as fnmatch reads it (`[!...]` negates); never a `/`.
-            body = pattern[i + 1:end]
-            negate = body.startswith("!")
-            body = body[1:] if negate else body
-            chars = "".join("\\" + ch if ch in "\\^[]" else ch for ch in body)
-            out.append(f"(?!/)[{'^' if negate else ''}{chars}]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    # DOTALL: a newline is a legal character in a path (a directory named with one is still gated).
-    return re.compile("".join(out) + r"\Z", re.IGNORECASE | re.DOTALL)
-
-
-YAML_SUFFIXES = (".yaml", ".yml")
-
-
-def normalize_glob(pattern: str) -> str:
-    """A glob relative to the repository root: a leading `/` or `./` is the root, and a bare
-    folder (`rubrics`, `rubrics/`) means every YAML file under it."""
-    pattern = pattern.strip()
-    while pattern.startswith(("./", "/")):
-        pattern = pattern[2:] if pattern.startswith("./") else pattern[1:]
-    if not any(ch in pattern for ch in "*?[") and not pattern.lower().endswith(YAML_SUFFIXES):
-        pattern = pattern.rstrip("/") + "/**/*.y*ml" if pattern.rstrip("/") else "**/*.y*ml"
-    return pattern
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(glob: str) -> re.Pattern[str]:
-    return glob_to_regex(normalize_glob(glob))
-
-
-def matches_any(path: str, globs: tuple[str, ...]) -> bool:
-    # Called once per file of the repository: each glob is compiled once.
-    return any(_compiled(g).match(path) for g in globs)
-
-
-def unmatched_globs(paths: list[str], globs: tuple[str, ...]) -> list[str]:
-    """The globs that match none of `paths` (a typo would otherwise turn the check green forever)."""
-    return [g for g in globs if not any(matches_any(p, (g,)) for p in paths)]
 
 
 def _git(workspace: Path, *args: str) -> str:

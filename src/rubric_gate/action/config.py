@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rubric_gate.errors import InputError
+from rubric_gate.globs import split_globs
 
 # Same values as the `default:` of each input in action.yml (github_token's default there
 # is `${{ github.token }}`; here we fall back to the GITHUB_TOKEN variable).
@@ -117,7 +118,7 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
     fail_on = read_input(env, "fail_on").lower()
     if fail_on not in FAIL_ON:
         raise InputError("input fail_on", f"expected one of {', '.join(FAIL_ON)}, got {fail_on!r}")
-    globs = tuple(g.strip() for line in read_input(env, "rubrics").splitlines() for g in line.split(",") if g.strip())
+    globs = split_globs(read_input(env, "rubrics"))  # a comma inside {yaml,yml} stays in its glob
     workspace = Path(env.get("GITHUB_WORKSPACE", "").strip() or os.getcwd())
     output_dir = Path(read_input(env, "output_dir"))
     output_dir = output_dir if output_dir.is_absolute() else workspace / output_dir

@@ -119,8 +119,12 @@ def read_calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
 
 
 def read_verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
-    text = reader.read(sha, path)
     display = _display(sha, path)
+    blob_id = getattr(reader, "blob_id", None)
+    blob = blob_id(sha, path) if blob_id is not None else None
+    if blob is not None:  # parsed once per blob: rubrics sharing a store, base and head alike
+        return VerdictStore.from_blob(blob, lambda: reader.read(sha, path), display)
+    text = reader.read(sha, path)
     return VerdictStore(display=display) if text is None else VerdictStore.from_source(SourceText(display, text, None))
 
 

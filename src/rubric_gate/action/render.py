@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rubric_gate import __version__
@@ -39,6 +40,8 @@ def _section(outcome: RubricOutcome) -> str:
     if outcome.report is not None:
         body = render_markdown(outcome.report, heading_level=3) + _review_sections(outcome)
         first, _, rest = body.partition("\n")
+        # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
+        first = re.sub(r"rubric-gate: (PASS|FAIL) — ", "", first, count=1)
         return f"{first}\n\nFile: {path}\n{failures}{notes}{rest}"
     mark = "✅" if outcome.passed else "❌"
     if outcome.summary is not None:

@@ -53,6 +53,9 @@ class FileReader(Protocol):
     def read(self, sha: str, path: str) -> str | None:
         """The file's text at `sha`, or None when it does not exist there."""
 
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The regular file's blob id at `sha`, None when absent (other entries: InputError)."""
+
     def list_files(self, sha: str) -> list[str]:
         """Every non-directory path in the tree at `sha` (symlinks and submodules included, so
         that one under the `rubrics` glob is refused rather than skipped)."""
@@ -136,6 +139,17 @@ class _TreeReader:
     def read(self, sha: str, path: str) -> str | None:
         file = self.read_file(sha, path)
         return None if file is None else file.text
+
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The blob id of the regular file `path` at `sha` (stores are parsed once per blob), None
+        when absent. Any other kind of entry is the same InputError `read_file` raises: a symlink
+        whose target string equals a regular file's bytes has that file's blob id."""
+        entry = self.entry(sha, path)
+        if entry is None:
+            return None
+        if entry.mode not in REGULAR_MODES:
+            self.read_file(sha, path)  # raises, naming the path and the mode
+        return entry.blob_id
 
 
 class GitReader(_TreeReader):

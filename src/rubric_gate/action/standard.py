@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rubric_gate.action.changed import ChangedFile, matches_any
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
+from rubric_gate.boundary import classify_rubric_changes
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
 from rubric_gate.guard import changed_answers, diff_labels, filled_answers, removed_answers
@@ -72,21 +73,38 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
                                               users, judged, in_use, trusted))
     for change in rubric_changes:
-        if change.status not in ("modified", "renamed"):
-            continue
-        before = rubric_keys(reader, base_sha, change.base_path)
-        after = rubric_keys(reader, head_sha, change.path)
-        for key in ("calibration", "verdicts"):
-            if key in before and key in after and before[key] != after[key]:
-                findings.append(StandardFinding(change.path, (change.path,),
-                                                f"repoints `{key}` from {before[key]} to {after[key]}", True))
-        # The judge reads the task with every check, but verdicts are keyed by check text: the
-        # gate cannot see what a new task does to them (one saying "every output is fine" would pass).
-        if "task" in before and "task" in after and before["task"].split() != after["task"].split():
-            findings.append(StandardFinding(change.path, (change.path,), "rewords `task`, which the judge reads "
-                                            "with every check; recorded and cached verdicts were judged against the "
-                                            "old wording, so the gate cannot tell what the change does", True))
+        if change.status in ("modified", "renamed"):
+            findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))
     return findings
+
+
+def _rubric_key_findings(reader: FileReader, base_sha: str, head_sha: str,
+                         change: ChangedFile) -> list[StandardFinding]:
+    """The rubric's own keys, classified (`boundary.rubric_diff`): what needs the override here.
+    A version that does not load is reported where the rubric is gated."""
+    try:
+        base_text, head_text = reader.read(base_sha, change.base_path), reader.read(head_sha, change.path)
+        if base_text is None or head_text is None:
+            return []
+        base = parse_rubric_text(base_text, _display(base_sha, change.base_path)).rubric
+        head = parse_rubric_text(head_text, _display(head_sha, change.path)).rubric
+    except InputError:
+        return []
+    out = []
+    for diff in classify_rubric_changes(base, head):
+        if not diff.needs_override:
+            continue
+        if diff.key in ("calibration", "verdicts"):
+            message = f"repoints `{diff.key}` from {diff.before} to {diff.after}"
+        elif diff.key == "task":
+            # The judge reads the task with every check: the gate cannot see what a new task does
+            # to the verdicts (one saying "every output is fine" would pass).
+            message = ("rewords `task`, which the judge reads with every check; recorded and cached verdicts "
+                       "were judged against the old wording, so the gate cannot tell what the change does")
+        else:
+            message = f"changes `{diff.key}`, which no rule of the gate classifies, so it needs the override"
+        out.append(StandardFinding(change.path, (change.path,), message, True))
+    return out
 
 
 def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from rubric_gate.audit.model import MISSING, AuditReport, CheckAudit
 from rubric_gate.report import neutralize
+from rubric_gate.report.markdown import code_span
 
 EXCERPT_CHARS = 160
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]")
@@ -55,7 +56,7 @@ def render_audit_markdown(report: AuditReport, *, heading_level: int = 3, title:
     out += [header, "|---|---|---|" + ("--:|" if adversarial else "")]
     for a in report.audits:
         grounding = ("grounded: " if a.grounded else "beyond the task: ") + f"\"{neutralize(excerpt(a.grounding_quote, 80))}\""
-        row = f"| `{neutralize(a.check)}` | {neutralize(_problems(a))} | {grounding} |"
+        row = f"| {code_span(a.check)} | {neutralize(_problems(a))} | {grounding} |"
         if adversarial:
             row += f" {_vfr(a)} |"
         out.append(row)
@@ -64,14 +65,14 @@ def render_audit_markdown(report: AuditReport, *, heading_level: int = 3, title:
         out.append("")
         for a in details:
             for finding in a.findings():
-                out.append(f"- `{neutralize(a.check)}` {neutralize(finding, table=False)}")
+                out.append(f"- {code_span(a.check, table=False)} {neutralize(finding, table=False)}")
             if a.fools:
                 fool = a.fools[0]
-                out.append(f"- `{neutralize(a.check)}` fooled the judge, e.g. on `{neutralize(fool.item)}`: "
+                out.append(f"- {code_span(a.check, table=False)} fooled the judge, e.g. on {code_span(fool.item, table=False)}: "
                            f"\"{neutralize(excerpt(fool.output), table=False)}\" ({neutralize(fool.verifier_reason, table=False)})")
     judges = sorted({j for a in report.audits for j in a.judges})
     if judges:
-        out += ["", f"Audited by {', '.join(f'`{neutralize(j)}`' for j in judges)}"
+        out += ["", f"Audited by {', '.join(code_span(j, table=False) for j in judges)}"
                 + (" (majority)." if len(judges) > 1 else ".")]
     if report.usage:
         out.append("")

@@ -11,12 +11,12 @@ from typing import Any
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from rubric_gate.judges.prompt import as_text
+from rubric_gate.judges.prompt import as_text, fence_tags
 
 # Every tag our audit, repair and attack templates use: data that looks like one is neutralised,
 # so an output or a check cannot close its block and speak as the prompt.
 _TAG = re.compile(
-    r"<(/?)(task|input|output|checks|check|old_check|gate_reason|audit_findings|failed_correct|caught_flawed"
+    r"<\s*(/?)\s*(task|input|output|checks|check|old_check|gate_reason|audit_findings|failed_correct|caught_flawed"
     r"|example|attack_brief|claimed_output"
     r"|missed_flawed|passed_correct|false_accepts|fooled_by|unstable|flaw|pair|prompt|chosen|rejected|response|criteria|criterion|rubric)\b",
     re.IGNORECASE,
@@ -24,7 +24,9 @@ _TAG = re.compile(
 
 
 def fence(value: Any) -> str:
-    return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", as_text(value))
+    """Data for a prompt: tags are found as the judge's fence finds them (spaces, invisible and
+    fullwidth characters do not hide one)."""
+    return fence_tags(value, _TAG)
 
 
 @cache
@@ -47,3 +49,8 @@ def _environment() -> SandboxedEnvironment:
 
 def render(package: str, name: str, **data: Any) -> str:
     return _environment().from_string(template_source(package, name)).render(**data)
+
+
+def prompt_example(item: Any, limit: int) -> dict[str, str]:
+    """A calibration item as a prompt shows it: id, input and output as text, each cut to `limit`."""
+    return {"id": item.id, "input": as_text(item.input)[:limit], "output": as_text(item.output)[:limit]}

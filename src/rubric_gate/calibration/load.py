@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -21,18 +22,24 @@ class CalibrationSet:
     def __len__(self) -> int:
         return len(self.items)
 
-    @property
+    @cached_property
     def flawed(self) -> np.ndarray:
-        return np.array([item.flawed for item in self.items], dtype=bool)
+        """Read-only (computed once: every summary of every rubric asks for it)."""
+        return _frozen(np.array([item.flawed for item in self.items], dtype=bool))
 
-    @property
+    @cached_property
     def unplanned(self) -> np.ndarray:
-        return np.array([item.unplanned for item in self.items], dtype=bool)
+        return _frozen(np.array([item.unplanned for item in self.items], dtype=bool))
 
     def split(self, name: str) -> CalibrationSet:
         """Items of one split; items without a split count as calibration items."""
         chosen = tuple(i for i in self.items if (i.split or "calibration") == name)
         return CalibrationSet(chosen, self.display)
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
 
 def parse_item(obj: dict, display: str, line_no: int) -> CalibrationItem:
@@ -43,7 +50,7 @@ def parse_item(obj: dict, display: str, line_no: int) -> CalibrationItem:
         error = exc.errors()[0]
         key = ".".join(str(p) for p in error["loc"]) or "item"
         if error["type"] == "extra_forbidden":
-            what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split)"
+            what = f"unknown key '{key}' (known keys: id, input, output, label, flaw, split, meta)"
         elif error["type"] == "missing":
             what = f"missing required key '{key}'"
         elif key == "label":
@@ -54,6 +61,21 @@ def parse_item(obj: dict, display: str, line_no: int) -> CalibrationItem:
 
 
 def parse_calibration(source: SourceText) -> CalibrationSet:
+    from rubric_gate.calibration import index
+
+    raw = source.text.encode("utf-8", "surrogatepass")
+    lines = sum(1 for line in source.text.split("\n") if line.strip())
+    hashes = index.cached_hashes(raw, lines) if lines else None
+    if hashes is not None:
+        cached = index.items_from_cache(source.text, hashes)
+        if cached is not None:
+            return CalibrationSet(cached, source.display)
+    result = _parse_exactly(source)
+    index.store_hashes(raw, [item.content_hash for item in result.items])
+    return result
+
+
+def _parse_exactly(source: SourceText) -> CalibrationSet:
     items: list[CalibrationItem] = []
     seen: dict[str, int] = {}
     by_content: dict[str, tuple[int, CalibrationItem]] = {}

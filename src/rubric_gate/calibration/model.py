@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +27,10 @@ class CalibrationItem(BaseModel):
     split: Annotated[Literal["calibration", "evaluation"] | None, Field(
         description="calibration (default): the gate decides on these items; evaluation: held out.",
     )] = None
+    meta: Annotated[dict[str, Any] | None, Field(
+        description="Free information about the item (annotator, source, batch, ...): kept and shown in "
+                    "JSON reports, never shown to the judge and not part of the item's content hash.",
+    )] = None
 
     @property
     def flawed(self) -> bool:
@@ -35,7 +40,13 @@ class CalibrationItem(BaseModel):
     def unplanned(self) -> bool:
         return self.flawed and self.flaw == UNPLANNED
 
-    @property
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> CalibrationItem:
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied.__dict__.pop("content_hash", None)  # the copy's content may differ: hash it anew
+        return copied
+
+    @cached_property
     def content_hash(self) -> str:
         """Hash of what the judge sees of this item (input and output), not its id or label."""
         return item_content_hash(self.input, self.output)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -35,8 +36,8 @@ def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str |
     root = root or repo_root()
     doc = load_rubric(rubric_spec)
     items = load_calibration_for(doc, calibration, root, split)
-    store = load_verdicts_for([doc], verdicts, root)
-    summary = attribute_rubric(doc, Evaluation(items, store))
+    store = load_verdicts_for([doc], verdicts, root, replay=True)
+    summary = replace(attribute_rubric(doc, Evaluation(items, store)), split=split)
     with report_output():
         if fmt == "json":
             print_json(summary.to_dict())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -14,6 +15,7 @@ from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
 from rubric_gate.ensemble import PanelEvaluation
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
+from rubric_gate.gate import parse_gates
 from rubric_gate.judges.prompt import PROMPT_VERSION
 from rubric_gate.pipeline import (
     Evaluation,
@@ -21,7 +23,6 @@ from rubric_gate.pipeline import (
     load_verdicts_for,
     resolve_path,
 )
-from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.rubric import load_rubric
 from rubric_gate.service import combined_stats, gate_edit
 from rubric_gate.verdicts import VerdictStore, task_hash
@@ -34,7 +35,14 @@ from rubric_gate.verdicts import VerdictStore, task_hash
 @click.option("--verdicts", help="Verdict store (JSONL). Default: the rubrics' `verdicts` files, merged.")
 @click.option("--format", "fmt", type=click.Choice([*FORMATS.choices, "html"]), default="text", show_default=True,
               help="html: one self-contained page with charts.")
-@click.option("--rates-rule", is_flag=True, help="Also reject any change that lowers a calibration rate (rule R).")
+@click.option("--gates", "gates_spec", default="S+P", show_default=True, metavar="GATES",
+              help="Which gates decide, joined by '+': S (attribution), P (provenance), R (rates), e.g. S, P, R+P, "
+                   "R+S+P. U and A are on with --min-stability and --audit-rule; naming them here needs those.")
+@click.option("--rates-rule", is_flag=True, help="Also reject any change that lowers a calibration rate (rule R): "
+                                                 "the same as adding R to --gates.")
+@click.option("--reject-correct-drop-at", "correct_drop_alpha", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="Also fail when the head as proposed passes fewer correct items than the base with an exact "
+                   "McNemar p-value below ALPHA (e.g. 0.05). Off by default.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @click.option("--judge", "judge_specs", multiple=True,
               help="PROVIDER:MODEL: judge missing pairs live first; repeat (or comma-separate) for a panel "
@@ -44,7 +52,8 @@ from rubric_gate.verdicts import VerdictStore, task_hash
               help="Have a model reword each added or reworded check P times and judge the rewordings.")
 @click.option("--paraphraser", help="PROVIDER:MODEL writing the paraphrases. Default: the first judge.")
 @click.option("--min-stability", type=click.FloatRange(0, 1), default=None,
-              help="Reject an added or reworded check whose paraphrase agreement or 1 - flip rate is below T.")
+              help="Reject an added or reworded check whose stability is below T: the lower of the mean "
+                   "paraphrase kappa (Cohen's, chance-corrected) and 1 - flip rate.")
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
@@ -57,8 +66,9 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
                   fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
                   paraphrases: int, paraphraser: str | None, min_stability: float | None,
                   replay: bool, concurrency: int, max_calls: int | None, batch: bool, poll_interval: float,
-                  **review_args: object) -> int:
+                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **review_args: object) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
+    gates = _gates(gates_spec, min_stability, bool(review_args.get("audit_rule")))
     root = root or repo_root()
     base = load_rubric(base_spec)
     head = load_rubric(head_spec)
@@ -81,7 +91,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         raise click.UsageError("--batch judges with one judge, one sample each: drop --samples, --paraphrases "
                                "or the extra --judge, or judge those live")
     if judge is None:
-        store = load_verdicts_for([base, head], verdicts, root)
+        store = load_verdicts_for([base, head], verdicts, root, replay=True)
     else:
         # New verdicts go to --verdicts, else the head rubric's verdict file.
         if verdicts is not None:
@@ -110,6 +120,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             paraphrased = measured.paraphrases
     review = Review(**review_args)  # type: ignore[arg-type]
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
+    options = replace(options, gates=gates, reject_correct_drop_at=correct_drop_alpha)
     evaluation: Evaluation
     if len(judges) > 1 or samples > 1 or paraphrases:
         evaluation = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
@@ -128,10 +139,28 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             review.add_json(data)
             print_json(data)
         elif fmt == "markdown":
+            from rubric_gate.report import render_markdown  # each format loads its renderer only
+
             sys.stdout.write(render_markdown(report) + review.markdown())
         elif fmt == "html":
+            from rubric_gate.report import render_html
+
             sys.stdout.write(render_html(report))
         else:
+            from rubric_gate.report import render_check_text
+
             render_check_text(report, stdout_console())
             review.print_text(stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED
+
+
+def _gates(spec: str, min_stability: float | None, audit_rule: bool) -> frozenset[str]:
+    try:
+        gates = parse_gates(spec)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--gates'") from None
+    if "U" in gates and min_stability is None:
+        raise click.BadParameter("gate U needs --min-stability T", param_hint="'--gates'")
+    if "A" in gates and not audit_rule:
+        raise click.BadParameter("gate A needs --audit-rule", param_hint="'--gates'")
+    return gates - {"U", "A"}  # those two are applied by their own options

@@ -17,9 +17,17 @@ from rich.text import Text
 
 from rubric_gate.cli.common import repo_root, stdout_console
 from rubric_gate.cli.errors import handle_errors
-from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, InputError, RubricGateError
+from rubric_gate.cli.hook_paths import rubrics_for_hook
+from rubric_gate.errors import (
+    EXIT_GATE_FAILED,
+    EXIT_PASS,
+    InputError,
+    MissingVerdictsError,
+    RubricGateError,
+)
 from rubric_gate.pipeline import Evaluation, load_calibration_for, load_verdicts_for, run_check
 from rubric_gate.report import render_check_text
+from rubric_gate.report.terminal import strip_controls
 from rubric_gate.rubric import parse_rubric_text
 from rubric_gate.sources.files import read_git_file
 
@@ -46,7 +54,7 @@ def _gate_one(path: str, base_ref: str, root: Path) -> int:
         return EXIT_PASS
     base = parse_rubric_text(read_git_file(base_ref, path, root), f"{base_ref}:{path}")
     items = load_calibration_for(head, None, root)
-    store = load_verdicts_for([base, head], None, root)
+    store = load_verdicts_for([base, head], None, root, replay=True)
     report = run_check(base, head, Evaluation(items, store))
     console.print(Text(f"== {path} against {base_ref}"))
     render_check_text(report, console)
@@ -63,16 +71,29 @@ def check_staged_command(files: tuple[str, ...], base_ref: str) -> int:
     FILES are paths relative to the repository root, as pre-commit passes them. Exit 0 pass,
     1 gate failed, 2 bad input or verdicts still to record.
     """
+    inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], capture_output=True, text=True, check=False)
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
+        raise InputError(str(Path.cwd()), "not a git repository (check-staged gates the rubrics staged in one: "
+                                          "run it, or `git commit` with the hook, inside the repository)")
     root = repo_root()
     if not _ref_exists(base_ref, root):
         raise InputError(base_ref, "no such git ref (run `git fetch origin` or pass --base-ref)")
     worst = EXIT_PASS
-    for path in files:
-        relative = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
+    relative = [Path(p).resolve().relative_to(root.resolve()).as_posix() if Path(p).is_absolute() else p
+                for p in files]
+    for path in rubrics_for_hook(relative, root):
         try:
-            code = _gate_one(relative, base_ref, root)
+            code = _gate_one(path, base_ref, root)
+        except MissingVerdictsError as exc:
+            # check-staged replays only: say how to record them, not an option it does not take.
+            message = " ".join(exc.message.splitlines()).replace(
+                "record verdicts or pass --judge PROVIDER:MODEL to judge them",
+                f"record them first (rubric-gate judge --rubric {path} --verdicts VERDICT_FILE --judge "
+                "PROVIDER:MODEL), then stage the verdict file")
+            print(f"rubric-gate: error: {strip_controls(message)}", file=sys.stderr)
+            code = exc.exit_code
         except RubricGateError as exc:
-            print(f"rubric-gate: error: {' '.join(exc.message.splitlines())}", file=sys.stderr)
+            print(f"rubric-gate: error: {strip_controls(' '.join(exc.message.splitlines()))}", file=sys.stderr)
             code = exc.exit_code
         worst = max(worst, code)  # 2 (bad input) > 1 (gate failed) > 0
     return worst

@@ -10,9 +10,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = click.Choice(["text", "markdown", "json"])
 
@@ -26,15 +29,34 @@ def repo_root(start: Path | None = None) -> Path:
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else start
 
 
-class _StdoutConsole(Console):
-    def on_broken_pipe(self) -> None:
-        # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, "stdout closed")
+UNBOUNDED = 100_000  # "no width": tables at their natural width, prose never wrapped
+
+
+def output_width() -> int | None:
+    """The width to fit: `COLUMNS` if set, else the terminal's; None when stdout is no terminal
+    (a pipe or file gets whole lines, for grep and diff, never wrapped at a guessed width)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if sys.stdout.isatty():
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def stdout_console() -> Console:
-    return _StdoutConsole(file=sys.stdout, soft_wrap=False, width=max(120, Console().width))
+    from rich.console import Console  # only text output needs rich
+
+    class _StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich would `exit(1)` here, replacing the command's exit code (the gate's decision).
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, "stdout closed")
+
+    width = output_width()
+    return _StdoutConsole(file=sys.stdout, soft_wrap=width is None, width=width or UNBOUNDED)
 
 
 def silence_stdout() -> None:

@@ -47,6 +47,7 @@ def _beside(path: Path, suffix: str) -> Path:
 @click.option("--pair-verdicts", type=click.Path(dir_okay=False, path_type=Path),
               help="Verdicts on the pairs' responses (JSONL). Default: beside the pairs, PAIRS.verdicts.jsonl.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+@click.option("--dry-run", is_flag=True, help="Say which calls would be made and their estimated cost; make none.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to start a stage that needs more calls.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
@@ -56,7 +57,7 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
                      verdicts: str | None, extractor: str | None, embedding_choice: str,
                      embedding_model: str | None, min_support: int, pool: int | None, diversity: float,
                      preference_rank: bool, answers: Path | None, pair_verdicts: Path | None, force: bool,
-                     fmt: str, max_calls: int | None, concurrency: int, root: Path | None) -> int:
+                     dry_run: bool, fmt: str, max_calls: int | None, concurrency: int, root: Path | None) -> int:
     """Discover a rubric from preference pairs and write it to OUT (origin: generated).
     Exit 0 done, 2 on bad input or a judge failure."""
     from rubric_gate.audit import AuditStore
@@ -66,6 +67,7 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
         choose_embedder,
         discover_rubric,
         discovered_yaml,
+        plan_discovery,
         render_discover_text,
     )
     from rubric_gate.judges.spec import parse_judge_spec
@@ -88,6 +90,15 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
                                judge, store, embedding_model, concurrency=concurrency, max_calls=max_calls)
     settings = DiscoverSettings(size=size, pool=pool, min_support=min_support, diversity=diversity,
                                 preference_rank=preference_rank, concurrency=concurrency, max_calls=max_calls)
+    if dry_run:
+        plan = plan_discovery(pairs, extractor or judge, store, settings)
+        with report_output():
+            if fmt == "json":
+                print_json({"dry_run": True, "pairs": len(pairs), "embeddings": embedder.describe, "plan": plan})
+            else:
+                for line in plan:
+                    print(f"dry run: {line}")
+        return EXIT_PASS
     calibration = calibration or f"calibration/{name}.jsonl"
     rubric, report = discover_rubric(
         pairs, judge=judge, name=name, task=task, calibration=calibration,

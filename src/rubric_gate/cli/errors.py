@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -34,6 +35,18 @@ def crash_log(exc: BaseException) -> Path | None:
     return path
 
 
+def _print_json_error(exc: RubricGateError, message: str) -> None:
+    import json
+
+    error: dict[str, Any] = {"message": message, "exit_code": exc.exit_code, "kind": type(exc).__name__}
+    for key in ("missing", "examples", "verdicts", "rubric_path"):
+        value = getattr(exc, key, None)
+        if value:
+            error[key] = value
+    with contextlib.suppress(OSError):  # a closed stdout: the message is on stderr already
+        print(json.dumps({"decision": None, "error": error}, ensure_ascii=False, indent=2))
+
+
 def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
     """Run a command; print known errors as `rubric-gate: error: where: what` and exit with their code."""
 
@@ -45,6 +58,8 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             # One line, whatever a library put in it; no escape sequences from file names or ids.
             message = strip_controls(" ".join(exc.message.splitlines()))
             print(f"rubric-gate: error: {message}", file=sys.stderr)
+            if kwargs.get("fmt") == "json":  # a JSON reader gets an object on stdout, not nothing
+                _print_json_error(exc, message)
             return exc.exit_code
         except MemoryError:
             # Not exit 1: that code means "the gate failed", and nothing was decided here.
@@ -62,7 +77,7 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             print(f"rubric-gate: error: {where}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise  # usage errors and aborts: the CLI's main maps them
+            raise  # usage errors and exits: click prints them with its own codes (2 for misuse)
         except Exception as exc:  # a bug: exit 3 (never 1, "gate failed"), one line, the traceback in a file
             path = crash_log(exc)
             what = strip_controls(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]

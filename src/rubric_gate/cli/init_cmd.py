@@ -48,6 +48,6 @@ def init_command(name: str | None, action: str) -> int:
     for path in skipped:
         click.echo(f"skipped {path} (already exists, left unchanged)")
     click.echo("\nNext steps:")
-    for number, step in enumerate(next_steps(name, action), start=1):
+    for number, step in enumerate(next_steps(name, action, created), start=1):
         click.echo(f"  {number}. {step}")
     return EXIT_PASS

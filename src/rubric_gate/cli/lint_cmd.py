@@ -9,6 +9,7 @@ import click
 
 from rubric_gate.cli.common import repo_root
 from rubric_gate.cli.errors import handle_errors
+from rubric_gate.cli.hook_paths import RUBRIC_SUFFIXES, rubrics_for_hook
 from rubric_gate.lint import ERROR, WARNING, exit_code, lint_rubric_files
 
 
@@ -23,7 +24,10 @@ def lint_command(files: tuple[str, ...], strict: bool, root: Path | None) -> int
     Prints one `file:line: severity: message` line per finding. Exit 0 clean (or warnings
     only), 1 warnings with --strict, 2 errors.
     """
-    findings = lint_rubric_files(files, root or repo_root())
+    root = root or repo_root()
+    if any(not f.endswith(RUBRIC_SUFFIXES) for f in files):  # a calibration set or verdict file (the hook)
+        files = tuple(rubrics_for_hook(files, root))
+    findings = lint_rubric_files(files, root)
     for finding in findings:
         print(finding.format())
     errors = sum(f.severity == ERROR for f in findings)

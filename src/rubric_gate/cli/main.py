@@ -1,62 +1,119 @@
-"""Entry point: a click group whose commands each return an exit code."""
+"""Entry point: a click group whose commands each return an exit code.
+
+Commands load on first use: `--version` and `--help` import click and nothing else of ours, and
+a command imports only what it uses. Ctrl-C at any moment (imports included) prints one line and
+exits 130.
+"""
 
 from __future__ import annotations
 
-import importlib
 import sys
+from typing import Any
 
-import click
+EXIT_INTERRUPTED = 130
 
-from rubric_gate import __version__
-
-# Each module defines one command; listed here so `--help` shows them in this order.
-COMMAND_MODULES = (
-    ("rubric_gate.cli.check_cmd", "check_command"),
-    ("rubric_gate.cli.attribute_cmd", "attribute_command"),
-    ("rubric_gate.cli.judge_cmd", "judge_command"),
-    ("rubric_gate.cli.audit_cmd", "audit_command"),
-    ("rubric_gate.cli.action_cmd", "action_command"),
-    ("rubric_gate.cli.lint_cmd", "lint_command"),
-    ("rubric_gate.cli.check_staged_cmd", "check_staged_command"),
-    ("rubric_gate.cli.init_cmd", "init_command"),
-    ("rubric_gate.cli.teach_cmd", "teach_command"),
-    ("rubric_gate.cli.discover_cmd", "discover_command"),
+# One entry per command, in `--help` order: (name, "module:attribute", the one-line summary
+# `--help` shows without importing the module; a test keeps it equal to the command's own).
+COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
+    ("check", "rubric_gate.cli.check_cmd:check_command",
+     "Gate every change from BASE to HEAD."),
+    ("check-staged", "rubric_gate.cli.check_staged_cmd:check_staged_command",
+     "Gate the staged version of each rubric FILE against BASE-REF, replaying recorded verdicts."),
+    ("attribute", "rubric_gate.cli.attribute_cmd:attribute_command",
+     "Print RUBRIC's per-check attribution and rates on its calibration set."),
+    ("judge", "rubric_gate.cli.judge_cmd:judge_command",
+     "Judge every pair missing from VERDICTS for the given rubrics."),
+    ("audit", "rubric_gate.cli.audit_cmd:audit_command",
+     "Audit each check of RUBRIC (or the named ones): the five structural properties and grounding in the task."),
+    ("lint", "rubric_gate.cli.lint_cmd:lint_command",
+     "Check rubric FILES without judging: schema, model rules, calibration, verdict coverage."),
+    ("init", "rubric_gate.cli.init_cmd:init_command",
+     "Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml."),
+    ("action", "rubric_gate.cli.action_cmd:action_command",
+     "Gate a pull request's rubric edits (run by the GitHub Action; reads GITHUB_* and INPUT_* variables)."),
+    ("teach", "rubric_gate.cli.teach_cmd:teach_command",
+     "Write a check for each group of flawed items RUBRIC misses and keep those the gate would accept "
+     "as additions (origin: label, so frozen)."),
+    ("discover", "rubric_gate.cli.discover_cmd:discover_command",
+     "Discover a rubric from preference pairs and write it to OUT (origin: generated)."),
+    ("history", "rubric_gate.cli.history_cmd:history_command",
+     "Score every committed revision of RUBRIC (following renames) and replay the gate step by step."),
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="rubric-gate")
-def cli() -> None:
-    """Change control for checklist rubrics graded by LLM judges."""
+def _interrupted() -> int:
+    print("rubric-gate: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
-for module_name, attr in COMMAND_MODULES:
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        continue
-    cli.add_command(getattr(module, attr))
+def _build_cli() -> Any:
+    import click
+
+    from rubric_gate import __version__
+    from rubric_gate.cli.lazy_group import LazyGroup
+
+    @click.group(cls=LazyGroup, lazy_commands=COMMAND_MODULES,
+                 context_settings={"help_option_names": ["-h", "--help"]})
+    @click.version_option(__version__, prog_name="rubric-gate")
+    def cli() -> None:
+        """Change control for checklist rubrics graded by LLM judges."""
+
+    return cli
+
+
+_CLI: Any = None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "cli":
+        global _CLI
+        if _CLI is None:
+            _CLI = _build_cli()
+        return _CLI
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        result = cli.main(args=argv, prog_name="rubric-gate", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.UsageError as exc:
-        exc.show()
-        return 2
-    except click.Abort:
-        print("rubric-gate: aborted", file=sys.stderr)
-        return 130
-    return result if isinstance(result, int) else 0
+        import click
+
+        group = __getattr__("cli")
+        try:
+            result = group.main(args=argv, prog_name="rubric-gate", standalone_mode=False)
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+        except click.UsageError as exc:
+            exc.show()
+            return 2
+        except click.Abort:
+            # click turns Ctrl-C inside a prompt into Abort
+            return _interrupted()
+        return result if isinstance(result, int) else 0
+    except KeyboardInterrupt:
+        return _interrupted()
 
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        code = _interrupted()
+    import signal
+
+    # The command is over: a Ctrl-C while the interpreter shuts down (threads joined, files
+    # closed) ends it with the same one line instead of a traceback from a library's cleanup.
+    signal.signal(signal.SIGINT, _exit_interrupted)
+    sys.exit(code)
+
+
+def _exit_interrupted(signum: int, frame: object) -> None:
+    import os
+
+    _interrupted()
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

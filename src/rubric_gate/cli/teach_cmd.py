@@ -42,7 +42,7 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
     from rubric_gate.pipeline import Evaluation
     from rubric_gate.teach import teach_checks
     from rubric_gate.teach.render import render_teach_text, snippet
-    from rubric_gate.verdicts import VerdictStore
+    from rubric_gate.verdicts import VerdictStore, task_hash
 
     root = root or repo_root()
     doc = load_rubric(rubric_spec)
@@ -57,7 +57,7 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
         store = load_verdicts_for([doc], None, root)
         store.path = resolve_path(root, rubric.verdicts)
     answers = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
-    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION)
+    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
     report = teach_checks(rubric, doc.display, evaluation, answers, judge=judge, teacher=teacher,
                           max_groups=max_groups, dry_run=dry_run, max_calls=max_calls, concurrency=concurrency)
     for stats in report.usage:

@@ -5,7 +5,7 @@ share of pairs the chosen response wins."""
 from rubric_gate.discover.embed import TFIDF, Embedder, choose_embedder
 from rubric_gate.discover.model import DiscoveredCheck, DiscoverReport
 from rubric_gate.discover.render import discovered_yaml, render_discover_text
-from rubric_gate.discover.run import DiscoverSettings, discover_rubric
+from rubric_gate.discover.run import DiscoverSettings, discover_rubric, plan_discovery
 
 __all__ = [
     "TFIDF",
@@ -16,5 +16,6 @@ __all__ = [
     "choose_embedder",
     "discover_rubric",
     "discovered_yaml",
+    "plan_discovery",
     "render_discover_text",
 ]

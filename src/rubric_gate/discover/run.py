@@ -8,14 +8,20 @@ on each (the judge's own verdicts, stored) -> the top K by the share of pairs ch
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.audit.calls import Ask, CallStats, merged_stats, raise_failures, run_asks
+from rubric_gate.audit.calls import (
+    Ask,
+    CallStats,
+    merged_stats,
+    planned_cost,
+    raise_failures,
+    run_asks,
+)
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.discover.embed import Embedder
@@ -43,8 +49,9 @@ from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
 from rubric_gate.pairs import PairSet
 from rubric_gate.rubric import Check, Rubric, normalize_text
+from rubric_gate.rubric.ids import fresh_check_id
 from rubric_gate.rubric.model import Origin
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 PACKAGE = "rubric_gate.discover"
 MAX_LEVELS = 10
@@ -61,22 +68,13 @@ class DiscoverSettings:
     min_support: int = 2
     diversity: float = 0.3  # MMR weight of redundancy against support
     preference_rank: bool = True
+    dry_run: bool = False
     concurrency: int = 8
     max_calls: int | None = None
 
 
 def _version(name: str) -> str:
     return template_version(PACKAGE, name)
-
-
-def _slug(name: str, taken: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "criterion"
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}-{n}"
-    taken.add(candidate)
-    return candidate
 
 
 def _dedupe(pool: Sequence[Candidate]) -> list[Candidate]:
@@ -92,11 +90,11 @@ def _dedupe(pool: Sequence[Candidate]) -> list[Candidate]:
     return list(by_text.values())
 
 
-def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSettings,
-             usage: list[CallStats]) -> list[Candidate]:
+def _extraction_asks(pairs: PairSet, model: str, store: AuditStore,
+                     stats: CallStats) -> tuple[list[Ask], dict[str, str]]:
     version = _version("extract.j2")
-    stats = CallStats(model, "extract")
-    contexts, asks = {}, []
+    contexts: dict[str, str] = {}
+    asks: list[Ask] = []
     for pair in pairs.pairs:
         context = context_hash("extract", pair.prompt, pair.chosen, pair.rejected)
         contexts[pair.id] = context
@@ -112,6 +110,14 @@ def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSe
 
         asks.append(Ask(f"criteria of pair {pair.id}", JudgeRequest(prompt, EXTRACT_SCHEMA, "pair_criteria",
                                                                     EXTRACT_MAX_TOKENS), parse_extraction, done))
+    return asks, contexts
+
+
+def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSettings,
+             usage: list[CallStats]) -> list[Candidate]:
+    version = _version("extract.j2")
+    stats = CallStats(model, "extract")
+    asks, contexts = _extraction_asks(pairs, model, store, stats)
     run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
     usage.append(stats)
     raise_failures([stats])
@@ -166,6 +172,18 @@ def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, sto
                                     set().union(*(p.pairs for p in parts))))
     kept = [c for i, c in enumerate(pool) if i not in replaced]
     return _dedupe([*kept, *merged]), bool(replaced)
+
+
+def plan_discovery(pairs: PairSet, model: str, answers: AuditStore, settings: DiscoverSettings) -> list[str]:
+    """A dry run: the extraction calls still needed and their estimated cost; later stages
+    depend on what extraction returns, so they are described, not counted."""
+    stats = CallStats(model, "extract")
+    asks, _ = _extraction_asks(pairs, model, answers, stats)
+    cost = planned_cost(asks, model)
+    price = "cost unknown (no price for this model)" if cost is None else f"estimated ~${cost:.4f}"
+    return [f"extract {model}: would make {len(asks)} calls ({stats.reused} answers reused), {price}",
+            f"then merge calls per consolidation level (at most {MAX_LEVELS}), embeddings of the pool, and "
+            f"about {2 * settings.size} x {2 * len(pairs)} verdict calls to score the pairs' responses"]
 
 
 def discover_rubric(
@@ -223,7 +241,7 @@ def discover_rubric(
                             f"candidates (--size {settings.size})")
 
     taken: set[str] = set()
-    checks = [DiscoveredCheck(_slug(c.name, taken), c.text, c.support, len(c.pairs)) for c in chosen]
+    checks = [DiscoveredCheck(fresh_check_id(c.name, taken, fallback="criterion"), c.text, c.support, len(c.pairs)) for c in chosen]
     items = pairs.as_items()
     scoring = Rubric(id=name, version=1, task=task, calibration=calibration, verdicts=verdicts_path,
                      checks=[Check(id=c.id, text=c.text) for c in checks])
@@ -231,7 +249,7 @@ def discover_rubric(
                         max_calls=settings.max_calls, progress=False)
     report.judging.append(run.to_dict())
     print(f"pair scoring: {run.summary}", file=sys.stderr)
-    evaluation = Evaluation(items, verdicts, judge=judge, prompt=PROMPT_VERSION)
+    evaluation = Evaluation(items, verdicts, judge=judge, prompt=PROMPT_VERSION, task=task_hash(task))
     chosen_rows = np.arange(0, len(items), 2)
     shares = []
     for check in checks:

@@ -25,6 +25,11 @@ def cluster_labels(vectors: np.ndarray, n_clusters: int) -> np.ndarray:
         return np.arange(len(vectors))
     from sklearn.cluster import AgglomerativeClustering
 
+    zero = ~np.any(vectors, axis=1)
+    if zero.any():  # no direction (a text TF-IDF could not see): its own axis, far from all others
+        extra = np.zeros((len(vectors), int(zero.sum())))
+        extra[np.flatnonzero(zero), np.arange(int(zero.sum()))] = 1.0
+        vectors = np.hstack([vectors, extra])
     model = AgglomerativeClustering(n_clusters=n_clusters, metric="cosine", linkage="average")
     return model.fit_predict(vectors)
 

@@ -98,11 +98,11 @@ def run_panel_check(
             result = run_gate(base.rubric, head.rubric, evaluation.item_ids, flawed, alone.failed_column, own)
             by_judge[judge] = {d.change.check_id: d.accepted for d in result.decisions}
     reliability = ReliabilityReport(evaluation.judges, evaluation.samples, changes=len(report.changes))
-    changes = diff_rubrics(base.rubric, head.rubric)
+    changes = {c.check_id: c for c in diff_rubrics(base.rubric, head.rubric)}  # ids are unique across kinds
     rows = []
     agree = 0
-    for row, change in zip(report.changes, changes, strict=True):
-        assert row.check == change.check_id
+    for row in report.changes:
+        change = changes[row.check]
         extra: dict[str, Any] = {}
         if evaluation.measures_samples:
             unstable = decisive_mask(change, lambda text: evaluation.votes(text).unstable, flawed)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rubric_gate.pipeline import Evaluation
-from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement
+from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement, paraphrase_kappa
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import VerdictColumn, verdict_column
@@ -25,6 +25,14 @@ class Votes:
 
     failed: np.ndarray
     missing: np.ndarray
+    not_applicable: np.ndarray | None = None  # same shape: the answer was "n/a" (never a fail)
+
+    @property
+    def per_judge_not_applicable(self) -> np.ndarray | None:
+        """(judges, items): True where most of a judge's samples answered n/a."""
+        if self.not_applicable is None:
+            return None
+        return self.not_applicable.mean(axis=1) > 0.5
 
     @property
     def per_judge(self) -> np.ndarray:
@@ -76,14 +84,22 @@ class PanelEvaluation(Evaluation):
             return None
         return paraphrase_agreement(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
 
+    def paraphrase_kappa(self, text: str) -> float | None:
+        paraphrases = self.paraphrases_of(text)
+        if not paraphrases:
+            return None
+        return paraphrase_kappa(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
+
     def stability(self, text: str) -> float | None:
-        """The lower of paraphrase agreement and 1 - flip rate, whichever were measured."""
+        """The lower of the paraphrase kappa (chance-corrected; raw agreement where kappa is
+        undefined) and 1 - flip rate, whichever were measured."""
         measured = []
         if self.measures_samples and len(self.items):
             measured.append(1 - float(self.votes(text).unstable.mean()))
-        agreement = self.paraphrase_agreement(text)
-        if agreement is not None:
-            measured.append(agreement)
+        kappa = self.paraphrase_kappa(text)
+        paraphrased = kappa if kappa is not None else self.paraphrase_agreement(text)
+        if paraphrased is not None:
+            measured.append(paraphrased)
         return min(measured) if measured else None
 
     def votes(self, text: str) -> Votes:
@@ -99,6 +115,10 @@ class PanelEvaluation(Evaluation):
                 failed=np.array([[c.failed for c in row] for row in columns], dtype=bool).reshape(
                     len(self.judges), self.samples, len(self.items)),
                 missing=np.array([[c.missing for c in row] for row in columns], dtype=bool).reshape(
+                    len(self.judges), self.samples, len(self.items)),
+                not_applicable=np.array(
+                    [[c.not_applicable if c.not_applicable is not None else np.zeros(len(self.items), dtype=bool)
+                      for c in row] for row in columns], dtype=bool).reshape(
                     len(self.judges), self.samples, len(self.items)),
             )
             self._votes[text] = cached
@@ -118,7 +138,9 @@ class PanelEvaluation(Evaluation):
         index = self.judges.index(judge)
         single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, task=self.task, judges=(judge,),
                                  samples=self.samples, paraphrases=self.paraphrases)
-        single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1]) for text, v in self._votes.items()}
+        single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1],
+                                     None if v.not_applicable is None else v.not_applicable[index:index + 1])
+                         for text, v in self._votes.items()}
         return single
 
     def check_reliability(self, text: str) -> dict[str, Any]:
@@ -130,11 +152,12 @@ class PanelEvaluation(Evaluation):
             out["flip_rate"] = float(votes.unstable.mean()) if len(self.items) else None
             out["unstable_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.unstable)]
         if self.measures_judges:
-            out["alpha"] = nominal_alpha(votes.per_judge)
+            out["alpha"] = nominal_alpha(votes.per_judge, votes.per_judge_not_applicable)
             out["tied_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.tied)]
         paraphrases = self.paraphrases_of(text)
         if paraphrases:
             out["paraphrase_agreement"] = self.paraphrase_agreement(text)
+            out["paraphrase_kappa"] = self.paraphrase_kappa(text)
             out["paraphrases"] = paraphrases
         return out
 

@@ -2,10 +2,22 @@
 
 from rubric_gate.gate.diff import AGGREGATION, Change, ChangeKind, diff_rubrics
 from rubric_gate.gate.rules import RuleContext, Violation
-from rubric_gate.gate.run import ColumnLookup, Decision, GateOptions, GateResult, run_gate
+from rubric_gate.gate.run import (
+    DEFAULT_GATES,
+    GATES,
+    ColumnLookup,
+    Decision,
+    GateOptions,
+    GateResult,
+    decision_order,
+    parse_gates,
+    run_gate,
+)
 
 __all__ = [
     "AGGREGATION",
+    "DEFAULT_GATES",
+    "GATES",
     "Change",
     "ChangeKind",
     "ColumnLookup",
@@ -14,6 +26,8 @@ __all__ = [
     "GateResult",
     "RuleContext",
     "Violation",
+    "decision_order",
     "diff_rubrics",
+    "parse_gates",
     "run_gate",
 ]

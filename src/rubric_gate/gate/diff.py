@@ -34,16 +34,17 @@ def _identity(check: Check) -> tuple[object, ...]:
 def pure_renames(base: Rubric, head: Rubric) -> dict[str, str]:
     """Base id -> head id for checks whose id alone changed (text, origin, frozen, source equal).
 
-    Pairs are taken in head order; a base check matches at most one head check.
+    Pairs are taken in id order (head ids, then base ids), never file order; a base check
+    matches at most one head check.
     """
     base_ids = {c.id for c in base.checks}
     head_ids = {c.id for c in head.checks}
     gone: dict[tuple[object, ...], list[Check]] = {}
-    for check in base.checks:
+    for check in sorted(base.checks, key=lambda c: c.id):
         if check.id not in head_ids:
             gone.setdefault(_identity(check), []).append(check)
     renames: dict[str, str] = {}
-    for check in head.checks:
+    for check in sorted(head.checks, key=lambda c: c.id):
         candidates = gone.get(_identity(check)) if check.id not in base_ids else None
         if candidates:
             renames[candidates.pop(0).id] = check.id
@@ -51,12 +52,13 @@ def pure_renames(base: Rubric, head: Rubric) -> dict[str, str]:
 
 
 def diff_rubrics(base: Rubric, head: Rubric) -> list[Change]:
-    """Changes in the order the gate applies them: renames, additions, modifications,
+    """Changes grouped in the order the gate applies them: renames, additions, modifications,
     deletions, then a change of aggregation.
 
     A pure id rename is not an addition plus a deletion: nothing about the check changed.
     Additions go first so a PR that replaces a check by a new one is judged with the new one
-    present; within a kind, head order (base order for deletions) keeps it deterministic.
+    present. Within a kind this lists head order (base order for deletions); the gate then
+    sorts each kind canonically (`gate.run.decision_order`), so file order never decides.
     """
     renames = pure_renames(base, head)
     renamed_to = set(renames.values())

@@ -6,6 +6,8 @@ P (provenance): a frozen check is never deleted, reworded or unfrozen.
 R (rates, opt-in): no change may lower either calibration rate.
 U (stability, opt-in): an added or reworded check must answer the same under paraphrase and
   repeated sampling at least a given share of the time.
+Whatever gates are chosen, the last check is never deleted (`nonempty_rule`, reported as S):
+the gated rubric must stay a rubric.
 """
 
 from __future__ import annotations
@@ -53,13 +55,14 @@ def provenance_rule(ctx: RuleContext) -> Violation | None:
     change = ctx.change
     if change.base is None or not change.base.is_frozen or change.kind == "renamed":
         return None
-    origin = f"origin: {change.base.origin.value}"
+    origin = change.base.origin.value
+    frozen = "frozen: derived from labels" if origin == "label" else f"frozen (origin: {origin})"
     if change.kind == "deleted":
-        return Violation("P", f"frozen check ({origin}) cannot be deleted")
+        return Violation("P", f"{frozen}, so it cannot be deleted")
     if change.reworded:
-        return Violation("P", f"frozen check ({origin}) cannot be reworded")
+        return Violation("P", f"{frozen}, so it cannot be reworded")
     if change.head is not None and not change.head.is_frozen:
-        return Violation("P", f"frozen check ({origin}) cannot be unfrozen")
+        return Violation("P", f"{frozen}, so it cannot be unfrozen")
     return None
 
 
@@ -77,16 +80,28 @@ def aggregation_rule(ctx: RuleContext) -> Violation | None:
     return Violation("S", "; ".join(reasons)) if reasons else None
 
 
+def nonempty_rule(ctx: RuleContext) -> Violation | None:
+    """Always on: reached when every addition was rejected and every deletion allowed."""
+    if ctx.change.kind == "deleted" and not ctx.after_ids:
+        return Violation("S", "would leave no check: a rubric needs at least one")
+    return None
+
+
 def deletion_rule(ctx: RuleContext) -> Violation | None:
     if not ctx.after_ids:
-        # Reached when every addition was rejected: the gated rubric must still be a rubric.
-        return Violation("S", "is the last check left: a rubric needs at least one")
+        return None  # nonempty_rule's case
     column = ctx.before_ids.index(ctx.change.check_id)
     unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
     if not unique:
         return None
     pivotal = ctx.flawed & ctx.before[:, column] & (failure_counts(ctx.before) == ctx.max_failures + 1)
-    return Violation("S", f"holds {unique} unique catch{'es' if unique != 1 else ''} ({ctx.items(pivotal)})")
+    plural = "s" if unique != 1 else ""
+    if ctx.max_failures == 0:
+        return Violation("S", f"would lose a unique catch: it alone catches {unique} flawed item{plural} "
+                              f"({ctx.items(pivotal)})")
+    # Under max_failures k the catch is shared by k + 1 checks, each of them pivotal for it.
+    return Violation("S", f"would lose a pivotal catch: {unique} flawed item{plural} failed by exactly "
+                          f"{ctx.max_failures + 1} checks, this one included ({ctx.items(pivotal)})")
 
 
 def addition_rule(ctx: RuleContext) -> Violation | None:
@@ -97,7 +112,8 @@ def addition_rule(ctx: RuleContext) -> Violation | None:
     failed_correct = ~ctx.flawed & ctx.after[:, column]
     n = int(failed_correct.sum())
     return Violation(
-        "S", f"answers no on {n} correct item{'s' if n != 1 else ''} ({ctx.items(failed_correct)}): blame {blame:.2f}"
+        "S", f"would add blame {blame:.2f}: it answers no on {n} correct item{'s' if n != 1 else ''} "
+             f"({ctx.items(failed_correct)})"
     )
 
 
@@ -110,9 +126,9 @@ def rewording_rule(ctx: RuleContext) -> Violation | None:
     newly_failed = ~ctx.flawed & new & ~old
     reasons = []
     if lost.any():
-        reasons.append(f"rewording loses catches of {ctx.items(lost)}")
+        reasons.append(f"rewording would lose catches of {ctx.items(lost)}")
     if newly_failed.any():
-        reasons.append(f"new text fails correct items the old text passed ({ctx.items(newly_failed)})")
+        reasons.append(f"the new text would fail correct items the old text passed ({ctx.items(newly_failed)})")
     return Violation("S", "; ".join(reasons)) if reasons else None
 
 
@@ -138,9 +154,9 @@ def rates_rule(ctx: RuleContext) -> Violation | None:
     caught_before, caught_after = int((ctx.flawed & fails_before).sum()), int((ctx.flawed & fails_after).sum())
     reasons = []
     if passed_after < passed_before:
-        reasons.append(f"correct passed drops {passed_before} -> {passed_after} of {int(correct.sum())}")
+        reasons.append(f"would lower a rate: correct passed drops {passed_before} -> {passed_after} of {int(correct.sum())}")
     if caught_after < caught_before:
-        reasons.append(f"flawed caught drops {caught_before} -> {caught_after} of {int(ctx.flawed.sum())}")
+        reasons.append(f"would lower a rate: flawed caught drops {caught_before} -> {caught_after} of {int(ctx.flawed.sum())}")
     return Violation("R", "; ".join(reasons)) if reasons else None
 
 
@@ -151,5 +167,5 @@ def stability_rule(ctx: RuleContext, *, threshold: float, stability: Callable[[s
     value = stability(change.head.text)
     if value is None or value >= threshold:
         return None
-    return Violation("U", f"stability {100 * value:.0f}% is below --min-stability {100 * threshold:.0f}% "
-                          "(paraphrase agreement or 1 - flip rate)")
+    return Violation("U", f"stability {value:.2f} is below --min-stability {threshold:.2f} "
+                          "(the lower of the mean paraphrase kappa and 1 - flip rate)")

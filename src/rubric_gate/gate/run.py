@@ -8,11 +8,13 @@ from functools import partial
 
 import numpy as np
 
+from rubric_gate.attribution import attribute
 from rubric_gate.gate.diff import Change, diff_rubrics
 from rubric_gate.gate.rules import (
     RuleContext,
     Violation,
     attribution_rule,
+    nonempty_rule,
     provenance_rule,
     rates_rule,
     stability_rule,
@@ -23,21 +25,42 @@ from rubric_gate.rubric.model import Check, Rubric
 ColumnLookup = Callable[[str], np.ndarray]
 
 
+GATES = ("S", "P", "R")  # the rules `--gates` combines; U and A are on with their own options
+DEFAULT_GATES = frozenset({"S", "P"})
+
+
+def parse_gates(spec: str) -> frozenset[str]:
+    """'S+P', 'R', 'r+s+p' ... -> the set of letters. Raises ValueError naming a bad letter."""
+    letters = [part.strip().upper() for part in spec.split("+")]
+    allowed = (*GATES, "U", "A")
+    bad = [part for part in letters if part not in allowed]
+    if bad or not letters:
+        raise ValueError(f"unknown gate {bad[0]!r} in {spec!r}: combine S, P, R (and U, A) with '+', e.g. S+P"
+                         if bad else "no gate given")
+    return frozenset(letters)
+
+
 @dataclass(frozen=True)
 class GateOptions:
-    rates_rule: bool = False  # rule R: reject any change that lowers a calibration rate
+    # Which of the paper's gates decide: S (attribution), P (provenance), R (rates).
+    gates: frozenset[str] = DEFAULT_GATES
+    rates_rule: bool = False  # rule R on top of `gates` (the `--rates-rule` flag)
     # More rules applied to every change after S, P and R (e.g. the audit rule A).
     extra_rules: tuple[Callable[[RuleContext], Violation | None], ...] = ()
     # rule U (opt-in): reject an added or reworded check whose stability (check text -> share
     # in [0, 1], None if unmeasured) is below `min_stability`
     min_stability: float | None = None
     stability: Callable[[str], float | None] | None = None
+    # Fail the run when the head as proposed passes fewer correct calibration items than the
+    # base and the exact McNemar p-value of that drop is below this level (off when None).
+    reject_correct_drop_at: float | None = None
 
 
 @dataclass(frozen=True)
 class Decision:
     change: Change
     violations: tuple[Violation, ...] = ()
+    context: RuleContext | None = field(default=None, compare=False, repr=False)  # what it was decided on
 
     @property
     def accepted(self) -> bool:
@@ -47,7 +70,7 @@ class Decision:
     def reason(self) -> str:
         if self.accepted:
             return "accepted"
-        return "; ".join(f"[{v.rule}] {v.reason}" for v in self.violations)
+        return "; ".join(v.reason for v in self.violations)  # each reason names its rule in words
 
 
 @dataclass
@@ -84,6 +107,44 @@ def _apply(state: list[Check], change: Change) -> list[Check]:
     return [change.head if c.id == change.check_id else c for c in state]  # type: ignore[misc]
 
 
+def decision_order(
+    changes: Sequence[Change], base: Rubric, head: Rubric, flawed: np.ndarray, column: ColumnLookup
+) -> list[Change]:
+    """The changes in the canonical order the gate decides them, whatever the files' order.
+
+    Kinds go renames, additions, modifications, deletions, aggregation. Within a kind:
+    - additions by decreasing credit, then increasing blame, in the head as proposed (the
+      most useful new check is decided first and a redundant or blamed one after it);
+    - deletions by decreasing blame, then increasing credit, in the base (the most harmful
+      check goes first, so of two redundant checks the one with blame is the one deleted);
+    - ties, renames and modifications by check id.
+    Both rankings use the base's aggregation, under which check edits are judged.
+    """
+    k = base.max_failures
+    n_items = len(flawed)
+
+    def ranking(rubric: Rubric) -> dict[str, tuple[float, float]]:
+        if not rubric.checks:
+            return {}
+        result = attribute(_matrix(rubric.checks, column, n_items), flawed, k)
+        # rounded so that float noise in 1/|F| sums never breaks a tie the ids should break
+        return {c.id: (round(float(result.credit[j]), 9), round(float(result.blame[j]), 9))
+                for j, c in enumerate(rubric.checks)}
+
+    by_kind: dict[str, list[Change]] = {}
+    for change in changes:
+        by_kind.setdefault(change.kind, []).append(change)
+    head_rank = ranking(head) if by_kind.get("added") else {}
+    base_rank = ranking(base) if by_kind.get("deleted") else {}
+    ordered = sorted(by_kind.get("renamed", []), key=lambda c: c.check_id)
+    ordered += sorted(by_kind.get("added", []),
+                      key=lambda c: (-head_rank[c.check_id][0], head_rank[c.check_id][1], c.check_id))
+    ordered += sorted(by_kind.get("modified", []), key=lambda c: c.check_id)
+    ordered += sorted(by_kind.get("deleted", []),
+                      key=lambda c: (-base_rank[c.check_id][1], base_rank[c.check_id][0], c.check_id))
+    return ordered + by_kind.get("aggregation", [])
+
+
 def run_gate(
     base: Rubric,
     head: Rubric,
@@ -95,15 +156,17 @@ def run_gate(
     """Decide each change of `head` against `base` on the calibration items.
 
     Attribution is recomputed after every accepted change, so two redundant checks can each be
-    deletable alone but not both. Check edits are judged under the base's aggregation; a new
-    aggregation is judged last, on the checks the gate kept.
+    deletable alone but not both; `decision_order` fixes the order, so the outcome does not
+    depend on where checks sit in either file. Check edits are judged under the base's
+    aggregation; a new aggregation is judged last, on the checks the gate kept.
+    Decisions are listed in the order they were decided.
     """
     flawed = np.asarray(flawed, dtype=bool)
     k = base.max_failures
     state = list(base.checks)
     aggregation = base.aggregation
     decisions: list[Decision] = []
-    for change in diff_rubrics(base, head):
+    for change in decision_order(diff_rubrics(base, head), base, head, flawed, column):
         after = _apply(state, change)
         ctx = RuleContext(
             change=change,
@@ -116,17 +179,23 @@ def run_gate(
             max_failures=k,
             max_failures_after=head.max_failures if change.kind == "aggregation" else None,
         )
-        rules = [provenance_rule, attribution_rule] + ([rates_rule] if options.rates_rule else [])
+        rules = [nonempty_rule, *_gate_rules(options)]
         rules += options.extra_rules
         if options.min_stability is not None and options.stability is not None:
             rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
-        decisions.append(Decision(change, violations))
+        decisions.append(Decision(change, violations, ctx))
         if not violations:
             state = after
             if change.kind == "aggregation":
                 aggregation = head.aggregation
     return GateResult(decisions, _gated_rubric(base, head, state, aggregation), state)
+
+
+def _gate_rules(options: GateOptions) -> list[Callable[[RuleContext], Violation | None]]:
+    gates = options.gates | ({"R"} if options.rates_rule else set())
+    return [rule for letter, rule in (("P", provenance_rule), ("S", attribution_rule), ("R", rates_rule))
+            if letter in gates]
 
 
 def _gated_rubric(base: Rubric, head: Rubric, state: list[Check], aggregation: object) -> Rubric:

@@ -9,7 +9,7 @@ from typing import Any
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "answer": {"type": "string", "enum": ["yes", "no"]},
+        "answer": {"type": "string", "enum": ["yes", "no", "n/a"]},
         "quote": {"type": "string"},
     },
     "required": ["answer", "quote"],
@@ -25,7 +25,7 @@ CHECKLIST_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "id": {"type": "string"},
-                    "answer": {"type": "string", "enum": ["yes", "no"]},
+                    "answer": {"type": "string", "enum": ["yes", "no", "n/a"]},
                     "quote": {"type": "string"},
                 },
                 "required": ["id", "answer", "quote"],
@@ -44,7 +44,7 @@ class MalformedReply(ValueError):
 
 @dataclass(frozen=True)
 class Answer:
-    answer: str  # "yes" | "no"
+    answer: str  # "yes" | "no" | "n/a" (the check says when it applies, and here it does not)
     quote: str
 
 
@@ -66,22 +66,22 @@ def _answer(obj: Any, extra: frozenset[str] = frozenset()) -> Answer:
         raise MalformedReply(f"unexpected keys {sorted(keys)}")
     answer = normalize_answer(obj["answer"])
     if answer is None:
-        raise MalformedReply(f"answer must be 'yes' or 'no', got {obj['answer']!r}")
+        raise MalformedReply(f"answer must be 'yes', 'no' or 'n/a', got {obj['answer']!r}")
     if not isinstance(obj["quote"], str):
         raise MalformedReply("quote is not a string")
     return Answer(answer, obj["quote"])
 
 
 def normalize_answer(value: Any) -> str | None:
-    """'yes'/'no' from an unambiguous spelling of one ("Yes", "NO.", " yes! "); else None.
+    """'yes'/'no'/'n/a' from an unambiguous spelling of one ("Yes", "NO.", " N/A "); else None.
 
     Only case, surrounding space and trailing punctuation are dropped: the word itself must be
-    exactly yes or no, so nothing is guessed ("yes, but" and "y" are still malformed).
+    exactly yes, no or n/a, so nothing is guessed ("yes, but", "y" and "na" are still malformed).
     """
     if not isinstance(value, str):
         return None
     word = value.strip().rstrip(".!").strip().lower()
-    return word if word in ("yes", "no") else None
+    return word if word in ("yes", "no", "n/a") else None
 
 
 def parse_answer(text: str) -> Answer:

@@ -33,11 +33,17 @@ def as_text(value: Any) -> str:
 
 
 def fence(value: Any) -> str:
+    return fence_tags(value, _TAG)
+
+
+def fence_tags(value: Any, tags: re.Pattern[str]) -> str:
+    """`value` as text with every tag `tags` matches (groups: slash, name) neutralised, judged on
+    the normalised view; audit, repair, teach and discover prompts pass their own tag set."""
     text = as_text(value)
     if not any(opener in text for opener in _OPENERS):
         return text
     if text.isascii():  # nothing to normalise
-        return _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
+        return tags.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
     # The normalised view, each of its characters mapped back to the one of `text` it came from.
     view: list[str] = []
     origin: list[int] = []
@@ -47,7 +53,7 @@ def fence(value: Any) -> str:
         origin.extend([index] * len(folded))
     out: list[str] = []
     last = 0
-    for match in _TAG.finditer("".join(view)):
+    for match in tags.finditer("".join(view)):
         start, end = origin[match.start()], origin[match.end() - 1] + 1
         out += [text[last:start], f"&lt;{match.group(1)}{match.group(2).lower()}"]
         last = end

@@ -48,36 +48,33 @@ CHECKLIST_TOKENS_PER_CHECK = 250
 
 @dataclass(frozen=True)
 class Job:
-    """One provider call: a single pair (per-check) or one item's pending checks (checklist)."""
+    """One provider call: a single pair (per-check) or one item's pending checks (checklist).
+
+    Its prompt is rendered when a worker takes it (and again for a retry), not when the queue is
+    built: pending jobs hold their pairs only, so memory stays flat in the number of pairs."""
 
     pairs: tuple[Pair, ...]
-    request: JudgeRequest
     labels: tuple[str, ...] = ()  # checklist: prompt-local check ids, parallel to `pairs`
+
+    @property
+    def request(self) -> JudgeRequest:
+        first = self.pairs[0]
+        if not self.labels:
+            return JudgeRequest(render_per_check(first.task, first.item.input, first.item.output, first.check_text),
+                                ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS, sampled=first.sample > 0)
+        prompt = render_checklist(first.task, first.item.input, first.item.output,
+                                  [(label, p.check_text) for label, p in zip(self.labels, self.pairs, strict=True)])
+        max_tokens = CHECKLIST_BASE_TOKENS + CHECKLIST_TOKENS_PER_CHECK * len(self.pairs)
+        return JudgeRequest(prompt, CHECKLIST_SCHEMA, "checklist_answers", max_tokens, sampled=first.sample > 0)
 
 
 def build_jobs(pairs: Sequence[Pair], mode: Mode) -> list[Job]:
     if mode == "per-check":
-        return [
-            Job((p,), JudgeRequest(
-                render_per_check(p.task, p.item.input, p.item.output, p.check_text),
-                ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS, sampled=p.sample > 0,
-            ))
-            for p in pairs
-        ]
+        return [Job((p,)) for p in pairs]
     groups: dict[tuple[str, str, int], list[Pair]] = {}
     for pair in pairs:
         groups.setdefault((pair.item_hash, pair.task, pair.sample), []).append(pair)
-    jobs = []
-    for group in groups.values():
-        labels = tuple(f"c{i + 1}" for i in range(len(group)))
-        first = group[0]
-        prompt = render_checklist(
-            first.task, first.item.input, first.item.output, [(lab, p.check_text) for lab, p in zip(labels, group, strict=True)]
-        )
-        max_tokens = CHECKLIST_BASE_TOKENS + CHECKLIST_TOKENS_PER_CHECK * len(group)
-        request = JudgeRequest(prompt, CHECKLIST_SCHEMA, "checklist_answers", max_tokens, sampled=first.sample > 0)
-        jobs.append(Job(tuple(group), request, labels))
-    return jobs
+    return [Job(tuple(group), tuple(f"c{i + 1}" for i in range(len(group)))) for group in groups.values()]
 
 
 def _parse(job: Job, text: str) -> list[Answer]:
@@ -128,8 +125,9 @@ class _Engine:
         transport_attempt = reasks = 0
         while True:
             try:
+                request = job.request  # rendered now, dropped once the call is answered
                 async with self.limiter:
-                    reply = await self.backend.complete(job.request)
+                    reply = await self.backend.complete(request)
             except TransientError as exc:
                 if exc.rate_limited:
                     self.limiter.on_rate_limited()

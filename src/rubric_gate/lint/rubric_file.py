@@ -20,7 +20,13 @@ def _coverage_findings(rubric: Rubric, located: LocatedYaml, display: str,
                        items: list[CalibrationItem], store: VerdictStore) -> list[Finding]:
     findings = []
     for index, check in enumerate(rubric.checks):
-        missing = verdict_column(check.text, items, store).missing
+        column = verdict_column(check.text, items, store)
+        missing = column.missing
+        if items and column.not_applicable_count == len(items):
+            # n/a is a valid answer; on every item it means the check never takes part in grading
+            findings.append(Finding(display, located.line_of(("checks", index)), WARNING,
+                                    f"check '{check.id}': answered n/a on all {len(items)} items "
+                                    "(it applies to none of the calibration set)"))
         if not missing.any():
             continue
         ids = [item.id for item, gone in zip(items, missing, strict=True) if gone]
@@ -78,9 +84,34 @@ def lint_rubric_file(spec: str | Path, root: Path, shared_verdicts: Iterable[str
     except InputError as exc:
         findings.append(Finding.from_error(exc))
         return findings
+    torn = torn_last_line(rubric.verdicts, root)
+    if torn is not None:
+        findings.append(torn)
     if items:
         findings += _coverage_findings(rubric, located, display, items, store)
     return findings
+
+
+def torn_last_line(spec: str, root: Path) -> Finding | None:
+    """A hand-edited verdict file whose last line is cut off (no newline, not valid JSON): the
+    store ignores that line, as it would an interrupted append, so say so."""
+    import json
+
+    path = Path(spec) if Path(spec).is_absolute() else root / spec
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data or data.endswith(b"\n"):
+        return None
+    last = data[data.rfind(b"\n") + 1:]
+    try:
+        json.loads(last)
+        return None
+    except ValueError:
+        return Finding(spec, data.count(b"\n") + 1, WARNING,
+                       "last line is cut off (no newline and not complete JSON): it is ignored; "
+                       "finish the line or delete it")
 
 
 def _data_files(spec: str | Path, root: Path) -> tuple[str, str] | None:

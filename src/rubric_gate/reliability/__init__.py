@@ -12,7 +12,7 @@ from rubric_gate.reliability.agreement import (
 from rubric_gate.reliability.alpha import nominal_alpha, pairwise_kappa
 from rubric_gate.reliability.intervals import wilson_interval
 from rubric_gate.reliability.majority import Vote, flip_rate, majority
-from rubric_gate.reliability.paraphrase import paraphrase_agreement
+from rubric_gate.reliability.paraphrase import paraphrase_agreement, paraphrase_kappa
 
 __all__ = [
     "Estimate",
@@ -28,5 +28,6 @@ __all__ = [
     "nominal_alpha",
     "pairwise_kappa",
     "paraphrase_agreement",
+    "paraphrase_kappa",
     "wilson_interval",
 ]

@@ -81,7 +81,9 @@ def bootstrap_interval(
     seed: int = BOOTSTRAP_SEED,
 ) -> tuple[float, float] | None:
     """Percentile 95% interval of `statistic` over item resamples; resamples where the
-    statistic is undefined are skipped (None if fewer than half are defined).
+    statistic is undefined are skipped (None if fewer than half are defined). A degenerate
+    interval (every resample the same value, e.g. [1, 1] from one correct item) says nothing
+    about uncertainty: it is None too, reported as undefined.
 
     Resampling n items with replacement only matters through the four confusion counts, whose
     joint law is multinomial(n, observed cell shares): drawing those counts directly is the same
@@ -99,6 +101,8 @@ def bootstrap_interval(
     if len(values) < resamples / 2:
         return None
     low, high = np.percentile(values, [2.5, 97.5])
+    if low == high:
+        return None
     return float(low), float(high)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rubric_gate.reliability.agreement import cohen_kappa
+
 
 def paraphrase_agreement(original: np.ndarray, paraphrases: np.ndarray) -> float | None:
     """Mean over paraphrases of the share of items on which the paraphrase's answer equals the
@@ -13,3 +15,19 @@ def paraphrase_agreement(original: np.ndarray, paraphrases: np.ndarray) -> float
     if paraphrases.shape[0] == 0 or original.shape[0] == 0:
         return None
     return float((paraphrases == original[np.newaxis, :]).mean(axis=1).mean())
+
+
+def paraphrase_kappa(original: np.ndarray, paraphrases: np.ndarray) -> float | None:
+    """Mean over paraphrases of Cohen's kappa between the original's answers and the paraphrase's.
+
+    Raw agreement hides noise when one answer is rare: a rewording answering at random with 5%
+    "no" agrees about 90% of the time with an original that also says "no" 5% of the time, but
+    its kappa is about 0. Paraphrases whose kappa is undefined (both constant on the same
+    answer) are left out of the mean; None when every one is.
+    """
+    original = np.asarray(original, dtype=bool)
+    paraphrases = np.asarray(paraphrases, dtype=bool).reshape(-1, original.shape[0])
+    if paraphrases.shape[0] == 0 or original.shape[0] == 0:
+        return None
+    kappas = [k for k in (cohen_kappa(original, p) for p in paraphrases) if k is not None]
+    return float(np.mean(kappas)) if kappas else None

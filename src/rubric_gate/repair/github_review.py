@@ -15,6 +15,7 @@ from github import GithubException
 from github.GithubObject import NotSet
 from github.PullRequest import PullRequest
 
+from rubric_gate.repair.hunks import head_hunks
 from rubric_gate.repair.model import RepairSuggestion
 from rubric_gate.repair.review import ExistingComment, plan_review_comments
 
@@ -25,6 +26,7 @@ class ReviewResult:
     updated: int = 0
     deleted: int = 0
     failures: list[str] = field(default_factory=list)  # e.g. a line outside the diff (HTTP 422)
+    unplaced: int = 0  # suggestions left in the sticky comment: no one diff hunk holds their lines
 
 
 def _describe(exc: GithubException) -> str:
@@ -36,9 +38,14 @@ def post_repair_suggestions(pr: PullRequest, head_sha: str, suggestions: Sequenc
                             is_own: Callable[[Any], bool]) -> ReviewResult:
     own = [c for c in pr.get_review_comments() if is_own(c)]
     by_id = {c.id: c for c in own}
+    paths = {s.path for s in suggestions}
+    hunks = {f.filename: head_hunks(f.patch) for f in pr.get_files() if f.filename in paths}
     plan = plan_review_comments(
-        [ExistingComment(c.id, c.body or "", c.path, c.line, c.start_line) for c in own], suggestions)
-    result = ReviewResult()
+        [ExistingComment(c.id, c.body or "", c.path, c.line, c.start_line) for c in own], suggestions, hunks)
+    result = ReviewResult(unplaced=len(plan.unplaced))
+    for suggestion, why in plan.unplaced:
+        result.failures.append(f"'{suggestion.check}' stays in this comment ({why}, and GitHub places a "
+                               "suggestion only inside one hunk)")
     for comment_id in plan.delete:
         try:
             by_id[comment_id].delete()

@@ -9,7 +9,8 @@ from __future__ import annotations
 OPERATORS: dict[str, str] = {
     "drop_unstated": "Drop the part of the check that the task does not state; keep the rest as written.",
     "applicability_condition": "Add an applicability condition, so the check only applies when the output "
-                               "(or input) has a stated feature: \"Only when the output ..., it ...\".",
+                               "(or input) has a stated feature: \"Only when the output ..., it ...\". The "
+                               "judge answers n/a where the condition does not hold (never a fail).",
     "do_not_penalise": "Add a do-not-penalise clause naming what the correct outputs it failed legitimately did: "
                        "\"Do not answer no merely because ...\".",
     "split_atomic": "Split a compound check into two or three atomic checks, each asking about one behaviour.",

@@ -15,6 +15,7 @@ from rich.text import Text
 from rubric_gate.audit.render import excerpt, plain
 from rubric_gate.repair.model import RepairReport, RepairSuggestion
 from rubric_gate.report import CheckRow, neutralize
+from rubric_gate.report.markdown import code_span
 
 REVIEW_MARKER = "<!-- rubric-gate:repair "
 
@@ -40,12 +41,12 @@ def suggestion_comment_body(suggestion: RepairSuggestion) -> str:
     fence = _fence(suggestion.yaml)
     lines = [
         review_marker(suggestion.path, suggestion.check),
-        f"**rubric-gate repair** for `{neutralize(suggestion.check)}` "
+        f"**rubric-gate repair** for {code_span(suggestion.check, table=False)} "
         f"(operator `{suggestion.operator}`): {neutralize(suggestion.why, table=False)}",
         "",
     ]
     for row in suggestion.rows:
-        lines.append(f"- `{neutralize(row.id)}`: {_scores(row)}")
+        lines.append(f"- {code_span(row.id, table=False)}: {_scores(row)}")
     if suggestion.no_longer_fails:
         lines.append(f"- no longer fails correct items {neutralize(', '.join(suggestion.no_longer_fails), table=False)}")
     lines += ["", "The gate accepts this rewrite on the calibration set.", "", f"{fence}suggestion",
@@ -64,15 +65,15 @@ def render_repairs_markdown(report: RepairReport, *, heading_level: int = 3) -> 
         out.append("")
     for s in report.suggestions:
         where = f" (lines {s.start_line}-{s.end_line})" if s.start_line else ""
-        out.append(f"- `{neutralize(s.check)}`{where}, `{s.operator}`: {neutralize(s.why, table=False)}")
+        out.append(f"- {code_span(s.check, table=False)}{where}, `{s.operator}`: {neutralize(s.why, table=False)}")
         for row in s.rows:
-            out.append(f"  - `{neutralize(row.id)}`: \"{neutralize(excerpt(row.text, 300), table=False)}\" ({_scores(row)})")
+            out.append(f"  - {code_span(row.id, table=False)}: \"{neutralize(excerpt(row.text, 300), table=False)}\" ({_scores(row)})")
     for p in report.protected:
         if p.unique_catches:
-            caught = "; ".join(f"`{neutralize(i.id)}` \"{neutralize(i.excerpt, table=False)}\"" for i in p.unique_catches)
-            out.append(f"- deleting `{neutralize(p.check)}` loses what only it catches: {caught}")
+            caught = "; ".join(f"{code_span(i.id, table=False)} \"{neutralize(i.excerpt, table=False)}\"" for i in p.unique_catches)
+            out.append(f"- deleting {code_span(p.check, table=False)} loses what only it catches: {caught}")
     for u in report.unrepaired:
-        out.append(f"- `{neutralize(u.check)}`: no repair offered ({neutralize(u.reason, table=False)})")
+        out.append(f"- {code_span(u.check, table=False)}: no repair offered ({neutralize(u.reason, table=False)})")
     for stats in report.usage:
         out += ["", neutralize(stats.summary, table=False)]
     return "\n".join(out).rstrip() + "\n"

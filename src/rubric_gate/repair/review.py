@@ -7,9 +7,10 @@ sticky comment), calls `plan_review_comments`, and carries out the plan with the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from rubric_gate.repair.hunks import Hunk, hunk_holding
 from rubric_gate.repair.model import RepairSuggestion
 from rubric_gate.repair.render import REVIEW_MARKER, review_marker, suggestion_comment_body
 
@@ -38,10 +39,26 @@ class ReviewPlan:
     create: list[NewComment] = field(default_factory=list)
     update: list[tuple[int, str]] = field(default_factory=list)  # (comment id, new body)
     delete: list[int] = field(default_factory=list)  # ids of comments whose check moved (re-created)
+    # Suggestions whose lines no single diff hunk holds: GitHub would refuse them (422), so they
+    # stay in the sticky comment, with why.
+    unplaced: list[tuple[RepairSuggestion, str]] = field(default_factory=list)
 
 
 def stale_body(marker: str) -> str:
     return f"{marker}\n*rubric-gate:* this repair suggestion no longer applies (the check was changed or now passes the gate).\n"
+
+
+def unplaced_body(marker: str) -> str:
+    return (f"{marker}\n*rubric-gate:* this repair suggestion is now in the rubric-gate comment: its lines "
+            "are no longer inside one hunk of the diff, where GitHub places suggestions.\n")
+
+
+def _why_unplaced(s: RepairSuggestion, hunks: Sequence[Hunk]) -> str:
+    span = f"lines {s.start_line}-{s.end_line}" if s.start_line != s.end_line else f"line {s.end_line}"
+    if not hunks:
+        return f"{s.path} is not in the PR's diff at {span}"
+    covered = ", ".join(f"{a}-{b}" for a, b in hunks[:5]) + (", ..." if len(hunks) > 5 else "")
+    return f"{span} of {s.path} are not inside one diff hunk (the diff shows lines {covered})"
 
 
 def best_per_check(suggestions: Sequence[RepairSuggestion]) -> list[RepairSuggestion]:
@@ -63,8 +80,12 @@ def _marker_of(body: str) -> str | None:
     return first if first.startswith(REVIEW_MARKER) else None
 
 
-def plan_review_comments(existing: Sequence[ExistingComment], suggestions: Sequence[RepairSuggestion]) -> ReviewPlan:
+def plan_review_comments(existing: Sequence[ExistingComment], suggestions: Sequence[RepairSuggestion],
+                         hunks: Mapping[str, Sequence[Hunk]] | None = None) -> ReviewPlan:
+    """`hunks`: each path's head-side diff hunks; a suggestion must fit inside one to be posted
+    (None: every line is placeable, for callers that checked already)."""
     plan = ReviewPlan()
+    moved: set[str] = set()
     by_marker: dict[str, ExistingComment] = {}
     for comment in existing:
         marker = _marker_of(comment.body)
@@ -79,6 +100,10 @@ def plan_review_comments(existing: Sequence[ExistingComment], suggestions: Seque
         if s.path is None or s.start_line is None or s.end_line is None:
             continue  # no lines to attach to: the sticky comment still shows it
         marker = review_marker(s.path, s.check)
+        if hunks is not None and hunk_holding(hunks.get(s.path, ()), s.start_line, s.end_line) is None:
+            plan.unplaced.append((s, _why_unplaced(s, hunks.get(s.path, ()))))
+            moved.add(marker)
+            continue
         wanted.add(marker)
         body = suggestion_comment_body(s)
         start = s.start_line if s.start_line < s.end_line else None
@@ -92,6 +117,7 @@ def plan_review_comments(existing: Sequence[ExistingComment], suggestions: Seque
             plan.delete.append(current.id)  # moved or outdated: a review comment cannot be moved
         plan.create.append(NewComment(body, s.path, s.end_line, start))
     for marker, comment in by_marker.items():
-        if marker not in wanted and comment.body != stale_body(marker):
-            plan.update.append((comment.id, stale_body(marker)))
+        body = unplaced_body(marker) if marker in moved else stale_body(marker)
+        if marker not in wanted and comment.body != body:
+            plan.update.append((comment.id, body))
     return plan

@@ -22,7 +22,7 @@ from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import Fool
 from rubric_gate.audit.render import excerpt
 from rubric_gate.audit.store import context_hash
-from rubric_gate.audit.templates import render, template_version
+from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import Decision, GateOptions, run_gate
 from rubric_gate.judges import judge_missing
@@ -55,7 +55,7 @@ def repair_prompt_version() -> str:
 
 
 def _example(item: CalibrationItem) -> dict[str, str]:
-    return {"id": item.id, "input": as_text(item.input)[:EXAMPLE_CHARS], "output": as_text(item.output)[:EXAMPLE_CHARS]}
+    return prompt_example(item, EXAMPLE_CHARS)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,20 +1,27 @@
-"""Reports: the gate's findings as JSON, Markdown (PR comment) or a terminal table."""
+"""Reports: the gate's findings as JSON, Markdown (PR comment) or a terminal table.
 
-from rubric_gate.report.html import render_html, write_html_report
-from rubric_gate.report.markdown import neutralize, render_attribution_markdown, render_markdown
-from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
-from rubric_gate.report.text import render_attribution_text, render_check_text
+Names load on first use (PEP 562): a `--format json` run imports neither jinja2 (HTML,
+Markdown templates) nor rich (terminal tables).
+"""
 
-__all__ = [
-    "ChangeRow",
-    "CheckReport",
-    "CheckRow",
-    "RubricSummary",
-    "neutralize",
-    "render_attribution_markdown",
-    "render_attribution_text",
-    "render_check_text",
-    "render_html",
-    "render_markdown",
-    "write_html_report",
-]
+from __future__ import annotations
+
+from rubric_gate.lazy import lazy_exports
+
+_EXPORTS = {
+    "render_html": "rubric_gate.report.html",
+    "write_html_report": "rubric_gate.report.html",
+    "neutralize": "rubric_gate.report.markdown",
+    "render_attribution_markdown": "rubric_gate.report.markdown",
+    "render_markdown": "rubric_gate.report.markdown",
+    "ChangeRow": "rubric_gate.report.model",
+    "CheckReport": "rubric_gate.report.model",
+    "CheckRow": "rubric_gate.report.model",
+    "RubricSummary": "rubric_gate.report.model",
+    "render_attribution_text": "rubric_gate.report.text",
+    "render_check_text": "rubric_gate.report.text",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports("rubric_gate.report", _EXPORTS, globals())

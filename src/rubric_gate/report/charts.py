@@ -162,20 +162,39 @@ _MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 def mermaid_label(text: str) -> str:
     """A check id as a Mermaid axis label: only id characters survive (no quotes, brackets,
     newlines, directives or link syntax can reach the diagram), cut to a readable length."""
-    safe = _MERMAID_UNSAFE.sub("_", text)[:LABEL_CHARS]
+    safe = _MERMAID_UNSAFE.sub("_", text)
+    if len(safe) > LABEL_CHARS:  # keep both ends: ids often share a prefix
+        safe = safe[: LABEL_CHARS - 10] + ".." + safe[-8:]
     return safe or "_"
 
 
+def mermaid_labels(ids: list[str]) -> list[str]:
+    """Distinct labels, one per check: a cut or sanitised label that repeats an earlier one gets
+    its row number, so no bar hides another."""
+    labels: list[str] = []
+    seen: set[str] = set()
+    for index, check_id in enumerate(ids, 1):
+        label = mermaid_label(check_id)
+        if label in seen:
+            label = f"{label[: LABEL_CHARS - 4]}_{index}"
+        while label in seen:
+            label += "_"
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
 def credit_blame_mermaid(rows: list[CheckRow]) -> str | None:
-    """An xychart of credit (bars) and blame (line) per check; None above 40 checks or with none."""
+    """Horizontal bars of credit, with blame as a line, one row per check; None above 40
+    checks or with none. Horizontal, so labels of any count stay readable."""
     if not rows or len(rows) > MERMAID_MAX_CHECKS:
         return None
-    labels = ", ".join(f'"{mermaid_label(r.id)}"' for r in rows)
+    labels = ", ".join(f'"{label}"' for label in mermaid_labels([r.id for r in rows]))
     top = nice_max(max(max(r.credit, r.blame) for r in rows))
     credit = ", ".join(f"{r.credit:.2f}" for r in rows)
     blame = ", ".join(f"{r.blame:.2f}" for r in rows)
     return (
-        "xychart-beta\n"
+        "xychart-beta horizontal\n"
         '    title "Catch credit (bars) vs false-fail blame (line) per check"\n'
         f"    x-axis [{labels}]\n"
         f'    y-axis "Shapley share" 0 --> {top:g}\n'

@@ -9,7 +9,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate import __version__
 from rubric_gate.report.charts import METRICS, attribution_chart, rates_chart, shared_scale
-from rubric_gate.report.markdown import percent
+from rubric_gate.report.markdown import check_rows, decided_cell, gated_label, percent, trade_text
 from rubric_gate.report.model import CheckReport
 
 
@@ -29,15 +29,17 @@ def _environment() -> Environment:
 
 def _section(report: CheckReport) -> dict:
     versions = [("base", report.base), ("head", report.head), ("gated", report.gated)]
+    titles = {"base": f"base, version {report.base.version}",
+              "head": f"head as proposed, version {report.head.version}",
+              "gated": f"gated: {gated_label(report)}"}
     scale = shared_scale([s for _, s in versions])
-    by_check = {c.check: c for c in report.changes}
     return {
         "report": report,
-        "charts": [attribution_chart(s, name, f"{name}: {s.version}", scale) for name, s in versions],
+        "charts": [attribution_chart(s, name, titles[name], scale) for name, s in versions],
         "rates": rates_chart(versions),
-        "rows": [(row, by_check.get(row.id)) for row in report.head.checks]
-        + [(row, by_check.get(row.id)) for row in report.base.checks if report.head.row(row.id) is None],
-        "rejected": [c for c in report.changes if not c.accepted],
+        "rows": [(row, change, decided_cell(change)) for row, change in check_rows(report)],
+        "rejected": [(c, trade_text(c)) for c in report.changes if not c.accepted],
+        "gated_label": gated_label(report),
     }
 
 

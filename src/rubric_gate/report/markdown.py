@@ -9,8 +9,9 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate.attribution import Rate
+from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.charts import credit_blame_mermaid
-from rubric_gate.report.model import ChangeRow, CheckReport, RubricSummary
+from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
 
@@ -23,24 +24,43 @@ def _one_line(value: str) -> str:
     return value.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
+# GitHub links more than Markdown does, after parsing, in every text node outside code: "@name"
+# (and e-mail addresses), "#12", "GH-12", "owner/repo#12", custom prefixes such as "JIRA-12",
+# 7- to 40-digit hex commit ids, bare URLs and "www.". A zero-width space breaks each pattern
+# while the text reads the same; an escape would not (the escaped text is the same text node).
+_LINKED = re.compile(
+    r"(?<=@)(?=[A-Za-z0-9_-])"  # @name, e-mail
+    r"|(?<=#)(?=[0-9])"  # #12, owner/repo#12
+    r"|(?<=[A-Za-z]-)(?=[0-9])"  # GH-12, JIRA-12
+    r"|(?<=:/)(?=/)"  # https://
+    r"|(?i:(?<=\bww)(?=w\.))"  # www.
+)
+_HEX_RUN = re.compile(r"(?i)(?<![0-9a-z])[0-9a-f]{7,}(?![0-9a-z])")
+# Markdown syntax in one line of prose: escaped with a backslash (shown as typed). The backslash
+# itself too, so "\\[x](url)" cannot turn the next escape back into a live bracket.
+_SYNTAX = re.compile(r"([\\*{}\[\]!~#|]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")  # "a_b" cannot emphasise
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"}  # HTML, and math ($x$, $$)
+
+
+def _break_links(value: str) -> str:
+    value = _LINKED.sub(_ZERO_WIDTH_SPACE, value)
+    # hex runs in pieces of 6: no piece is long enough to be read as a commit id
+    return _HEX_RUN.sub(lambda m: _ZERO_WIDTH_SPACE.join(m.group(0)[i:i + 6] for i in range(0, len(m.group(0)), 6)),
+                        value)
+
+
 def neutralize(text: Any, *, table: bool = True) -> str:
-    """Make user text inert in GitHub Markdown prose: no mentions, links, images, HTML, or line
-    and table breaks."""
-    value = strip_controls(str(text))
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    # "@name" would notify; a zero-width space after "@" keeps it readable but inert.
-    value = re.sub(r"@(?=[A-Za-z0-9_-])", "@" + _ZERO_WIDTH_SPACE, value)
-    # "#123" and "owner/repo#123" would cross-link other issues' timelines.
-    value = re.sub(r"#(?=\d)", "#" + _ZERO_WIDTH_SPACE, value)
-    # "[PASS](url)" and "![badge](url)" would render a live link or image; escaped brackets
-    # show as typed. Bare URLs and "www." are autolinked: break them the same way as mentions.
-    value = re.sub(r"([\[\]!])", r"\\\1", value)
-    value = re.sub(r"(?i)(://|\bwww\.)", lambda m: m.group(1)[:-1] + _ZERO_WIDTH_SPACE + m.group(1)[-1], value)
-    value = value.replace("`", "'")
-    value = _one_line(value)
-    if table:
-        value = value.replace("|", "\\|")
-    return value
+    """Make user text inert in GitHub Markdown prose: shown as typed, on one line, with no
+    mention, reference, link, image, autolink, math, HTML, bidirectional reordering, or line
+    and table break. (`table` is kept for callers: the pipe is always escaped.)"""
+    value = _one_line(strip_controls(str(text)))
+    value = _break_links(value)
+    value = _SYNTAX.sub(r"\\\1", value).replace("`", "'")  # no code span can open in prose
+    value = "".join(_ENTITIES.get(ch, ch) for ch in value)
+    # A line-start marker ("- ", "+ ", "> ", "1. ") matters only at the start of a blockquote
+    # line; the callers never put user text there, but one escape costs nothing.
+    value = re.sub(r"^(\s*)([-+=])", r"\1\\\2", value)
+    return re.sub(r"^(\s*\d+)([.)])", r"\1\\\2", value)
 
 
 def code_span(text: Any, *, table: bool = True) -> str:
@@ -140,27 +160,25 @@ def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
             if key in keys]
 
 
-def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
-    """One row per check of base or head, head order first, then deleted checks."""
+def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:
+    """One row per check of base or head: head order first, then deleted checks (a renamed
+    check is one row, under its new id). Every format's per-check table uses these rows."""
     by_check = {c.check: c for c in report.changes}
     renamed_away = {c.renamed_from for c in report.changes if c.renamed_from}
-    rows = []
-    for summary, ids in ((report.head, [r.id for r in report.head.checks]),
-                         (report.base, [r.id for r in report.base.checks
-                                        if report.head.row(r.id) is None and r.id not in renamed_away])):
-        for check_id in ids:
-            row = summary.row(check_id)
-            assert row is not None
-            change = by_check.get(check_id)
-            rows.append({
-                "row": row,
-                "change": change.change if change else "",
-                "edited": ", ".join(change.edited) if change and change.edited else "",
-                "detail": change.detail if change else "",
-                "decision": _decision_cell(change) if change else "",
-                "measured": [measured_cell(row.reliability, key) for key, _ in measured_columns(report)],
-            })
-    return rows
+    deleted = [r for r in report.base.checks if report.head.row(r.id) is None and r.id not in renamed_away]
+    return [(row, by_check.get(row.id)) for row in [*report.head.checks, *deleted]]
+
+
+def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
+    return [{
+        "row": row,
+        "change": change.change if change else "",
+        "edited": ", ".join(change.edited) if change and change.edited else "",
+        "detail": change.detail if change else "",
+        "decision": _decision_cell(change) if change else "",
+        "decided": decided_cell(change),
+        "measured": [measured_cell(row.reliability, key) for key, _ in measured_columns(report)],
+    } for row, change in check_rows(report)]
 
 
 def measured_cell(reliability: dict[str, Any] | None, key: str) -> str:
@@ -184,21 +202,95 @@ def _rate_rows(before: RubricSummary, after: RubricSummary, gated: RubricSummary
     return rows
 
 
+def _ids(items: tuple[str, ...], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", +{len(items) - limit} more" if len(items) > limit else "")
+
+
+def _count(n: int, what: str, more: str = "") -> str:
+    noun = what if n == 1 else what + "s"
+    return f"{'no' if n == 0 else n}{more} {noun}"
+
+
+def trade_text(change: ChangeRow) -> str:
+    """What accepting a rejected change would trade, both sides with the items: plain text."""
+    t = change.trade
+    if t is None:
+        return ""
+    if change.change == "added":  # an addition trades catches against false fails
+        primary = [("catch", t.flawed_caught, "more flawed item"), ("fail", t.correct_failed, "more correct item")]
+        other = [("pass", t.correct_passed, "more correct item"), ("miss", t.flawed_missed, "flawed item")]
+    else:  # a deletion, rewording or aggregation trades false fails against catches
+        primary = [("pass", t.correct_passed, "more correct item"), ("miss", t.flawed_missed, "flawed item")]
+        other = [("fail", t.correct_failed, "more correct item"), ("catch", t.flawed_caught, "more flawed item")]
+    parts = []
+    for verb, items, noun in primary + [o for o in other if o[1]]:
+        word, _, extra = noun.partition(" ") if noun.startswith("more") else ("", "", noun)
+        counted = _count(len(items), extra if word else noun, more=(" " + word) if word else "")
+        parts.append(f"{verb} {counted}" + (f" ({_ids(items)})" if items else ""))
+    return "accepting it would " + ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def decided_cell(change: ChangeRow | None) -> str:
+    """The changed check's figures where the gate decided it (see `DecidedFigures`)."""
+    if change is None or change.decided is None:
+        return ""
+    d = change.decided
+    return f"credit {d.credit:.2f}, blame {d.blame:.2f}, unique {d.unique_catches}"
+
+
+def rejected_item(change: ChangeRow) -> str:
+    """One list item's text for a rejected change: the check, what changed, why, and the trade."""
+    what = change.change + ((" " + neutralize(change.detail)) if change.detail else "")
+    text = f"{code_span(change.check, table=False)} ({what}): {neutralize(change.reason)}"
+    trade = trade_text(change)
+    if trade:
+        text += f". If accepted: {neutralize(trade.removeprefix('accepting it would '))}"
+    note = trust_note(change)
+    if note:
+        text += f" — ⚠ {neutralize(note)}"
+    return text
+
+
+def version_label(version: str) -> str:
+    return f"version {version}"
+
+
+def versions_text(report: CheckReport) -> str:
+    base, head = neutralize(report.base.version), neutralize(report.head.version)
+    return f"version {base} → {head}" if base != head else f"version {base} (unchanged)"
+
+
+def gated_label(report: CheckReport) -> str:
+    """What the gated rubric is: the head with only accepted changes, or the base unchanged."""
+    if not any(c.accepted for c in report.changes):
+        return f"base unchanged, version {report.base.version}"
+    if all(c.accepted for c in report.changes):
+        return f"head, version {report.head.version}"
+    return f"version {report.head.version}, accepted changes only"
+
+
 def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
     template = _environment().get_template("report.md.j2")
     rows = _table_rows(report)
+    pairs = ", ".join(f"{code_span(a, table=False)} + {code_span(b, table=False)} ({n} catch{'es' if n != 1 else ''})"
+                      for a, b, n in report.gated.joint_catches)
     return template.render(
         report=report,
         h="#" * heading_level,
+        versions=versions_text(report),
+        gated_label=gated_label(report),
         rows=rows,
         mermaid=credit_blame_mermaid([r["row"] for r in rows]),
         rates=_rate_rows(report.base, report.head, report.gated),
-        rejected=[c for c in report.changes if not c.accepted],
+        rejected=[rejected_item(c) for c in report.changes if not c.accepted],
+        pairs=pairs,
         how_sure=how_sure(report),
         columns=measured_columns(report),
         shaky=[(c, trust_note(c)) for c in report.changes if c.accepted and trust_note(c)],
         paraphrased=[r for r in report.head.checks if r.reliability and r.reliability.get("paraphrases")],
-    )
+        comparisons=comparison_lines(report.comparisons),
+    ).rstrip("\n") + "\n"
 
 
 def render_attribution_markdown(summary: RubricSummary, *, heading_level: int = 2) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.attribution import Rates
+from rubric_gate.gate.facts import DecidedFigures, Trade
 from rubric_gate.reliability import LabelAgreement
 
 
@@ -21,6 +22,8 @@ class CheckRow:
     fails_correct: int  # correct items this check answers no on
     fails_flawed: int  # flawed items this check answers no on
     reliability: dict[str, Any] | None = None  # flip_rate / alpha / ... when measured
+    not_applicable: int = 0  # items the check answered "n/a" on (it does not apply to them)
+    coverage: float | None = None  # share of items it applies to (answered yes or no)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -32,6 +35,8 @@ class CheckRow:
             "unique_catches": self.unique_catches,
             "fails_correct": self.fails_correct,
             "fails_flawed": self.fails_flawed,
+            "not_applicable": self.not_applicable,
+            "coverage": None if self.coverage is None else round(self.coverage, 4),
             **(self.reliability or {}),
             "text": self.text,
         }
@@ -49,6 +54,18 @@ class RubricSummary:
     rates: Rates
     joint_catches: list[tuple[str, str, int]]  # (check a, check b, catches lost if both go)
     agreement: LabelAgreement | None = None  # the rubric's fail/pass against the human labels
+    split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
+    item_meta: dict[str, Any] | None = None  # item id -> its free `meta` object, for items carrying one
+
+    @property
+    def items_name(self) -> str:
+        """What the scored items are called in prose: "calibration items", "evaluation items"."""
+        return {"all": "labeled items"}.get(self.split, f"{self.split} items")
+
+    @property
+    def agreement_note(self) -> str | None:
+        note = self.agreement.note if self.agreement is not None else None
+        return note.replace("calibration items", self.items_name) if note else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +77,7 @@ class RubricSummary:
             "rates": self.rates.to_dict(),
             "joint_catches": [{"checks": [a, b], "catches": n} for a, b, n in self.joint_catches],
             "agreement": None if self.agreement is None else self.agreement.to_dict(),
+            **({"item_meta": self.item_meta} if self.item_meta else {}),
         }
 
     def row(self, check_id: str) -> CheckRow | None:
@@ -77,6 +95,8 @@ class ChangeRow:
     detail: str = ""  # for an aggregation change or a rename: old -> new
     renamed_from: str | None = None  # for a rename: the base id
     reliability: dict[str, Any] | None = None  # unstable / by_judge / ... when measured
+    decided: DecidedFigures | None = None  # the check's figures in the rubric the gate judged it in
+    trade: Trade | None = None  # for a rejected change: what accepting it would flip
 
     @property
     def unstable(self) -> bool:
@@ -92,6 +112,8 @@ class ChangeRow:
             "decision": "accepted" if self.accepted else "rejected",
             "reason": self.reason,
             "rules": list(self.rules),
+            "when_decided": None if self.decided is None else self.decided.to_dict(),
+            "trade": None if self.trade is None else self.trade.to_dict(),
             **(self.reliability or {}),
         }
 
@@ -108,10 +130,13 @@ class CheckReport:
     judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
     override: str | None = None  # set when a human override turned a fail into a pass
     reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
+    split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
+    comparisons: list[Any] = field(default_factory=list)  # comparison.PairedComparison: base vs head, gated
+    run_failures: list[str] = field(default_factory=list)  # reasons to fail besides a rejected change
 
     @property
     def gate_passed(self) -> bool:
-        return all(c.accepted for c in self.changes)
+        return all(c.accepted for c in self.changes) and not self.run_failures
 
     @property
     def decision(self) -> str:
@@ -131,4 +156,6 @@ class CheckReport:
             "notes": self.notes,
             "judging": self.judging,
             "reliability": None if self.reliability is None else self.reliability.to_dict(),
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "run_failures": self.run_failures,
         }

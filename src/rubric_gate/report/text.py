@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich import box
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from rubric_gate.report.markdown import measured_cell, measured_columns, percent, trust_note
+from rubric_gate.comparison import comparison_lines
+from rubric_gate.report.markdown import (
+    check_rows,
+    gated_label,
+    measured_cell,
+    measured_columns,
+    percent,
+    trade_text,
+    trust_note,
+)
 from rubric_gate.report.model import CheckReport, RubricSummary
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
@@ -21,24 +31,31 @@ def _text(value: object, style: str = "") -> Text:
 
 def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None,
                        columns: list[tuple[str, str]] | None = None) -> Table:
-    table = Table(title=_text(title), title_justify="left")  # Text: user strings are not rich markup
-    for name, justify in (("check", "left"), ("origin", "left"), ("frozen", "left"), ("credit", "right"),
-                          ("blame", "right"), ("unique", "right"), ("fails ok", "right"), ("fails bad", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    # No vertical rules and one space between columns: ten columns fit 80 characters, headers
+    # wrap onto a second line, and a long check id folds rather than being cut.
+    table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
+                  collapse_padding=True)  # Text title: user strings are not rich markup
+    table.add_column("Check", overflow="fold", min_width=12, ratio=4)
+    for name, justify in (("Origin", "left"), ("Frozen", "left"), ("Credit", "right"), ("Blame", "right"),
+                          ("Pivotal catches" if summary.max_failures else "Unique catches", "right"), ("Fails correct", "right"), ("Fails flawed", "right")):
+        table.add_column(name, justify=justify, width=_word_width(name))  # type: ignore[arg-type]
     for key, _ in columns or []:
-        table.add_column(SHORT_HEADERS[key], justify="right")
+        table.add_column(SHORT_HEADERS[key], justify="right", width=5)
     if decisions is not None:
-        table.add_column("change")
-        table.add_column("decision")
+        table.add_column("Decision", overflow="fold", min_width=8, ratio=1)  # "REJECTED added" folds in two
     for row in summary.checks:
         cells = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
         cells += [measured_cell(row.reliability, key) for key, _ in columns or []]
         if decisions is not None:
             change, decision = decisions.get(row.id, ("", ""))
-            cells += [_text(change), decision]
+            cells.append(_text(f"{decision} {change}".strip()))
         table.add_row(*cells)
     return table
+
+
+def _word_width(header: str) -> int:
+    return max(len(word) for word in header.split())
 
 
 def _rates_lines(summary: RubricSummary) -> Text:
@@ -52,20 +69,27 @@ def _rates_lines(summary: RubricSummary) -> Text:
 
 
 def render_attribution_text(summary: RubricSummary, console: Console) -> None:
-    console.print(_attribution_table(summary, f"{summary.rubric_id} {summary.version} ({summary.display})"))
-    console.print(_rates_lines(summary), soft_wrap=True)
+    title = f"{summary.rubric_id}, version {summary.version} ({summary.display}), on {summary.items_name}"
+    console.print(_attribution_table(summary, title))
+    console.print(_rates_lines(summary))
     if summary.agreement is not None:
-        console.print(Text(agreement_text(summary.agreement)), soft_wrap=True)
-        if summary.agreement.note:
-            console.print(Text(f"note: {summary.agreement.note}", style="yellow"), soft_wrap=True)
+        console.print(Text(agreement_text(summary.agreement)))
+        if summary.agreement_note:
+            console.print(_text(f"note: {summary.agreement_note}", style="yellow"))
     for a, b, n in summary.joint_catches:
         console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
+
+
+def versions_text_plain(report: CheckReport) -> str:
+    base, head = report.base.version, report.head.version
+    return f"version {base} → {head}" if base != head else f"version {base} (unchanged)"
 
 
 def render_check_text(report: CheckReport, console: Console) -> None:
     decisions = {c.check: (f"renamed {c.detail}" if c.change == "renamed" else c.change,
                            "accepted" if c.accepted else "REJECTED") for c in report.changes}
     verdict = Text(f"rubric-gate: {report.decision.upper()}", style="bold green" if report.decision == "pass" else "bold red")
+    verdict.append(_text(f" — {report.head.rubric_id}, {versions_text_plain(report)}"))
     console.print(verdict)
     if report.override:
         console.print(_text(f"warning: the gate failed, but {report.override}", style="yellow"))
@@ -74,24 +98,27 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
         what = f"renamed {change.detail}" if change.change == "renamed" else f"{change.change:8} {change.check}"
-        console.print(_text(f"  {mark:8} {what}: {change.reason}"), soft_wrap=True, highlight=False)
+        line = f"  {mark:8} {what}" + ("" if change.accepted else f": {change.reason}")
+        console.print(_text(line), highlight=False)
+        if trade_text(change):
+            console.print(_text(f"           if accepted: {trade_text(change).removeprefix('accepting it would ')}"),
+                          highlight=False)
         if trust_note(change):
-            console.print(_text(f"           not firm: {trust_note(change)}", style="yellow"), soft_wrap=True, highlight=False)
+            console.print(_text(f"           not firm: {trust_note(change)}", style="yellow"), highlight=False)
+    for failure in report.run_failures:
+        console.print(_text(f"  REJECTED {failure}"), highlight=False)
     for note in report.notes:
         console.print(_text(f"note: {note}", style="yellow"))
-    head_ids = {r.id for r in report.head.checks}
-    renamed_away = {c.renamed_from for c in report.changes if c.renamed_from}
-    deleted = [r for r in report.base.checks if r.id not in head_ids and r.id not in renamed_away]
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
-                              [*report.head.checks, *deleted], report.head.rates, report.head.joint_catches)
+                              [row for row, _ in check_rows(report)], report.head.rates, report.head.joint_catches)
     columns = measured_columns(report)
-    table = _attribution_table(head_view, "per check (head; base for deleted checks)", decisions, columns)
-    # Each measured column needs ~8 more characters; rich would otherwise squeeze every column.
-    width = console.width
-    console.width = max(width, 120 + 8 * len(columns))
-    console.print(Group(table))
-    console.width = width
-    for name, summary in (("base ", report.base), ("head ", report.head), ("gated", report.gated)):
-        console.print(Text(f"{name}  ") + _rates_lines(summary), soft_wrap=True)
+    table = _attribution_table(head_view, "per check (head as proposed; base for deleted checks)", decisions, columns)
+    console.print(table)
+    for name, summary in ((f"base (version {report.base.version})", report.base),
+                          (f"head as proposed (version {report.head.version})", report.head),
+                          (f"gated ({gated_label(report)})", report.gated)):
+        console.print(_text(f"{name}: ") + _rates_lines(summary))
+    for line in comparison_lines(report.comparisons):
+        console.print(Text(f"paired: {line}"), highlight=False)
     for clause in how_sure(report):
-        console.print(Text(f"how sure: {clause}"), soft_wrap=True, highlight=False)
+        console.print(Text(f"how sure: {clause}"), highlight=False)

@@ -17,9 +17,11 @@ def estimate_text(estimate: Estimate, *, percent: bool = False) -> str:
     if percent:
         text = f"{100 * estimate.value:.0f}%"
         ci = estimate.ci95
-        return text + (f" ({100 * ci[0]:.0f}-{100 * ci[1]:.0f}%)" if ci else "")
+        return text + (f" ({100 * ci[0]:.0f}-{100 * ci[1]:.0f}%)" if ci else " (interval undefined)")
     ci = estimate.ci95
-    return _signed(estimate.value) + (f" ({_signed(ci[0])} to {_signed(ci[1])})" if ci else "")
+    # No interval with a value: the bootstrap was degenerate (every resample the same), which
+    # says nothing about how sure the value is, so it is shown as undefined, not as "1.00 to 1.00".
+    return _signed(estimate.value) + (f" ({_signed(ci[0])} to {_signed(ci[1])})" if ci else " (interval undefined)")
 
 
 def agreement_text(agreement: LabelAgreement) -> str:

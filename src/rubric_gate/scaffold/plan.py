@@ -13,6 +13,8 @@ FILES_DIR = Path(__file__).resolve().parent / "files"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 DEFAULT_ACTION = "OWNER/rubric-gate@v1"
 WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
+# Posts the comment for fork PRs from the artifact the first workflow uploads: both or neither.
+COMMENT_WORKFLOW_PATH = ".github/workflows/rubric-gate-comment.yml"
 SHA_PINNED = re.compile(r"@[0-9a-f]{40}$")
 # zizmor asks for every action pinned by commit; the user's own copy has no release to pin yet.
 UNPINNED_NOTE = "# zizmor: ignore[unpinned-uses] your copy of rubric-gate: pin it by commit once published"
@@ -29,6 +31,9 @@ def workflow_template(action: str = DEFAULT_ACTION) -> str:
     .github/workflows/rubric-gate.yml), pointed at the published action instead of `./`."""
     text = (FILES_DIR / "rubric-gate.yml").read_text(encoding="utf-8")
     text = text.replace("# Runs this repository's own action (from ./) on", "# Runs rubric-gate on", 1)
+    # In a user's repository there is no bundled example: say what happens without a judge.
+    text = text.replace("# the bundled example replays recorded verdicts",
+                        "# without a judge, recorded verdicts are replayed")
     line = f"{action}" if SHA_PINNED.search(action) else f"{action}  {UNPINNED_NOTE}"
     return re.sub(r"(?m)^(\s*uses:)\s+\./(\s+#.*)?$", lambda m: f"{m.group(1)} {line}", text)
 
@@ -66,7 +71,7 @@ _CALIBRATION_ITEMS = [
      "output": "The warranty lasts 24 months (section 2).", "label": "pass", "split": "calibration"},
     {"id": "ex-2", "input": {"question": "How long is the warranty?", "document": "Section 2: The warranty lasts 24 months."},
      "output": "The warranty lasts 36 months and covers water damage (section 2).", "label": "fail",
-     "flaw": "invented-fact"},
+     "flaw": "invented-fact", "meta": {"annotator": "ana", "batch": 1}},
     {"id": "ex-3", "input": {"question": "Who pays for returns?", "document": "Section 5: The buyer pays return shipping."},
      "output": "The buyer pays return shipping.", "label": "fail", "flaw": "unplanned"},
     {"id": "ex-4", "input": {"question": "Who pays for returns?", "document": "Section 5: The buyer pays return shipping."},
@@ -84,6 +89,7 @@ def scaffold_files(name: str, action: str = DEFAULT_ACTION) -> list[ScaffoldFile
         ScaffoldFile("rubrics/rubric.schema.json", render_schema("rubric.schema.json")),
         ScaffoldFile(f"calibration/{name}.jsonl", calibration),
         ScaffoldFile(WORKFLOW_PATH, workflow_template(action)),
+        ScaffoldFile(COMMENT_WORKFLOW_PATH, (FILES_DIR / "rubric-gate-comment.yml").read_text(encoding="utf-8")),
     ]
 
 
@@ -103,15 +109,26 @@ def write_new_files(root: Path, files: list[ScaffoldFile]) -> tuple[list[str], l
     return created, skipped
 
 
-def next_steps(name: str, action: str = DEFAULT_ACTION) -> list[str]:
-    steps = [
-        f"Replace the example items in calibration/{name}.jsonl with outputs your team labeled pass or fail, "
-        f"and write your task and checks in rubrics/{name}.yaml.",
+def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | None = None) -> list[str]:
+    """What to do after `init`; `created` (default: everything) are the files it wrote this time,
+    so a second run does not ask to replace example items that are long gone."""
+    created = [f.path for f in scaffold_files(name, action)] if created is None else created
+    steps = []
+    wrote = [p for p in (f"calibration/{name}.jsonl", f"rubrics/{name}.yaml") if p in created]
+    if f"calibration/{name}.jsonl" in created:
+        steps.append(f"Replace the example items in calibration/{name}.jsonl with outputs your team labeled "
+                     "pass or fail" + (f", and write your task and checks in rubrics/{name}.yaml." if len(wrote) == 2
+                                       else "."))
+    elif f"rubrics/{name}.yaml" in created:
+        steps.append(f"Write your task and checks in rubrics/{name}.yaml.")
+    steps += [
         f"Record a verdict for every (check, item) pair: rubric-gate judge --rubric rubrics/{name}.yaml "
         f"--verdicts calibration/{name}.verdicts.jsonl --judge anthropic:MODEL (or by hand); "
         f"rubric-gate lint rubrics/{name}.yaml lists the pairs still missing.",
     ]
-    if action == DEFAULT_ACTION:
+    if WORKFLOW_PATH not in created:
+        steps.append("Commit and push, then require the rubric-gate check on your default branch.")
+    elif action == DEFAULT_ACTION:
         steps.append(f"Set `uses:` in {WORKFLOW_PATH} to your copy of the action (OWNER/rubric-gate@v1), commit, "
                      "push, and require the rubric-gate check on your default branch.")
     else:

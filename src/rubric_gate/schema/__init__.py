@@ -1,4 +1,4 @@
-"""JSON Schemas for rubric files and calibration items, generated from the pydantic models.
+"""JSON Schemas for rubric files, calibration items and verdicts, generated from the pydantic models.
 
 The committed copies (`schema/*.schema.json` in the repository, and the same files shipped in
 this package) are regenerated with `python -m rubric_gate.schema`; a test fails when they drift.
@@ -10,6 +10,7 @@ from rubric_gate.schema.generate import (
     packaged_schema_path,
     render_schema,
     rubric_schema,
+    verdict_schema,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "packaged_schema_path",
     "render_schema",
     "rubric_schema",
+    "verdict_schema",
 ]

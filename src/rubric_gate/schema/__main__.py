@@ -6,6 +6,7 @@ Without arguments it writes the package's copies and, in a source checkout, the 
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -22,7 +23,13 @@ def _default_dirs() -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    dirs = [Path(a) for a in argv] or _default_dirs()
+    # argparse: `--help` prints help and an unknown `--flag` is an error, never a directory name.
+    parser = argparse.ArgumentParser(prog="python -m rubric_gate.schema",
+                                     description="Rewrite the JSON Schema files from the models.")
+    parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR",
+                        help="where to write them (default: the package's copies and, in a source "
+                             "checkout, the repository's schema/ directory)")
+    dirs = parser.parse_args(argv).dirs or _default_dirs()
     for directory in dirs:
         directory.mkdir(parents=True, exist_ok=True)
         for name in SCHEMA_FILES:

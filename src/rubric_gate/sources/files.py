@@ -69,7 +69,20 @@ def read_source(spec: str | Path, cwd: Path | None = None) -> SourceText:
     if cwd is not None and not path.is_absolute():
         path = cwd / path
     if not path.exists():
-        raise InputError(spec_text, "file not found")
+        raise InputError(spec_text, "file not found" + _ref_hint(spec_text, cwd))
     if path.is_dir():
         raise InputError(spec_text, "is a directory, expected a file")
     return SourceText(spec_text, decode_text(path.read_bytes(), spec_text), path)
+
+
+def _ref_hint(spec: str, cwd: Path | None) -> str:
+    """`--base main` names a git ref, not a file: say how to name the file in it."""
+    if "/" in spec and not spec.startswith("origin/"):
+        return ""
+    try:
+        proc = _git(["rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"], spec, cwd)
+    except InputError:  # no git: no hint
+        return ""
+    if proc.returncode != 0:
+        return ""
+    return f" (it is a git ref: name the file in it as REF:PATH, e.g. {spec}:rubrics/NAME.yaml)"

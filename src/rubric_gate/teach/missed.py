@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from rubric_gate.attribution import rubric_fails
 from rubric_gate.calibration import CalibrationItem
+from rubric_gate.rubric.ids import fresh_check_id
 
 UNCATEGORISED = "uncategorised"
 
@@ -48,11 +48,4 @@ def missed_groups(items: Sequence[CalibrationItem], failed: np.ndarray, flawed: 
 
 def proposal_id(group: MissGroup, taken: set[str]) -> str:
     """A fresh check id naming the flaw it was taught by: `taught-wrong-resource`, `-2`, ..."""
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", group.name).strip("-").lower() or "flaw"
-    base = f"taught-{slug}"[:60]
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{base}-{n}"
-    taken.add(candidate)
-    return candidate
+    return fresh_check_id(group.name, taken, prefix="taught-", fallback="flaw")

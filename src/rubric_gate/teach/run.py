@@ -4,7 +4,7 @@
    grouped by their `flaw` category.
 2. One stored call per group asks a model for one check in the project's style.
 3. Each proposal is judged on the whole calibration set (the verdict store, so nothing is
-   judged twice) and the rubric is gated with the proposals added, in group order: the gate's
+   judged twice) and the rubric is gated with the proposals added, in the gate's own order: its
    own rules decide (no blame), plus one rule of teach's own, that an added check must catch a
    flawed item the rubric let pass. Accepted proposals are `origin: label` (frozen) with a
    `source` naming the items that taught them.
@@ -21,11 +21,10 @@ import numpy as np
 from rubric_gate.attribution import rubric_fails
 from rubric_gate.audit.calls import Ask, CallStats, planned_cost, raise_failures, run_asks
 from rubric_gate.audit.store import AuditStore, context_hash
-from rubric_gate.audit.templates import render, template_version
+from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import GateOptions, RuleContext, Violation, run_gate
 from rubric_gate.judges.backend import JudgeRequest
-from rubric_gate.judges.prompt import as_text
 from rubric_gate.pipeline import Evaluation
 from rubric_gate.repair.yaml_spans import checks_yaml
 from rubric_gate.rubric import Check, Rubric, normalize_text
@@ -55,11 +54,11 @@ def new_catch_rule(ctx: RuleContext) -> Violation | None:
     newly = ctx.flawed & ~rubric_fails(ctx.before, ctx.max_failures) & rubric_fails(ctx.after, ctx.max_failures)
     if newly.any():
         return None
-    return Violation("T", "catches no flawed item the rubric lets pass")
+    return Violation("T", "would catch no flawed item the rubric lets pass, so it teaches nothing new")
 
 
 def _example(item: CalibrationItem) -> dict[str, str]:
-    return {"id": item.id, "input": as_text(item.input)[:EXAMPLE_CHARS], "output": as_text(item.output)[:EXAMPLE_CHARS]}
+    return prompt_example(item, EXAMPLE_CHARS)
 
 
 def _source(group: MissGroup, shown: Sequence[CalibrationItem], version: str) -> str:

@@ -32,7 +32,7 @@ import orjson
 from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks
 from rubric_gate.verdicts.table_data import COLUMNS, Segment, VerdictData
 
-SCHEMA_VERSION = "3"  # 3: sources are (judge, prompt, task_hash)
+SCHEMA_VERSION = "4"  # 3: sources are (judge, prompt, task_hash); 4: the answer column holds answer codes
 MAX_SEGMENTS = 12  # then compacted into one (no re-parse, just concatenation)
 RACY_WINDOW_NS = 1_000_000_000  # a file modified within this of its check may change unseen
 HASH_CHUNK = 1 << 22

@@ -28,7 +28,8 @@ class Verdict(BaseModel):
 
     item: str = Field(min_length=1)
     check_text: str = Field(min_length=1)
-    answer: Literal["yes", "no"]
+    # "n/a": the check does not apply to this output (it says when it applies); never a fail.
+    answer: Literal["yes", "no", "n/a"]
     judge: str | None = None
     prompt: str | None = None
     item_hash: str | None = None
@@ -45,6 +46,10 @@ class Verdict(BaseModel):
     @property
     def failed(self) -> bool:
         return self.answer == "no"
+
+    @property
+    def not_applicable(self) -> bool:
+        return self.answer == "n/a"
 
     def to_json_line(self) -> str:
         return self.model_dump_json(exclude_none=True) + "\n"

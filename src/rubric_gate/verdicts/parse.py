@@ -1,37 +1,85 @@
-"""Parse verdict JSONL into columns: orjson and plain type checks for the common line, the
-exact `json` + pydantic path (and its `file:line` errors) for anything unusual.
+"""Parse verdict JSONL into columns: msgspec typed decoding of whole blocks for the common
+line, the exact `json` + pydantic path (and its `file:line` errors) for anything unusual.
 
-A line takes the fast path only when orjson parses it, its keys and value types are the
-plain ones a `Verdict` accepts, and it provably has no duplicate key. Everything else
-(duplicate keys, NaN, huge numbers, lone surrogates, invalid UTF-8, coercible values, bad
-values) goes through `sources.jsonl.parse_line` and `Verdict.model_validate`, which accept
-or reject it exactly as a full read always did.
+The fast path decodes each line into a struct derived from the `Verdict` model (the same
+keys, types and bounds, nothing coerced), checks a whole block for duplicate keys at once (a
+duplicate key is a string the decoded rows do not hold: the block's quote count says so), and
+adds the block's rows column by column. A line it does not take (duplicate keys, NaN, huge
+numbers, lone surrogates, invalid UTF-8, null or coercible values, bad values) goes through
+`sources.jsonl.parse_line` and `Verdict.model_validate`, which accept or reject it exactly as a
+full read always did.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
+import typing
+from array import array
 from collections.abc import Iterable
-from typing import Any, BinaryIO
+from operator import attrgetter
+from typing import Annotated, Any, BinaryIO
 
-import orjson
+import msgspec
+import numpy as np
 from pydantic import ValidationError
 
 from rubric_gate.errors import InputError
 from rubric_gate.rubric.model import normalize_text
 from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.model import Verdict
-from rubric_gate.verdicts.table_data import NONE, VerdictData
+from rubric_gate.verdicts.table_data import ANSWER_CODES, NONE, VerdictData
 
 CHUNK = 1 << 22
 BOM = b"\xef\xbb\xbf"
-OPTIONAL_TEXT = ("judge", "prompt", "item_hash", "task_hash", "check", "quote", "at")
-# `sample` (repeated sampling) takes the fast path only where the model knows the field.
-HAS_SAMPLE = "sample" in Verdict.model_fields
-FAST_KEYS = frozenset(("item", "check_text", "answer", "usage", *OPTIONAL_TEXT, *(("sample",) if HAS_SAMPLE else ())))
-USAGE_KEYS = frozenset(("input_tokens", "output_tokens"))
-_KEY_END = re.compile(rb'"[ \t\r]*:')
+UNSET = msgspec.UNSET
+SAMPLE_MAX = 2**31 - 1  # the sample column is int32; a larger index takes the exact path
+
+
+def _optional_text(info: Any) -> bool:
+    return set(typing.get_args(info.annotation)) == {str, type(None)} and not info.metadata
+
+
+# Every optional text field of the model (judge, prompt, item_hash, check, quote, at, batch, and
+# any added later) is validated on the fast path the same way; the columns keep those in KEYED.
+OPTIONAL_TEXT = tuple(name for name, info in Verdict.model_fields.items() if _optional_text(info))
+# The optional texts that go into columns: the item hash, and the fields that make up a row's
+# source (who judged it, reading what): one source id per distinct tuple.
+SOURCE_FIELDS = tuple(name for name in ("judge", "prompt", "task_hash") if name in OPTIONAL_TEXT)
+KEYED = ("item_hash", *SOURCE_FIELDS)
+HAS_SAMPLE = "sample" in Verdict.model_fields  # repeated sampling: the 0-based index of an answer
+
+
+class _Usage(msgspec.Struct, forbid_unknown_fields=True):
+    input_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
+    output_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
+
+
+def _line_struct() -> type | None:
+    """The fast path's struct: one field per model field. Absent optional fields stay UNSET (so
+    re-encoding a row writes exactly the keys its line had); null is left to the exact path."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for name, info in Verdict.model_fields.items():
+        if name in ("item", "check_text"):
+            fields.append((name, Annotated[str, msgspec.Meta(min_length=1)]))
+        elif name == "answer":
+            fields.append((name, info.annotation))
+        elif name == "usage":
+            fields.append((name, _Usage | msgspec.UnsetType, UNSET))
+        elif name == "sample":
+            fields.append((name, Annotated[int, msgspec.Meta(ge=0, le=SAMPLE_MAX)] | msgspec.UnsetType, UNSET))
+        elif name in OPTIONAL_TEXT:
+            fields.append((name, str | msgspec.UnsetType, UNSET))
+        else:  # a field this path does not know: a line holding it takes the exact path
+            fields.append((name, msgspec.UnsetType, UNSET))
+    return msgspec.defstruct("VerdictLine", fields, forbid_unknown_fields=True)
+
+
+_LINE = _line_struct()
+_decode_line = msgspec.json.Decoder(_LINE).decode
+_encode = msgspec.json.Encoder().encode
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+_GETTERS = tuple(attrgetter(name) for name in ("check_text", "item", "answer", "item_hash", "sample"))
+_SOURCE = attrgetter(*SOURCE_FIELDS)
 
 
 def validation_message(exc: ValidationError, obj: dict[str, Any]) -> str:
@@ -40,7 +88,7 @@ def validation_message(exc: ValidationError, obj: dict[str, Any]) -> str:
     if error["type"] == "missing":
         return f"missing required key '{key}'"
     if key == "answer":
-        return f"answer must be 'yes' or 'no', got {obj.get('answer')!r}"
+        return f"answer must be 'yes', 'no' or 'n/a', got {obj.get('answer')!r}"
     if error["type"] == "extra_forbidden":
         return f"unknown key '{key}'"
     return f"{key}: {error['msg']}"
@@ -53,45 +101,17 @@ def validate(obj: dict[str, Any], display: str, line_no: int) -> Verdict:
         raise InputError(display, validation_message(exc, obj), line_no) from None
 
 
-_SHAPES: dict[tuple[str, ...], tuple[tuple[type, ...], bool] | None] = {}
-
-
-def _shape(keys: tuple[str, ...]) -> tuple[tuple[type, ...], bool] | None:
-    """For a key order seen on a line: the value types a plain verdict has, and whether it has usage."""
-    if not {"item", "check_text", "answer"} <= set(keys) <= FAST_KEYS:
-        return None
-    return tuple(dict if key == "usage" else int if key == "sample" else str for key in keys), "usage" in keys
-
-
-def _plain(obj: Any, raw: bytes) -> bool:
-    """True when `obj` is a verdict pydantic would take as is, and `raw` has no duplicate key."""
-    if type(obj) is not dict:
-        return False
-    keys = tuple(obj)
-    try:
-        shape = _SHAPES[keys]
-    except KeyError:
-        shape = _shape(keys)
-        if len(_SHAPES) < 4096:  # a file with ever new key orders gets no cache, not unbounded memory
-            _SHAPES[keys] = shape
-    if shape is None or tuple(map(type, obj.values())) != shape[0]:
-        return False  # a null, a number where text belongs, an unknown key: the exact path decides
-    if not obj["item"] or not obj["check_text"] or obj["answer"] not in ("yes", "no"):
-        return False
-    sample = obj.get("sample", 0)
-    if sample < 0:
-        return False
-    strings = 2 * len(keys) - shape[1] - ("sample" in obj)  # every key, and every value but usage/sample, is a string
-    if shape[1]:
-        usage = obj["usage"]
-        if not usage.keys() <= USAGE_KEYS or any(type(v) is not int or v < 0 for v in usage.values()):
-            return False
-        strings += len(usage)
-    # A duplicate key (orjson keeps the last silently) adds a string to the line, and so do
-    # escaped quotes: with exactly two quotes per expected string there is neither.
-    if raw.count(b'"') == 2 * strings:
-        return True
-    return len(_KEY_END.findall(raw)) == len(keys) + (len(obj["usage"]) if shape[1] else 0)
+def _ids(cache: dict[Any, int], values: list[Any], resolve: Any) -> list[int]:
+    """Interned ids of `values` through `cache` (value -> id), resolving the values it lacks."""
+    out = list(map(cache.get, values))
+    if None in out:
+        for index in [i for i, found in enumerate(out) if found is None]:
+            value = values[index]
+            found = cache.get(value)
+            if found is None:
+                found = cache[value] = resolve(value)
+            out[index] = found
+    return out
 
 
 class RowBuilder:
@@ -101,8 +121,11 @@ class RowBuilder:
         self.data = data
         tail = data.columns.tail
         self._text, self._item, self._hash = tail["text"].append, tail["item"].append, tail["hash"].append
-        self._source, self._failed, self._offset = tail["source"].append, tail["failed"].append, tail["offset"].append
+        self._source, self._answer, self._offset = tail["source"].append, tail["answer"].append, tail["offset"].append
         self._sample = tail["sample"].append
+        # The fast path's own caches, keyed by values as decoded (UNSET where a key is absent).
+        self._hash_ids: dict[Any, int] = {UNSET: NONE}
+        self._source_ids: dict[Any, int] = {}
 
     def text_id(self, raw_text: str) -> int:
         found = self.data.raw_texts.get(raw_text)
@@ -133,13 +156,45 @@ class RowBuilder:
         self._item(item_id)
         self._hash(hash_id)
         self._source(source_id)
-        self._failed(answer == "no")
+        self._answer(ANSWER_CODES[answer])
         self._sample(sample)
         self._offset(offset)
 
     def add_verdict(self, verdict: Verdict, offset: int) -> None:
         self.add(verdict.item, verdict.check_text, verdict.answer, verdict.judge, verdict.prompt,
                  verdict.item_hash, offset, getattr(verdict, "sample", None) or 0, verdict.task_hash)
+
+    def add_rows(self, rows: list[Any], offsets: Any) -> None:
+        """Append decoded fast-path rows, one column at a time."""
+        if not rows:
+            return
+        data = self.data
+        tail = data.columns.tail
+        texts, items, answers, hashes, samples = (list(map(get, rows)) for get in _GETTERS)
+        tail["text"].extend(_ids(data.raw_texts, texts, self._new_text))
+        tail["item"].extend(_ids(data.items.ids, items, data.items.add))
+        n = len(rows)
+        if hashes.count(UNSET) == n:
+            tail["hash"].extend(array("i", [NONE]) * n)
+        else:
+            tail["hash"].extend(_ids(self._hash_ids, hashes, data.hashes.add))
+        sources = list(map(_SOURCE, rows))
+        if sources.count(sources[0]) == n:  # one source: the usual block
+            tail["source"].extend(array("i", _ids(self._source_ids, sources[:1], self._new_source)) * n)
+        else:
+            tail["source"].extend(_ids(self._source_ids, sources, self._new_source))
+        tail["answer"].extend(list(map(ANSWER_CODES.__getitem__, answers)))
+        if samples.count(UNSET) == n:
+            tail["sample"].extend(array("i", [0]) * n)
+        else:
+            tail["sample"].extend([0 if value is UNSET else value for value in samples])
+        tail["offset"].extend(offsets)
+
+    def _new_text(self, raw_text: str) -> int:
+        return self.data.texts.add(normalize_text(raw_text))
+
+    def _new_source(self, key: tuple[Any, ...]) -> int:
+        return self.data.sources.add(tuple(None if value is UNSET else value for value in key))
 
 
 def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict | None:
@@ -149,32 +204,83 @@ def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict 
     return None if obj is None else validate(obj, display, line_no)
 
 
-def parse_blocks(blocks: Iterable[tuple[list[bytes], int, bool]], builder: RowBuilder, display: str,
+def _decoded(lines: list[bytes]) -> list[Any]:
+    """Each line's fast-path row, or None where the exact path must decide."""
+    try:
+        return [_decode_line(raw) for raw in lines]  # the common block: no line needs a second look
+    except _DECODE_ERRORS:
+        pass
+    rows: list[Any] = []
+    for raw in lines:
+        try:
+            rows.append(_decode_line(raw))
+        except _DECODE_ERRORS:
+            rows.append(None)
+    return rows
+
+
+def _without_duplicate_keys(block: bytes, lines: list[bytes], rows: list[Any]) -> None:
+    """Set to None the rows whose line has a key twice (the decoder keeps the last silently).
+
+    Such a line holds a string its row does not, so it has more quote characters than the
+    row re-encoded; one count over the block clears the common block at once. `\\u0022` is
+    the one way to write a quote without a quote character: such lines take the exact path."""
+    quoted = b'"'
+    if b"\\u0022" not in block:
+        if None not in rows:
+            kept, left_out = rows, 0
+        else:
+            kept = [row for row in rows if row is not None]
+            left_out = sum(raw.count(quoted) for raw, row in zip(lines, rows, strict=True) if row is None)
+        if block.count(quoted) == _encode(kept).count(quoted) + left_out:
+            return
+    for index, (raw, row) in enumerate(zip(lines, rows, strict=True)):
+        if row is not None and (b"\\u0022" in raw or raw.count(quoted) != _encode(row).count(quoted)):
+            rows[index] = None
+
+
+def _line_starts(block: bytes, offset: int, count: int) -> array:
+    """The byte offset of each of the block's `count` lines, then of the byte after the last."""
+    ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)[:count]
+    starts = np.empty(count + 1, dtype=np.int64)
+    starts[0] = offset
+    starts[1:len(ends) + 1] = ends + (offset + 1)
+    if len(ends) < count:  # an unterminated last line
+        starts[count] = offset + len(block) + 1
+    return array("q", starts.tobytes())
+
+
+def parse_blocks(blocks: Iterable[tuple[bytes, int, bool]], builder: RowBuilder, display: str,
                  first_line: int) -> int:
-    """Parse blocks of lines (without newlines), each with the byte offset of its first line and
-    whether its last line is the file's unterminated last line. Returns the number of lines seen."""
-    loads, add, plain, decode_error = orjson.loads, builder.add, _plain, orjson.JSONDecodeError
+    """Parse blocks of whole lines, each with the byte offset of its first line and whether it
+    is the file's unterminated last line. Returns the number of lines seen."""
     line_no = first_line - 1
-    for lines, offset, unterminated in blocks:
-        last_index = len(lines) - 1 if unterminated else -1
-        for index, raw in enumerate(lines):
-            line_no += 1
+    for block, offset, unterminated in blocks:
+        lines = block.split(b"\n")
+        if not unterminated:
+            lines.pop()  # the empty string after the block's last newline
+        rows = _decoded(lines)
+        _without_duplicate_keys(block, lines, rows)
+        starts = _line_starts(block, offset, len(lines))
+        if None not in rows:
+            builder.add_rows(rows, starts[:-1])
+            line_no += len(lines)
+            continue
+        run_start = 0
+        for index, row in enumerate(rows):
+            if row is not None:
+                continue
+            builder.add_rows(rows[run_start:index], starts[run_start:index])
+            run_start = index + 1
             try:
-                obj = loads(raw)
-            except decode_error:
-                obj = None
-            if obj is not None and plain(obj, raw):
-                get = obj.get
-                add(obj["item"], obj["check_text"], obj["answer"], get("judge"), get("prompt"),
-                    get("item_hash"), offset, get("sample", 0), get("task_hash"))
-            else:
-                try:
-                    verdict = slow_line(raw, display, line_no, last=index == last_index)
-                except TornLine:
-                    verdict = None
-                if verdict is not None:
-                    builder.add_verdict(verdict, offset)
-            offset += len(raw) + 1
+                verdict = slow_line(lines[index], display, line_no + index + 1,
+                                    last=unterminated and index == len(lines) - 1)
+            except TornLine:
+                verdict = None
+            if verdict is not None:
+                builder.add_verdict(verdict, starts[index])
+        builder.add_rows(rows[run_start:], starts[run_start:-1])
+        line_no += len(lines)
     return line_no - first_line + 1
 
 
@@ -185,11 +291,14 @@ def parse_bytes(data: bytes, builder: RowBuilder, display: str, *, start: int = 
     view = data[start:] if start else data
     if not view:
         return 0
-    parts = view.split(b"\n")
-    unterminated = not view.endswith(b"\n")
-    if not unterminated:
-        parts.pop()
-    return parse_blocks([(parts, start, unterminated)], builder, display, first_line)
+    blocks = []
+    at = 0
+    while at < len(view):  # blocks of about CHUNK bytes, cut after a newline
+        cut = view.find(b"\n", at + CHUNK)
+        end = len(view) if cut < 0 else cut + 1
+        blocks.append((view[at:end], start + at, end == len(view) and not view.endswith(b"\n")))
+        at = end
+    return parse_blocks(blocks, builder, display, first_line)
 
 
 class FileScan:
@@ -203,7 +312,7 @@ class FileScan:
         self.digest = hashlib.sha256()
         self.unterminated = False
 
-    def blocks(self) -> Iterable[tuple[list[bytes], int, bool]]:
+    def blocks(self) -> Iterable[tuple[bytes, int, bool]]:
         handle = self.handle
         handle.seek(self.start)
         carry = b""
@@ -227,12 +336,10 @@ class FileScan:
             block = carry + chunk[: cut + 1]
             carry = chunk[cut + 1:]
             self.digest.update(block)
-            parts = block.split(b"\n")
-            parts.pop()
-            yield parts, offset, False
+            yield block, offset, False
             offset += len(block)
             self.complete_end = offset
-            self.complete_lines += len(parts)
+            self.complete_lines += block.count(b"\n")
         if carry:
             self.unterminated = True
-            yield [carry], offset, True
+            yield carry, offset, True

@@ -18,9 +18,9 @@ from __future__ import annotations
 import bisect
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -33,7 +33,10 @@ from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.lookup import find_rows
 from rubric_gate.verdicts.model import Verdict
 from rubric_gate.verdicts.parse import RowBuilder, parse_bytes, slow_line
-from rubric_gate.verdicts.table_data import NONE, Segment, VerdictData
+from rubric_gate.verdicts.table_data import NO, NONE, YES, Segment, VerdictData
+
+if TYPE_CHECKING:
+    from rubric_gate.verdicts.blobs import BlobCache
 
 try:
     import fcntl
@@ -46,6 +49,7 @@ class VerdictStore:
         self.path = path
         self.display = display
         self._item_keys: tuple[Any, ...] | None = None
+        self._shared = False  # columns shared with other stores of the same blob (copy on write)
         if isinstance(verdicts, VerdictStore):  # shares nothing mutable, re-parses nothing
             self._data = verdicts._data.copy()
         else:
@@ -57,6 +61,28 @@ class VerdictStore:
         store = cls(path=path, display=display)
         store._data = data
         return store
+
+    @classmethod
+    def from_blob(cls, blob_id: str, content: bytes | str | Callable[[], bytes | str | None], display: str,
+                  *, cache: BlobCache | None = None) -> VerdictStore:
+        """The store in git blob `blob_id`: parsed once per process (`content` is bytes, text or
+        a function returning them, called only on a miss), its columns shared with every other
+        store of the same blob until one of them is written to. A blob extending one parsed
+        before (a PR's appended verdicts) parses only its added lines. No path: nothing is
+        appended to a blob."""
+        from rubric_gate.verdicts.blobs import default_cache
+
+        data = (cache or default_cache()).data(blob_id, content, display)
+        store = cls._wrap(data, None, display)
+        store._shared = True
+        return store
+
+    def _own_data(self) -> VerdictData:
+        """This store's columns, copied first if they are shared with other stores."""
+        if self._shared:
+            self._data = self._data.copy()
+            self._shared = False
+        return self._data
 
     # -- reading -----------------------------------------------------------------------------
     @classmethod
@@ -94,7 +120,7 @@ class VerdictStore:
     def _add_objects(self, verdicts: list[Verdict]) -> None:
         if not verdicts:
             return
-        data = self._data
+        data = self._own_data()
         last = data.segments[-1] if data.segments else None
         if last is not None and last.objects is not None and last.row_start + len(last.objects) == len(data):
             segment = last  # consecutive appends share one segment
@@ -203,12 +229,20 @@ class VerdictStore:
     def answers(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
                 prompt: str | None = None, sample: int = 0, task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(failed, missing) boolean arrays over `items` for one check text."""
+        codes, missing = self.answer_codes(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
+        return codes == NO, missing
+
+    def answer_codes(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
+                     prompt: str | None = None, sample: int = 0,
+                     task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(answer code per item: YES / NO / NOT_APPLICABLE, missing) over `items` for one check text.
+        A missing verdict's code is YES; read `missing` first."""
         rows = self.rows(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
         missing = rows < 0
-        failed = np.zeros(len(rows), dtype=bool)
+        codes = np.full(len(rows), YES, dtype=np.int8)
         if len(rows):
-            failed[~missing] = self._data.columns.arrays()["failed"][rows[~missing]].astype(bool)
-        return failed, missing
+            codes[~missing] = self._data.columns.arrays()["answer"][rows[~missing]]
+        return codes, missing
 
     def find(
         self,

@@ -9,6 +9,7 @@ import numpy as np
 
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.verdicts.store import VerdictStore
+from rubric_gate.verdicts.table_data import NO, NOT_APPLICABLE
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,11 @@ class VerdictColumn:
     check_text: str
     failed: np.ndarray
     missing: np.ndarray  # True where no verdict exists
+    not_applicable: np.ndarray | None = None  # True where the answer was "n/a" (None: none was)
+
+    @property
+    def not_applicable_count(self) -> int:
+        return 0 if self.not_applicable is None else int(self.not_applicable.sum())
 
     @property
     def complete(self) -> bool:
@@ -35,5 +41,6 @@ def verdict_column(
     task: str | None = None,
 ) -> VerdictColumn:
     """One vectorised lookup for the whole column (items' keys are computed once per store)."""
-    failed, missing = store.answers(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
-    return VerdictColumn(check_text, failed, missing)
+    codes, missing = store.answer_codes(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
+    not_applicable = (codes == NOT_APPLICABLE) & ~missing
+    return VerdictColumn(check_text, codes == NO, missing, not_applicable if not_applicable.any() else None)

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 
 NONE = -1  # no item hash / no such string
+ANSWER_CODES = {"yes": 0, "no": 1, "n/a": 2}  # the answer column; a check failed where code == 1
+NO = ANSWER_CODES["no"]
+YES, NOT_APPLICABLE = ANSWER_CODES["yes"], ANSWER_CODES["n/a"]  # "n/a" never fails an item
 
 
 class Pool:
@@ -48,7 +51,7 @@ COLUMNS: tuple[tuple[str, str, Any], ...] = (
     ("item", "i", np.int32),
     ("hash", "i", np.int32),
     ("source", "i", np.int32),  # (judge, prompt, task_hash)
-    ("failed", "b", np.int8),
+    ("answer", "b", np.int8),  # ANSWER_CODES: 0 yes, 1 no, 2 n/a
     ("sample", "i", np.int32),  # repeated sampling: 0-based index of the answer (absent: 0)
     ("offset", "q", np.int64),  # byte offset of the line (bytes segments) or list index (objects)
 )

@@ -1,0 +1,66 @@
+"""What a decision rested on, for the report: the changed check's figures in the rubric the gate
+judged it in, and what accepting the change would trade (pure: a rule context in, numbers out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rubric_gate.attribution import attribute, rubric_fails
+from rubric_gate.gate.rules import RuleContext
+
+
+@dataclass(frozen=True)
+class DecidedFigures:
+    """Credit, blame and unique catches of the changed check when it was decided: in the base
+    plus the changes accepted before it, with the change applied (before it, for a deletion)."""
+
+    credit: float
+    blame: float
+    unique_catches: int
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"credit": round(self.credit, 4), "blame": round(self.blame, 4), "unique_catches": self.unique_catches}
+
+
+@dataclass(frozen=True)
+class Trade:
+    """Items whose rubric outcome accepting the change would flip, by label and direction."""
+
+    correct_passed: tuple[str, ...]  # correct items it would newly pass (good)
+    correct_failed: tuple[str, ...]  # correct items it would newly fail (bad)
+    flawed_caught: tuple[str, ...]  # flawed items it would newly catch (good)
+    flawed_missed: tuple[str, ...]  # flawed items it would stop catching (bad)
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {name: list(getattr(self, name)) for name in
+                ("correct_passed", "correct_failed", "flawed_caught", "flawed_missed")}
+
+
+def decided_figures(ctx: RuleContext) -> DecidedFigures | None:
+    change = ctx.change
+    if change.kind in ("aggregation", "renamed"):
+        return None
+    if change.kind == "deleted":
+        matrix, ids, k = ctx.before, ctx.before_ids, ctx.max_failures
+    else:
+        matrix, ids, k = ctx.after, ctx.after_ids, ctx.max_failures
+    if change.check_id not in ids:
+        return None
+    column = ids.index(change.check_id)
+    result = attribute(matrix, ctx.flawed, k)
+    return DecidedFigures(float(result.credit[column]), float(result.blame[column]),
+                          int(result.unique_catches[column]))
+
+
+def trade(ctx: RuleContext) -> Trade:
+    before = rubric_fails(ctx.before, ctx.max_failures)
+    after = rubric_fails(ctx.after, ctx.k_after)
+    flawed = ctx.flawed
+
+    def ids(mask: np.ndarray) -> tuple[str, ...]:
+        return tuple(ctx.item_ids[i] for i in np.flatnonzero(mask))
+
+    return Trade(ids(~flawed & before & ~after), ids(~flawed & ~before & after),
+                 ids(flawed & ~before & after), ids(flawed & before & ~after))

@@ -1,0 +1,117 @@
+"""Verdict stores by git blob id: one parse per distinct blob, shared columns copied on write,
+and a blob that extends a parsed one read as its columns plus the added lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rubric_gate.calibration import CalibrationItem
+from rubric_gate.errors import InputError
+from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts.blobs import BlobCache
+
+ITEMS = [CalibrationItem(id=f"r{i}", input="in", output=str(i), label="pass") for i in range(5)]
+
+
+def lines(n: int, answer: str = "yes", start: int = 0) -> bytes:
+    return "".join(json.dumps({"item": f"r{i % 5}", "check_text": f"check {i % 3}", "answer": answer,
+                               "judge": "hand"}) + "\n" for i in range(start, start + n)).encode()
+
+
+def table(store: VerdictStore) -> list:
+    out: list = [len(store), [v.model_dump() for v in store]]
+    for text in ("check 0", "check 1", "check 2"):
+        failed, missing = store.answers(text, ITEMS)
+        out.append((failed.tolist(), missing.tolist()))
+    return out
+
+
+def test_one_parse_per_blob_and_the_loader_runs_only_on_a_miss() -> None:
+    cache = BlobCache()
+    loads: list[int] = []
+    raw = lines(30)
+
+    def loader() -> bytes:
+        loads.append(1)
+        return raw
+
+    first = VerdictStore.from_blob("b1", loader, "base:v.jsonl", cache=cache)
+    second = VerdictStore.from_blob("b1", loader, "head:v.jsonl", cache=cache)
+    assert loads == [1] and cache.parses == 1
+    assert table(first) == table(second) == table(VerdictStore.from_bytes(raw, "x"))
+    assert second.display == "head:v.jsonl"
+
+
+def test_a_write_to_one_store_leaves_the_others_of_the_blob_alone() -> None:
+    cache = BlobCache()
+    raw = lines(10)
+    one = VerdictStore.from_blob("b1", raw, "a", cache=cache)
+    other = VerdictStore.from_blob("b1", raw, "b", cache=cache)
+    before = table(other)
+    one.append([Verdict(item="r0", check_text="check 0", answer="no")])
+    assert len(one) == 11 and one.answers("check 0", ITEMS[:1])[0].tolist() == [True]
+    assert table(other) == before
+    assert table(VerdictStore.from_blob("b1", raw, "c", cache=cache)) == before
+
+
+def test_a_blob_extending_a_parsed_one_parses_only_its_added_lines(monkeypatch) -> None:
+    from rubric_gate.verdicts import blobs
+
+    cache = BlobCache()
+    base_raw = lines(40)
+    head_raw = base_raw + lines(7, answer="no", start=40)
+    base = VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+    parsed: list[int] = []
+    real = blobs.parse_bytes
+
+    def spy(raw, builder, display, *, start=0, first_line=1):  # type: ignore[no-untyped-def]
+        parsed.append(len(raw) - start)
+        return real(raw, builder, display, start=start, first_line=first_line)
+
+    monkeypatch.setattr(blobs, "parse_bytes", spy)
+    head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
+    assert (cache.parses, cache.extensions) == (1, 1)
+    assert parsed == [len(head_raw) - len(base_raw)]
+    assert table(head) == table(VerdictStore.from_bytes(head_raw, "x"))
+    assert table(base) == table(VerdictStore.from_bytes(base_raw, "x"))
+    assert [v.model_dump() for v in head.added_since(base)] == [
+        v.model_dump() for v in VerdictStore.from_bytes(head_raw[len(base_raw):], "x")]
+
+
+def test_an_error_in_the_added_lines_names_the_line_of_the_head_file() -> None:
+    cache = BlobCache()
+    base_raw = lines(12)
+    VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+    with pytest.raises(InputError) as caught:
+        VerdictStore.from_blob("head", base_raw + lines(2) + b'{"item": "r1"}\n', "head:v", cache=cache)
+    assert str(caught.value).startswith("head:v:15: ") and "check_text" in str(caught.value)
+
+
+def test_a_blob_edited_in_the_middle_is_parsed_in_full() -> None:
+    cache = BlobCache()
+    base_raw = lines(20)
+    VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+    edited = base_raw.replace(b'"answer": "yes"', b'"answer": "no"', 1) + lines(3)
+    head = VerdictStore.from_blob("head", edited, "head:v", cache=cache)
+    assert (cache.parses, cache.extensions) == (2, 0)
+    assert table(head) == table(VerdictStore.from_bytes(edited, "x"))
+
+
+def test_git_reader_gives_blob_ids(tmp_path: Path) -> None:
+    from rubric_gate.action.sources import GitReader
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "v.jsonl").write_bytes(lines(3))
+    git("add", "v.jsonl")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    sha = git("rev-parse", "HEAD")
+    reader = GitReader(tmp_path)
+    assert reader.blob_id(sha, "v.jsonl") == git("rev-parse", f"{sha}:v.jsonl")
+    assert reader.blob_id(sha, "missing.jsonl") is None
