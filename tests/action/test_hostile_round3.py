@@ -350,9 +350,6 @@ def test_a_keyed_answer_inserted_before_the_record_is_a_changed_answer(scenario:
 
 # -- the verdict cache: only what the action judged ------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: a PR commits .rubric-gate/cache/verdicts.jsonl; the run refuses it "
-                   "(exit 2) but leaves it in place, the workflow's `if: always()` cache save keeps it, and the "
-                   "next push (file untracked again) restores it as the judge's verdicts")
 def test_a_cache_file_committed_once_is_not_saved_and_restored_as_the_judges(scenario: Scenario) -> None:
     import shutil
 
