@@ -377,8 +377,6 @@ def test_a_cache_file_committed_once_is_not_saved_and_restored_as_the_judges(sce
 
 # -- facts about the PR are read when the run starts ----------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: a re-run gates against the payload's base sha, which is stale once "
-                   "main moved: PR 2 deleting A3 stays green on a re-run after PR 1 deleted A, the other catcher")
 def test_a_re_run_after_main_moved_gates_against_the_current_base(scenario: Scenario) -> None:
     extra = {"A3": "Is every stored byte encrypted?"}
     fails = {item: checks | ({"A3"} if "A" in checks else set()) for item, checks in FAILS.items()}
