@@ -416,8 +416,6 @@ def _judge_blaming_x(prompt: str) -> str:
     return _truthful_judge(prompt)
 
 
-@pytest.mark.xfail(strict=True, reason="route: a PR removes the rubric's `judge` key (nothing gates it); merged, "
-                   "the next PR is replayed and adds a check the judge would blame, on its own verdicts")
 def test_removing_the_rubrics_judge_key_then_adding_a_blamed_check(scenario: Scenario) -> None:
     judged = rubric_yaml(["A", "B", "C", "D"], judge=JUDGE)
     main = _on_main(scenario, {RUBRIC: judged}, "demo is judged by its own key")

@@ -101,6 +101,9 @@ def _rubric_key_findings(reader: FileReader, base_sha: str, head_sha: str,
             # to the verdicts (one saying "every output is fine" would pass).
             message = ("rewords `task`, which the judge reads with every check; recorded and cached verdicts "
                        "were judged against the old wording, so the gate cannot tell what the change does")
+        elif diff.key == "judge":
+            message = (f"changes `judge` from {diff.before or '(none)'} to {diff.after or '(none)'}; the rubric's "
+                       "judge produces the verdicts later PRs are gated on (without one they replay the PR's own)")
         else:
             message = f"changes `{diff.key}`, which no rule of the gate classifies, so it needs the override"
         out.append(StandardFinding(change.path, (change.path,), message, True))
