@@ -72,9 +72,6 @@ def _item_hash(item: str) -> str:
 
 # -- a base the gate cannot read is a base that vouches for nothing ---------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: two no-op PRs merge cleanly into a rubric with a duplicate key; "
-                   "the next PR is 'scored as a new rubric' against the broken base, so deleting a check holding "
-                   "a unique catch passes")
 def test_two_no_op_prs_merging_into_a_broken_rubric_let_the_next_pr_delete_a_catch(scenario: Scenario) -> None:
     base_text = rubric_yaml(["A", "B", "C", "D"])
     top = base_text.replace("id: demo\n", "id: demo\naggregation: all-pass\n", 1)
@@ -89,9 +86,6 @@ def test_two_no_op_prs_merging_into_a_broken_rubric_let_the_next_pr_delete_a_cat
     assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="route: two PRs each adding an item R6 merge cleanly into a calibration set "
-                   "with a duplicate id; the next PR relabels and deletes A against a base that does not load, "
-                   "and both the label guard and the gate let it through")
 def test_two_item_prs_merging_into_a_broken_calibration_set_let_the_next_pr_relabel(scenario: Scenario) -> None:
     cal = calibration_jsonl()
     first = json.dumps({"id": "R6", "input": "design R6", "output": "review R6", "label": "fail"}) + "\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rubric_gate.action.changed import ChangedFile, matches_any
+from rubric_gate.action.evaluate import UNREADABLE_BASE
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.boundary import classify_rubric_changes
@@ -117,8 +118,9 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
         return []
     try:
         base = parse_calibration(SourceText(_display(base_sha, path), base_text, None))
-    except InputError:
-        return []  # a broken base set: the PR that fixes it is not blocked by it
+    except InputError as exc:  # vouches for nothing: what the PR changes in it cannot be compared
+        return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the calibration set", why=exc.message),
+                                True)]
     head_path = change.path if change.status != "removed" else path
     head_text = None if change.status == "removed" else reader.read(head_sha, head_path)
     if head_text is None:
@@ -181,16 +183,17 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         return []
     try:
         base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
-    except InputError:
-        return []
+    except InputError as exc:
+        return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the verdict store", why=exc.message), True)]
     item_sets = []
     for cal_path in cal_paths:
         cal_text = reader.read(base_sha, cal_path)
         try:
             if cal_text is not None:
                 item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
-        except InputError:
-            continue  # a broken base set: the PR that fixes it is not blocked by it
+        except InputError as exc:  # the items its verdicts answer cannot be told apart
+            return [StandardFinding(path, users, UNREADABLE_BASE.format(
+                what=f"the calibration set {cal_path} its verdicts answer", why=exc.message), True)]
     if not item_sets:
         return []
     head_text = None if change.status == "removed" else reader.read(head_sha, change.path)
