@@ -21,7 +21,7 @@ from rubric_gate.guard import changed_answers, diff_labels, filled_answers, remo
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,8 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
+    tasks = {task_hash(keys["task"]) for keys in (rubric_keys(reader, base_sha, u) for u in users) if "task" in keys}
+    answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
     rejudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) == a.head]
     unjudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) != a.head]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
