@@ -472,9 +472,6 @@ def test_a_case_only_move_out_of_the_glob_is_gated_as_a_deletion(scenario: Scena
 
 # -- a configured judge that cannot run is no replay with the PR's verdicts -------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: a fork PR (the configured judge has no key) adds a check the judge "
-                   "would blame, with its own all-yes verdicts: the run falls back to replay and the PR's verdicts "
-                   "excuse the blame (issue 17: a keyless configured judge is not a replay with PR verdicts)")
 def test_a_fork_cannot_stand_in_for_a_configured_judge_with_its_own_verdicts(scenario: Scenario) -> None:
     lies = "".join(_verdict(BLAMED, item, "yes") for item in LABELS)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": BLAMED}),

@@ -445,11 +445,16 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
-            if s.trust_pr_verdicts:
+            if s.trust_pr_verdicts and not s.judge_unavailable:
                 notes.append(note + ", so they were used as recorded; they may reject a change, never excuse one.")
             else:
-                notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
-                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
+                # A judge is configured but cannot run (a fork's run has no secrets): what the PR
+                # records for its new checks does not stand in for what that judge would answer.
+                why = ("`trust_pr_verdicts` is false" if not s.trust_pr_verdicts else
+                       "the configured judge could not run, and a PR's own verdicts do not stand in for it")
+                notes.append(note + f"; {why}, so this fails.")
+                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR" + (
+                    " (the configured judge could not run)" if s.judge_unavailable else ""))
     if options is None:
         options = _audit(outcome, base, head, s)
     untrusted = Untrusted(tuple(added), base_store, calibration, task_hash(head.rubric.task)) if added else None
