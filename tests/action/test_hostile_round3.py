@@ -482,9 +482,6 @@ def test_a_fork_cannot_stand_in_for_a_configured_judge_with_its_own_verdicts(sce
 
 # -- a shallow checkout: the PR's file list is the PR's now, not the event's -------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: in a shallow checkout the changed files come from the PR files API, "
-                   "which lists the PR's current head: a re-run of an older head's run gates that head on another "
-                   "head's file list (here: none of its rubric changes) and posts a green check on it")
 def test_a_re_run_of_an_older_head_in_a_shallow_checkout_gates_that_heads_changes(scenario: Scenario) -> None:
     import subprocess
 

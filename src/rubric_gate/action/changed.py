@@ -64,10 +64,15 @@ def changed_via_git(workspace: Path, merge_base: str, head_sha: str) -> list[Cha
 REST_FILES_LIMIT = 3000  # "Responses include a maximum of 3000 files" (List pull request files)
 
 
-def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
+def changed_via_rest(repo: Repository, number: int, head_sha: str) -> list[ChangedFile]:
     """The PR's changed files from the API, all of them or an InputError (fail closed): the list
-    stops at 3,000 files, and a rubric edit past the cut would go ungated."""
+    stops at 3,000 files, and a rubric edit past the cut would go ungated. The API lists the PR's
+    current head: a run for another head (a re-run after a push) cannot use it."""
     pull = repo.get_pull(number)
+    if pull.head.sha != head_sha:
+        raise InputError(f"pull request #{number}", f"its head is now {pull.head.sha[:7]}, but this run is for "
+                         f"{head_sha[:7]}, whose changes the files API does not list; check out with history "
+                         "(`fetch-depth: 0`) or gate the current head")
     files = []
     for f in pull.get_files():
         # "copied": a new file whose content matches another (its source is unchanged).

@@ -229,7 +229,7 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
         raise InputError(f"pull request #{pr.number}", f"cannot find the merge base of its head {pr.head_sha[:7]} "
                          f"and base {pr.base_sha[:7]} through the API ({describe(exc)}){hint}") from None
     try:
-        return RestReader(repo), changed_via_rest(repo, pr.number), merge_base
+        return RestReader(repo), changed_via_rest(repo, pr.number, pr.head_sha), merge_base
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
 
