@@ -458,9 +458,6 @@ def test_a_rubric_file_name_cannot_become_a_link_or_mention_in_the_comment(scena
 
 # -- globs: what a case-sensitive checkout and every other tool reads ----------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: the glob matches case-insensitively, so moving the rubric to "
-                   "RUBRICS/ is a pure rename to the gate, while for everything on a case-sensitive system that "
-                   "reads `rubrics/**` (the grader loading rubrics, the workflow's hashFiles) the rubric was deleted")
 def test_a_case_only_move_out_of_the_glob_is_gated_as_a_deletion(scenario: Scenario) -> None:
     scenario.git("mv", RUBRIC, "RUBRICS-tmp.yaml")
     (scenario.git.path / "RUBRICS").mkdir()

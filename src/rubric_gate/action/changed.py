@@ -9,7 +9,7 @@ from pathlib import Path
 from github.Repository import Repository
 
 from rubric_gate.errors import InputError
-from rubric_gate.globs import matches_any, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
+from rubric_gate.globs import matches_any, matches_as_written, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,12 @@ def changed_via_rest(repo: Repository, number: int, head_sha: str) -> list[Chang
 def rubric_changes(files: list[ChangedFile], globs: tuple[str, ...]) -> list[ChangedFile]:
     out = []
     for f in files:
-        if matches_any(f.path, globs):
+        if (f.previous and matches_as_written(f.previous, globs) and not matches_as_written(f.path, globs)
+                and matches_any(f.path, globs)):
+            # Moved only in case (rubrics/ -> RUBRICS/): still matched ignoring case, but gone from
+            # where every case-sensitive reader of the globs looks: that is its deletion too.
+            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path))
+        elif matches_any(f.path, globs):
             out.append(f)
         elif f.previous and matches_any(f.previous, globs):
             # Moved out of the glob, the rubric is no longer gated (its next edit would pass
