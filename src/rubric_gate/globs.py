@@ -60,6 +60,21 @@ def _matcher(globs: tuple[str, ...]) -> glob.WcMatcher[str] | None:
     return glob.compile(patterns, flags=FLAGS)
 
 
+@functools.lru_cache(maxsize=256)
+def _exact_matcher(globs: tuple[str, ...]) -> glob.WcMatcher[str] | None:
+    patterns = [normalize_glob(g) for g in globs]
+    if not any(not p.startswith("!") for p in patterns):
+        return None
+    return glob.compile(patterns, flags=FLAGS & ~glob.IGNORECASE)
+
+
+def matches_as_written(path: str, globs: tuple[str, ...]) -> bool:
+    """Whether `path` matches the globs with case taken into account, as a case-sensitive system
+    (the runner, the grader loading rubrics, hashFiles) reads them."""
+    matcher = _exact_matcher(tuple(globs))
+    return matcher is not None and matcher.match(path)
+
+
 def matches_any(path: str, globs: tuple[str, ...]) -> bool:
     """Whether `path` is one of the rubrics the globs name. Called once per repository file:
     each tuple of globs is compiled once."""

@@ -162,14 +162,16 @@ def test_a_rubric_moved_and_rewritten_is_still_gated(scenario: Scenario, new_pat
 
 
 def test_a_modified_rubric_whose_base_cannot_be_read_is_not_waved_through_as_new(scenario: Scenario) -> None:
-    """The PR's file list says modified, but the base commit does not serve the file (here: an
-    event base sha the API does not know). That is an error, not an ungated "new rubric"."""
+    """The PR's file list says modified, but the event's base commit does not serve the file (an
+    event base sha nobody knows). Never an ungated "new rubric": the base the API reports now
+    is the one gated (a re-run's payload may name a stale base)."""
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     scenario.base_sha = "0" * 40  # the event's; the fake lists PR files from the real base
     result = scenario.run(head)
-    assert result.code == 2, result.stderr
-    assert "cannot find the merge base" in result.stderr and "Traceback" not in result.stderr
-    assert result.outputs.get("decision") != "pass"
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr and result.outputs.get("decision") == "fail"
+    (rubric,) = result.report()["rubrics"]
+    assert rubric["report"] is not None and rubric["attribution"] is None  # gated as an edit
 
 
 @pytest.mark.parametrize("field", ["base", "head"])

@@ -169,14 +169,20 @@ def test_a_new_rubric_is_scored_and_one_with_a_missing_calibration_file_is_an_in
     assert "calibration/missing.jsonl" in scenario.fake.marked_comments()[0]["body"]
 
 
-def test_a_broken_base_rubric_does_not_block_the_pr_that_fixes_it(scenario: Scenario) -> None:
+def test_a_broken_base_rubric_fails_closed_and_a_writers_override_unblocks_the_fix(scenario: Scenario) -> None:
+    """A base that does not load vouches for nothing (two PRs that each load can merge into one that
+    does not, and the next PR would go ungated): the fix is scored for the reviewer, and needs the
+    override."""
     _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("task:", "tsak:")}, "typo merged")
     scenario.git("merge", "-q", "--ff-only", "main")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "fix the typo")
     result = scenario.run(head)
-    assert result.code == 0, result.stdout + result.stderr
+    assert result.code == 1, result.stdout + result.stderr
     (rubric,) = result.report()["rubrics"]
     assert rubric["attribution"] is not None and "base version does not load" in " ".join(rubric["notices"])
+    assert any("does not load at the base" in f for f in rubric["failures"]), rubric["failures"]
+    _writer_override(scenario)
+    assert scenario.run(head, labels=(OVERRIDE,)).code == 0
 
 
 def test_the_override_does_not_apply_to_an_input_error(scenario: Scenario) -> None:

@@ -44,6 +44,8 @@ def test_the_examples_render_as_the_comment_does() -> None:
     root = gfm.parse(readme)
     rejected = next(root.iter("ul"))  # the first list: one item per rejected change
     assert len(list(rejected.iter("li"))) == 5
+    paired = [ul for ul in root.iter("ul") if "Correct passed, base" in ul.text()]
+    assert len(paired) == 1 and len(list(paired[0].iter("li"))) == 2  # one item per rate, not run together
     body = re.sub(r"^`{4,}markdown\n|`{4,}\n$", "", script.action_comment_example())
     gfm.assert_report_structure(body, report, allowed_links=("https://github.com/OWNER/REPO/actions/runs/1",),
                                 own=(script.BASE_SHA[:7], script.HEAD_SHA[:7]))

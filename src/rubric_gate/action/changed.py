@@ -9,7 +9,7 @@ from pathlib import Path
 from github.Repository import Repository
 
 from rubric_gate.errors import InputError
-from rubric_gate.globs import matches_any, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
+from rubric_gate.globs import matches_any, matches_as_written, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,15 @@ def changed_via_git(workspace: Path, merge_base: str, head_sha: str) -> list[Cha
 REST_FILES_LIMIT = 3000  # "Responses include a maximum of 3000 files" (List pull request files)
 
 
-def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
+def changed_via_rest(repo: Repository, number: int, head_sha: str) -> list[ChangedFile]:
     """The PR's changed files from the API, all of them or an InputError (fail closed): the list
-    stops at 3,000 files, and a rubric edit past the cut would go ungated."""
+    stops at 3,000 files, and a rubric edit past the cut would go ungated. The API lists the PR's
+    current head: a run for another head (a re-run after a push) cannot use it."""
     pull = repo.get_pull(number)
+    if pull.head.sha != head_sha:
+        raise InputError(f"pull request #{number}", f"its head is now {pull.head.sha[:7]}, but this run is for "
+                         f"{head_sha[:7]}, whose changes the files API does not list; check out with history "
+                         "(`fetch-depth: 0`) or gate the current head")
     files = []
     for f in pull.get_files():
         # "copied": a new file whose content matches another (its source is unchanged).
@@ -85,7 +90,12 @@ def changed_via_rest(repo: Repository, number: int) -> list[ChangedFile]:
 def rubric_changes(files: list[ChangedFile], globs: tuple[str, ...]) -> list[ChangedFile]:
     out = []
     for f in files:
-        if matches_any(f.path, globs):
+        if (f.previous and matches_as_written(f.previous, globs) and not matches_as_written(f.path, globs)
+                and matches_any(f.path, globs)):
+            # Moved only in case (rubrics/ -> RUBRICS/): still matched ignoring case, but gone from
+            # where every case-sensitive reader of the globs looks: that is its deletion too.
+            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path))
+        elif matches_any(f.path, globs):
             out.append(f)
         elif f.previous and matches_any(f.previous, globs):
             # Moved out of the glob, the rubric is no longer gated (its next edit would pass

@@ -2,7 +2,7 @@
 
 The base is the merge base of the PR (what it branched from), so base-branch commits made
 since are never reported as the PR's changes. A deleted rubric is gated on what it loses; a new
-one (or one whose base version does not load) is scored like `rubric-gate attribute`.
+one is scored like `rubric-gate attribute` (so is one whose base does not load, which fails closed).
 """
 
 from __future__ import annotations
@@ -27,6 +27,11 @@ from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
+
+# A base the gate cannot read vouches for nothing: two PRs that each load can merge cleanly into
+# one that does not (a key or an item id written twice), and the next PR would go ungated.
+UNREADABLE_BASE = ("{what} does not load at the base ({why}), so the gate cannot tell what this PR changes; "
+                   "a writer's override is needed once the PR is reviewed by hand")
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
               "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")
@@ -291,7 +296,7 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
     try:
         base = parse_rubric_text(text, _display(s.base_sha, changed.base_path))
     except InputError as exc:
-        outcome.notices.append(f"This PR deletes a rubric that did not load at the base ({exc.message}).")
+        outcome.failures.append(UNREADABLE_BASE.format(what="the deleted rubric", why=exc.message))
         return
     outcome.base = base
     summary = None
@@ -310,8 +315,8 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
         outcome.failures.append(f"the rubric could not be scored at the base (no verdict for checks {parts}), so "
                                 f"whether deleting it loses catches is unknown: {JUDGE_HINT}")
     except InputError as exc:
-        outcome.notices.append(f"The deleted rubric could not be scored at the base ({exc.message}); "
-                               "only its frozen checks were considered.")
+        outcome.failures.append(UNREADABLE_BASE.format(what="the deleted rubric's calibration set or verdicts",
+                                                       why=exc.message))
     losses = deletion_losses(base.rubric, summary)
     what = (f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
             if changed.moved_to else "deletes the rubric")
@@ -341,9 +346,11 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
     except InputError as exc:
-        # A broken rubric was merged: the PR that fixes it must not be blocked by it.
+        # A broken rubric was merged: scored as new for the reviewer, and failed closed.
         _evaluate_new(outcome, reader, s, base_note=(
             f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
+        outcome.failures.append(UNREADABLE_BASE.format(what="the rubric, its calibration set or its verdicts",
+                                                       why=exc.message))
         return
     outcome.base = base
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
@@ -438,11 +445,16 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
-            if s.trust_pr_verdicts:
+            if s.trust_pr_verdicts and not s.judge_unavailable:
                 notes.append(note + ", so they were used as recorded; they may reject a change, never excuse one.")
             else:
-                notes.append(note + "; `trust_pr_verdicts` is false, so this fails.")
-                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR")
+                # A judge is configured but cannot run (a fork's run has no secrets): what the PR
+                # records for its new checks does not stand in for what that judge would answer.
+                why = ("`trust_pr_verdicts` is false" if not s.trust_pr_verdicts else
+                       "the configured judge could not run, and a PR's own verdicts do not stand in for it")
+                notes.append(note + f"; {why}, so this fails.")
+                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR" + (
+                    " (the configured judge could not run)" if s.judge_unavailable else ""))
     if options is None:
         options = _audit(outcome, base, head, s)
     untrusted = Untrusted(tuple(added), base_store, calibration, task_hash(head.rubric.task)) if added else None

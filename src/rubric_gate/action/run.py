@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from github import GithubException
@@ -32,7 +33,7 @@ from rubric_gate.action.client import connect, describe
 from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.evaluate import GateSettings, RubricOutcome, evaluate
-from rubric_gate.action.event import GATED_EVENTS, PullRequest, gate_target, load_event
+from rubric_gate.action.event import GATED_EVENTS, SHA, PullRequest, gate_target, load_event
 from rubric_gate.action.judging import (
     SECRET_VARIABLES,
     CallBudget,
@@ -84,6 +85,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)
     started = time.monotonic()
+    pr = _current_base(repo, pr)
 
     reader, files, gate_base = _detect(config, repo, pr)
     base_files = reader.list_files(gate_base)
@@ -136,6 +138,23 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     elapsed = time.monotonic() - started
     print(f"rubric-gate: {summary.decision} ({len(outcomes)} rubric file(s), {elapsed:.1f}s)", flush=True)
     return exit_code
+
+
+def _current_base(repo: Repository, pr: PullRequest) -> PullRequest:
+    """The PR with its base branch's tip as the API has it now: a re-run replays the payload of
+    its first run, whose base sha is stale once the base branch moved (another PR merged)."""
+    if pr.merge_group:
+        return pr  # the group's base is the commit it was built on
+    try:
+        base_sha = repo.get_pull(pr.number).base.sha
+    except GithubException as exc:
+        raise InputError(f"pull request #{pr.number}", f"cannot read its base branch through the API "
+                         f"({describe(exc)})") from None
+    if not isinstance(base_sha, str) or not SHA.fullmatch(base_sha) or base_sha == pr.base_sha:
+        return pr
+    command("notice", f"the base branch moved since this event ({pr.base_sha[:7]} -> {base_sha[:7]}): "
+            "gated against its tip now")
+    return replace(pr, base_sha=base_sha)
 
 
 def _nothing_to_do(config: ActionConfig, message: str, code: int = EXIT_PASS) -> int:
@@ -210,7 +229,7 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
         raise InputError(f"pull request #{pr.number}", f"cannot find the merge base of its head {pr.head_sha[:7]} "
                          f"and base {pr.base_sha[:7]} through the API ({describe(exc)}){hint}") from None
     try:
-        return RestReader(repo), changed_via_rest(repo, pr.number), merge_base
+        return RestReader(repo), changed_via_rest(repo, pr.number, pr.head_sha), merge_base
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
 

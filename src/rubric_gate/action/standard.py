@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rubric_gate.action.changed import ChangedFile, matches_any
+from rubric_gate.action.evaluate import UNREADABLE_BASE
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.boundary import classify_rubric_changes
@@ -20,7 +21,7 @@ from rubric_gate.guard import changed_answers, diff_labels, filled_answers, remo
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,9 @@ def _rubric_key_findings(reader: FileReader, base_sha: str, head_sha: str,
             # to the verdicts (one saying "every output is fine" would pass).
             message = ("rewords `task`, which the judge reads with every check; recorded and cached verdicts "
                        "were judged against the old wording, so the gate cannot tell what the change does")
+        elif diff.key == "judge":
+            message = (f"changes `judge` from {diff.before or '(none)'} to {diff.after or '(none)'}; the rubric's "
+                       "judge produces the verdicts later PRs are gated on (without one they replay the PR's own)")
         else:
             message = f"changes `{diff.key}`, which no rule of the gate classifies, so it needs the override"
         out.append(StandardFinding(change.path, (change.path,), message, True))
@@ -114,8 +118,9 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
         return []
     try:
         base = parse_calibration(SourceText(_display(base_sha, path), base_text, None))
-    except InputError:
-        return []  # a broken base set: the PR that fixes it is not blocked by it
+    except InputError as exc:  # vouches for nothing: what the PR changes in it cannot be compared
+        return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the calibration set", why=exc.message),
+                                True)]
     head_path = change.path if change.status != "removed" else path
     head_text = None if change.status == "removed" else reader.read(head_sha, head_path)
     if head_text is None:
@@ -178,16 +183,17 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         return []
     try:
         base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
-    except InputError:
-        return []
+    except InputError as exc:
+        return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the verdict store", why=exc.message), True)]
     item_sets = []
     for cal_path in cal_paths:
         cal_text = reader.read(base_sha, cal_path)
         try:
             if cal_text is not None:
                 item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
-        except InputError:
-            continue  # a broken base set: the PR that fixes it is not blocked by it
+        except InputError as exc:  # the items its verdicts answer cannot be told apart
+            return [StandardFinding(path, users, UNREADABLE_BASE.format(
+                what=f"the calibration set {cal_path} its verdicts answer", why=exc.message), True)]
     if not item_sets:
         return []
     head_text = None if change.status == "removed" else reader.read(head_sha, change.path)
@@ -197,7 +203,8 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items)))
+    tasks = {task_hash(keys["task"]) for keys in (rubric_keys(reader, base_sha, u) for u in users) if "task" in keys}
+    answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
     rejudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) == a.head]
     unjudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) != a.head]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -53,12 +54,26 @@ def check_output_location(output_dir: Path, workspace: Path, cache_dir: Path) ->
                              "and rewrites: choose another directory (the default is `cache` under output_dir)")
 
 
+def _clear_cache(workspace: Path, cache_dir: Path) -> None:
+    """Remove what the checkout put in the verdict cache before a run is refused: the workflow
+    saves the cache directory even when this step fails, and the next run would restore what a
+    PR committed there as verdicts the judge gave."""
+    inside = _inside(cache_dir, workspace)
+    if inside is None or not tracked_under(workspace, inside):
+        return
+    if cache_dir.is_symlink() or cache_dir.is_file():
+        cache_dir.unlink()
+    elif cache_dir.is_dir():
+        shutil.rmtree(cache_dir)
+
+
 def check_untracked(output_dir: Path, workspace: Path, cache_dir: Path) -> None:
     for name, path in (("output_dir", output_dir), ("verdict_cache", cache_dir)):
         inside = _inside(path, workspace)
         assert inside is not None  # check_output_location ran first
         tracked = tracked_under(workspace, inside)
         if tracked:
+            _clear_cache(workspace, cache_dir)
             shown = ", ".join(tracked[:5]) + (f" and {len(tracked) - 5} more" if len(tracked) > 5 else "")
             raise InputError(f"input {name} ({inside})", f"holds files the repository tracks ({shown}); "
                              "the action would overwrite them: choose a directory the repository does not use")

@@ -1,8 +1,10 @@
 """Every difference between a rubric's trusted and proposed documents, each with its rule.
 
 `gate`: the gate decides it (check edits, the aggregation). `allowed`: recorded, no override
-(the id, the version, the `judge` key, which takes effect once merged). `override`: a change of
-what the gate stands on (the labels and verdicts it reads, the task the judge reads). A key no
+(the id, the version). `override`: a change of what the gate stands on (the labels and verdicts it
+reads, the task the judge reads, and the `judge` key: the judge that produces the evidence later
+PRs are gated on; removing it downgrades them to replay, where a PR's own verdicts stand in for
+its new checks). A key no
 rule names is `unclassified`, which fails like `override`: a key added to the rubric format
 later is never silently fine.
 """
@@ -20,7 +22,7 @@ KEY_RULES: dict[str, str] = {
     "aggregation": "gate",
     "id": "allowed",
     "version": "allowed",
-    "judge": "allowed",
+    "judge": "override",
     "task": "override",
     "calibration": "override",
     "verdicts": "override",

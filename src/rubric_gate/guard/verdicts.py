@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rubric_gate.calibration.model import CalibrationItem
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import VerdictStore
 
 
 @dataclass(frozen=True)
@@ -22,26 +22,47 @@ class ChangedAnswer:
         return f"{self.check} on {self.item}: {self.base} -> {self.head}"
 
 
-def changed_answers(base: VerdictStore, head_verdicts: Iterable[Verdict],
-                    items: Iterable[CalibrationItem]) -> list[ChangedAnswer]:
-    """Head verdicts that answer a (check text, item) pair differently from the base's verdict.
+def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem],
+                    tasks: Iterable[str] = ()) -> list[ChangedAnswer]:
+    """(check text, item) pairs whose answer, as the gate reads it, the head changes: one per pair.
 
-    Only the answer the gate would replay counts: the base's own later-wins lookup for the same
-    pair, matched by item id or content hash as replay matches it.
+    Compared lookup by lookup, not line by line: replay at each sample index and task the changed
+    lines record, and keyed (judge, prompt, task) as a judged run reads the record. A line moved to
+    sample 1, or a later line of a re-recorded pair made stale, changes what replay reads without
+    changing any answer; a keyed answer inserted before (or flipped behind) a keyless one changes
+    what the next judged run reads as the judge's. A keyed answer where the base had none counts
+    too: merged, it is the judge's answer nobody judged. Replay fills are `filled_answers`'.
+    `tasks`: the task hashes of the rubrics reading the file (replay reads under the rubric's task).
     """
+    tasks = tuple(tasks)
     by_id = {i.id: i for i in items}
     by_hash = {i.content_hash: i for i in by_id.values()}
-    latest: dict[tuple[str, str], Verdict] = {}
-    for verdict in head_verdicts:
+    views: dict[tuple[str, str], set[tuple[str | None, str | None, str | None, int]]] = {}
+    for verdict in [*head.added_since(base), *base.added_since(head)]:  # lines on one side only
         item = by_id.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
-        if item is not None:
-            latest[(verdict.check_text, item.id)] = verdict
+        if item is None:
+            continue
+        sample = verdict.sample or 0
+        seen = views.setdefault((verdict.check_text, item.id), {(None, None, None, 0)})
+        seen.update({(None, None, None, sample), (None, None, verdict.task_hash, sample)})
+        seen.update((None, None, task, sample) for task in tasks)
+        if verdict.judge:
+            seen.add((verdict.judge, verdict.prompt, verdict.task_hash, sample))
     out = []
-    for (text, item_id), verdict in latest.items():
-        recorded = base.find(text, by_id[item_id])
-        if recorded is not None and recorded.answer != verdict.answer:
-            out.append(ChangedAnswer(verdict.check or text[:60], item_id, recorded.answer, verdict.answer, text,
-                                     by_id[item_id].content_hash))
+    for (text, item_id), keys in views.items():
+        item = by_id[item_id]
+        for judge, prompt, task, sample in sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)):
+            before = base.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
+            after = head.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
+            if after is None or (before is not None and before.answer == after.answer):
+                continue
+            if before is None and judge is None:
+                continue
+            name = after.check or (before.check if before is not None else None) or text[:60]
+            out.append(ChangedAnswer(name, item_id,
+                                     before.answer if before is not None else "none", after.answer, text,
+                                     item.content_hash))
+            break
     return out
 
 
