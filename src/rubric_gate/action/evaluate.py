@@ -446,7 +446,9 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
             if s.trust_pr_verdicts and not s.judge_unavailable:
-                notes.append(note + ", so they were used as recorded; they may reject a change, never excuse one.")
+                notes.append(note + ", so they were used as recorded for the checks this PR adds (`trust_pr_verdicts`; "
+                             "set it to false to require a judge). They never make another check's catch look "
+                             "shared, so they cannot excuse deleting it.")
             else:
                 # A judge is configured but cannot run (a fork's run has no secrets): what the PR
                 # records for its new checks does not stand in for what that judge would answer.
