@@ -17,7 +17,7 @@ from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.gate.facts import decided_figures, trade
 from rubric_gate.reliability import label_agreement
-from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
+from rubric_gate.results import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
 from rubric_gate.verdicts import VerdictColumn, VerdictStore, verdict_column
 

@@ -17,7 +17,7 @@ from rubric_gate.report.charts import (
     mermaid_label,
     mermaid_labels,
 )
-from rubric_gate.report.model import CheckRow
+from rubric_gate.results import CheckRow
 from rubric_gate.rubric import parse_rubric_text
 from rubric_gate.verdicts import VerdictStore
 from tests.tooling.conftest import CHECKS, Repo, rubric_text, run_cli

@@ -20,8 +20,7 @@ from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.guard import deletion_losses
 from rubric_gate.pipeline import Evaluation, attribute_rubric
-from rubric_gate.report import CheckReport
-from rubric_gate.report.model import RubricSummary
+from rubric_gate.results import CheckReport, RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
 from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
@@ -13,70 +12,14 @@ from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.gate.diff import diff_rubrics
 from rubric_gate.pipeline import run_check
 from rubric_gate.reliability import pairwise_kappa
-from rubric_gate.report.model import CheckReport
+from rubric_gate.results import ChangeReliability, CheckReport, ReliabilityReport
 from rubric_gate.rubric import RubricDocument
 
 LISTED_ITEMS = 10
 
 
-@dataclass
-class ReliabilityReport:
-    judges: tuple[str, ...]
-    samples: int
-    paraphrased: int = 0  # checks measured under paraphrase
-    min_paraphrase: tuple[str, float] | None = None  # (check id, agreement) of the least stable one
-    judge_kappa: list[tuple[str, str, float | None]] = field(default_factory=list)
-    changes: int = 0
-    judges_agree: int | None = None  # changes on which every judge alone decides as the panel
-    unstable_changes: list[str] = field(default_factory=list)
-    tied_changes: list[str] = field(default_factory=list)
-    max_flip: tuple[str, float] | None = None  # (check id, flip rate) of the least stable head check
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "judges": list(self.judges),
-            "samples": self.samples,
-            "paraphrased_checks": self.paraphrased,
-            "judge_kappa": [{"judges": [a, b], "kappa": None if k is None else round(k, 4)}
-                            for a, b, k in self.judge_kappa],
-            "judges_agree": None if self.judges_agree is None else {
-                "changes": self.judges_agree, "of": self.changes,
-                "share": None if not self.changes else round(self.judges_agree / self.changes, 4)},
-            "unstable_changes": self.unstable_changes,
-            "tied_changes": self.tied_changes,
-        }
-
-    def how_sure(self) -> list[str]:
-        parts = []
-        if len(self.judges) > 1:
-            text = f"{len(self.judges)} judges, majority per pair"
-            if self.changes:
-                text += f": each alone decides as the panel on {self.judges_agree} of {self.changes} changes"
-            kappas = [k for _, _, k in self.judge_kappa if k is not None]
-            if kappas:
-                text += f", kappa between judges {min(kappas):.2f}" + (
-                    f" to {max(kappas):.2f}" if max(kappas) != min(kappas) else "")
-            parts.append(text)
-        if self.samples > 1:
-            text = f"{self.samples} samples per pair"
-            if self.max_flip is not None:
-                text += f": flip rate up to {100 * self.max_flip[1]:.0f}% ({self.max_flip[0]})"
-            parts.append(text)
-        if self.min_paraphrase is not None:
-            check, value = self.min_paraphrase
-            parts.append(f"paraphrases of {self.paraphrased} changed check{'s' if self.paraphrased != 1 else ''}: "
-                         f"agreement down to {100 * value:.0f}% ({check})")
-        if self.unstable_changes:
-            n = len(self.unstable_changes)
-            parts.append(f"{n} decision{'s' if n != 1 else ''} rest{'s' if n == 1 else ''} on unstable verdicts")
-        if self.tied_changes:
-            n = len(self.tied_changes)
-            parts.append(f"{n} decision{'s' if n != 1 else ''} rest{'s' if n == 1 else ''} on judges' ties (counted as no)")
-        return parts
-
-
-def _ids(evaluation: PanelEvaluation, mask: np.ndarray) -> list[str]:
-    return [evaluation.item_ids[i] for i in np.flatnonzero(mask)]
+def _ids(evaluation: PanelEvaluation, mask: np.ndarray) -> tuple[str, ...]:
+    return tuple(evaluation.item_ids[i] for i in np.flatnonzero(mask))
 
 
 def run_panel_check(
@@ -103,31 +46,31 @@ def run_panel_check(
     agree = 0
     for row in report.changes:
         change = changes[row.check]
-        extra: dict[str, Any] = {}
+        unstable_items = tied_items = None
+        decided_alone: dict[str, bool] = {}  # judge -> accepted when it gates alone
         if evaluation.measures_samples:
             unstable = decisive_mask(change, lambda text: evaluation.votes(text).unstable, flawed)
-            extra["unstable"] = bool(unstable.any())
-            extra["unstable_items"] = _ids(evaluation, unstable)[:LISTED_ITEMS]
+            unstable_items = _ids(evaluation, unstable)[:LISTED_ITEMS]
             if unstable.any():
                 reliability.unstable_changes.append(row.check)
         if evaluation.measures_judges:
             tied = decisive_mask(change, lambda text: evaluation.votes(text).tied, flawed)
-            extra["tied_items"] = _ids(evaluation, tied)[:LISTED_ITEMS]
+            tied_items = _ids(evaluation, tied)[:LISTED_ITEMS]
             if tied.any():
                 reliability.tied_changes.append(row.check)
-            extra["by_judge"] = {j: "accepted" if by_judge[j][row.check] else "rejected" for j in evaluation.judges}
-            agree += all(by_judge[j][row.check] == row.accepted for j in evaluation.judges)
-        rows.append(replace(row, reliability=extra))
+            decided_alone = {j: by_judge[j][row.check] for j in evaluation.judges}
+            agree += all(accepted == row.accepted for accepted in decided_alone.values())
+        rows.append(replace(row, reliability=ChangeReliability(unstable_items, tied_items, decided_alone)))
     report.changes = rows
     if evaluation.measures_judges:
         reliability.judges_agree = agree
         reliability.judge_kappa = pairwise_kappa(_judge_answers(base, head, evaluation))
     if evaluation.measures_samples:
-        flips = [(r.id, r.reliability["flip_rate"]) for r in report.head.checks
-                 if r.reliability and r.reliability.get("flip_rate") is not None]
+        flips = [(r.id, r.reliability.samples.flip_rate) for r in report.head.checks
+                 if r.reliability and r.reliability.samples and r.reliability.samples.flip_rate is not None]
         reliability.max_flip = max(flips, key=lambda f: f[1]) if flips else None
-    measured = [(r.id, r.reliability["paraphrase_agreement"]) for r in report.head.checks
-                if r.reliability and r.reliability.get("paraphrase_agreement") is not None]
+    measured = [(r.id, r.reliability.paraphrase.agreement) for r in report.head.checks
+                if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.agreement is not None]
     reliability.paraphrased = len(measured)
     reliability.min_paraphrase = min(measured, key=lambda m: m[1]) if measured else None
     report.reliability = reliability

@@ -8,13 +8,18 @@ column stay available for flip rate, alpha and the stability of each decision.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
 from rubric_gate.pipeline import Evaluation
 from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement, paraphrase_kappa
-from rubric_gate.report.model import RubricSummary
+from rubric_gate.results import (
+    CheckReliability,
+    JudgeAgreement,
+    ParaphraseStability,
+    RubricSummary,
+    SampleStability,
+)
 from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import VerdictColumn, verdict_column
 
@@ -143,23 +148,22 @@ class PanelEvaluation(Evaluation):
                          for text, v in self._votes.items()}
         return single
 
-    def check_reliability(self, text: str) -> dict[str, Any]:
+    def check_reliability(self, text: str) -> CheckReliability:
         """Per-check figures, only those measured: flip rate with samples, alpha and ties with judges."""
         votes = self.votes(text)
-        out: dict[str, Any] = {}
+        samples = judges = paraphrase = None
         if self.measures_samples:
             # With several judges an item is unstable when any judge's samples disagree.
-            out["flip_rate"] = float(votes.unstable.mean()) if len(self.items) else None
-            out["unstable_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.unstable)]
+            samples = SampleStability(float(votes.unstable.mean()) if len(self.items) else None,
+                                      tuple(self.item_ids[i] for i in np.flatnonzero(votes.unstable)))
         if self.measures_judges:
-            out["alpha"] = nominal_alpha(votes.per_judge, votes.per_judge_not_applicable)
-            out["tied_items"] = [self.item_ids[i] for i in np.flatnonzero(votes.tied)]
+            judges = JudgeAgreement(nominal_alpha(votes.per_judge, votes.per_judge_not_applicable),
+                                    tuple(self.item_ids[i] for i in np.flatnonzero(votes.tied)))
         paraphrases = self.paraphrases_of(text)
         if paraphrases:
-            out["paraphrase_agreement"] = self.paraphrase_agreement(text)
-            out["paraphrase_kappa"] = self.paraphrase_kappa(text)
-            out["paraphrases"] = paraphrases
-        return out
+            paraphrase = ParaphraseStability(self.paraphrase_agreement(text), self.paraphrase_kappa(text),
+                                             tuple(paraphrases))
+        return CheckReliability(samples, judges, paraphrase)
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
         summary = super().summarize(rubric, display)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rubric_gate.report.model import RubricSummary
+from rubric_gate.results import RubricSummary
 from rubric_gate.rubric import Rubric
 
 

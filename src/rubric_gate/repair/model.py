@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.audit.calls import CallStats
-from rubric_gate.report import CheckRow
+from rubric_gate.results import CheckRow
 
 
 @dataclass(frozen=True)

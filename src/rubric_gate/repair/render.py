@@ -14,8 +14,9 @@ from rich.text import Text
 
 from rubric_gate.audit.render import excerpt, plain
 from rubric_gate.repair.model import RepairReport, RepairSuggestion
-from rubric_gate.report import CheckRow, neutralize
+from rubric_gate.report import neutralize
 from rubric_gate.report.markdown import code_span
+from rubric_gate.results import CheckRow
 
 REVIEW_MARKER = "<!-- rubric-gate:repair "
 

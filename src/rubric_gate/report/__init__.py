@@ -14,10 +14,11 @@ _EXPORTS = {
     "neutralize": "rubric_gate.report.markdown",
     "render_attribution_markdown": "rubric_gate.report.markdown",
     "render_markdown": "rubric_gate.report.markdown",
-    "ChangeRow": "rubric_gate.report.model",
-    "CheckReport": "rubric_gate.report.model",
-    "CheckRow": "rubric_gate.report.model",
-    "RubricSummary": "rubric_gate.report.model",
+    # The data rendered lives in rubric_gate.results; these names stay here for callers that render it.
+    "ChangeRow": "rubric_gate.results",
+    "CheckReport": "rubric_gate.results",
+    "CheckRow": "rubric_gate.results",
+    "RubricSummary": "rubric_gate.results",
     "render_attribution_text": "rubric_gate.report.text",
     "render_check_text": "rubric_gate.report.text",
 }

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from rubric_gate.attribution import Rate
-from rubric_gate.report.model import CheckRow, RubricSummary
+from rubric_gate.results import CheckRow, RubricSummary
 
 LABEL_CHARS = 28  # longer check ids are cut in the chart (the full id is in the tooltip and table)
 CHAR_WIDTH = 7.2

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate import __version__
 from rubric_gate.report.charts import METRICS, attribution_chart, rates_chart, shared_scale
-from rubric_gate.report.markdown import check_rows, decided_cell, gated_label, percent, trade_text
-from rubric_gate.report.model import CheckReport
+from rubric_gate.report.markdown import gated_label, percent, trade_text
+from rubric_gate.report.table import catches_header, table_headers, table_rows
+from rubric_gate.results import CheckReport
 
 
 def _environment() -> Environment:
@@ -27,17 +29,21 @@ def _environment() -> Environment:
     return env
 
 
-def _section(report: CheckReport) -> dict:
+def _section(report: CheckReport) -> dict[str, Any]:
     versions = [("base", report.base), ("head", report.head), ("gated", report.gated)]
     titles = {"base": f"base, version {report.base.version}",
               "head": f"head as proposed, version {report.head.version}",
               "gated": f"gated: {gated_label(report)}"}
     scale = shared_scale([s for _, s in versions])
+    catches = catches_header(report.head.max_failures).lower()
     return {
         "report": report,
         "charts": [attribution_chart(s, name, titles[name], scale) for name, s in versions],
         "rates": rates_chart(versions),
-        "rows": [(row, change, decided_cell(change)) for row, change in check_rows(report)],
+        "headers": [*table_headers(report), "Text"],
+        "rows": table_rows(report),
+        "catches": catches,
+        "metrics": [(metric, catches if metric == "unique" else label) for metric, label in METRICS],
         "rejected": [(c, trade_text(c)) for c in report.changes if not c.accepted],
         "gated_label": gated_label(report),
     }
@@ -49,7 +55,7 @@ def render_html(reports: CheckReport | Sequence[CheckReport], *, title: str = "r
     decision = "pass" if all(r.decision == "pass" for r in reports) else "fail"
     template = _environment().get_template("report.html.j2")
     return template.render(title=title, decision=decision, sections=[_section(r) for r in reports],
-                           metrics=METRICS, version=__version__)
+                           version=__version__)
 
 
 def write_html_report(path: str | Path, reports: CheckReport | Sequence[CheckReport], *,

@@ -11,9 +11,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from rubric_gate.attribution import Rate
 from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.charts import credit_blame_mermaid
-from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
+from rubric_gate.report.table import share, table_headers, table_rows, trust_note
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
+from rubric_gate.results import ChangeRow, CheckReport, RubricSummary
 
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -119,77 +120,6 @@ def _environment() -> Environment:
     return env
 
 
-def share(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.0f}%"
-
-
-def _decision_cell(change: ChangeRow) -> str:
-    text = "accepted" if change.accepted else "**rejected**"
-    by_judge = (change.reliability or {}).get("by_judge")
-    if by_judge:
-        same = sum((d == "accepted") == change.accepted for d in by_judge.values())
-        if same < len(by_judge):
-            text += f" ({same}/{len(by_judge)} judges)"
-    if change.unstable:
-        text += " ⚠ unstable"
-    if (change.reliability or {}).get("tied_items"):
-        text += " ⚠ tie"
-    return text
-
-
-def trust_note(change: ChangeRow) -> str:
-    """What makes a decision shaky, for the list of changes: plain text, neutralised by the caller."""
-    extra = change.reliability or {}
-    notes = []
-    if change.unstable:
-        notes.append("rests on unstable verdicts (samples disagree) on " + ", ".join(extra.get("unstable_items", [])))
-    if extra.get("tied_items"):
-        notes.append("judges tied (counted as no) on " + ", ".join(extra["tied_items"]))
-    by_judge = extra.get("by_judge") or {}
-    dissent = [j for j, d in by_judge.items() if (d == "accepted") != change.accepted]
-    if dissent:
-        notes.append("alone, " + ", ".join(dissent) + " would decide otherwise")
-    return "; ".join(notes)
-
-
-def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
-    """(key, header) of the reliability columns some check row carries, in a fixed order."""
-    keys = {key for summary in (report.head, report.base) for row in summary.checks for key in (row.reliability or {})}
-    return [(key, header) for key, header in (("alpha", "Alpha"), ("flip_rate", "Flip rate"),
-                                              ("paraphrase_agreement", "Paraphrase agr."))
-            if key in keys]
-
-
-def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:
-    """One row per check of base or head: head order first, then deleted checks (a renamed
-    check is one row, under its new id). Every format's per-check table uses these rows."""
-    by_check = {c.check: c for c in report.changes}
-    renamed_away = {c.renamed_from for c in report.changes if c.renamed_from}
-    deleted = [r for r in report.base.checks if report.head.row(r.id) is None and r.id not in renamed_away]
-    return [(row, by_check.get(row.id)) for row in [*report.head.checks, *deleted]]
-
-
-def _table_rows(report: CheckReport) -> list[dict[str, Any]]:
-    return [{
-        "row": row,
-        "change": change.change if change else "",
-        "edited": ", ".join(change.edited) if change and change.edited else "",
-        "detail": change.detail if change else "",
-        "decision": _decision_cell(change) if change else "",
-        "decided": decided_cell(change),
-        "measured": [measured_cell(row.reliability, key) for key, _ in measured_columns(report)],
-    } for row, change in check_rows(report)]
-
-
-def measured_cell(reliability: dict[str, Any] | None, key: str) -> str:
-    if not reliability or key not in reliability:
-        return ""
-    value = reliability[key]
-    if key == "alpha":
-        return "n/a" if value is None else f"{value:.2f}"
-    return share(value)
-
-
 def _rate_rows(before: RubricSummary, after: RubricSummary, gated: RubricSummary) -> list[dict[str, Any]]:
     names = [("correct_passed", "Correct outputs passed"), ("flawed_caught", "Flawed outputs caught"),
              ("unplanned_caught", "Unplanned flaws caught")]
@@ -231,14 +161,6 @@ def trade_text(change: ChangeRow) -> str:
     return "accepting it would " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def decided_cell(change: ChangeRow | None) -> str:
-    """The changed check's figures where the gate decided it (see `DecidedFigures`)."""
-    if change is None or change.decided is None:
-        return ""
-    d = change.decided
-    return f"credit {d.credit:.2f}, blame {d.blame:.2f}, unique {d.unique_catches}"
-
-
 def rejected_item(change: ChangeRow) -> str:
     """One list item's text for a rejected change: the check, what changed, why, and the trade."""
     what = change.change + ((" " + neutralize(change.detail)) if change.detail else "")
@@ -277,7 +199,7 @@ def gated_label(report: CheckReport) -> str:
 
 def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
     template = _environment().get_template("report.md.j2")
-    rows = _table_rows(report)
+    rows = table_rows(report)
     pairs = ", ".join(f"{code_span(a, table=False)} + {code_span(b, table=False)} ({n} catch{'es' if n != 1 else ''})"
                       for a, b, n in report.gated.joint_catches)
     return template.render(
@@ -286,14 +208,16 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
         versions=versions_text(report),
         gated_label=gated_label(report),
         rows=rows,
-        mermaid=credit_blame_mermaid([r["row"] for r in rows]),
+        headers=table_headers(report),
+        mermaid=credit_blame_mermaid([r.check for r in rows]),
         rates=_rate_rows(report.base, report.head, report.gated),
         rejected=[rejected_item(c) for c in report.changes if not c.accepted],
         pairs=pairs,
         how_sure=how_sure(report),
-        columns=measured_columns(report),
+        columns=len(rows[0].measured) if rows else 0,
         shaky=[(c, trust_note(c)) for c in report.changes if c.accepted and trust_note(c)],
-        paraphrased=[r for r in report.head.checks if r.reliability and r.reliability.get("paraphrases")],
+        paraphrased=[(r, r.reliability.paraphrase) for r in report.head.checks
+                     if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.paraphrases],
         comparisons=comparison_lines(report.comparisons),
     ).rstrip("\n") + "\n"
 

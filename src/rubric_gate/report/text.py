@@ -8,18 +8,19 @@ from rich.table import Table
 from rich.text import Text
 
 from rubric_gate.comparison import comparison_lines
-from rubric_gate.report.markdown import (
+from rubric_gate.report.markdown import gated_label, percent, trade_text
+from rubric_gate.report.table import (
+    FAILS_HEADERS,
+    FIGURE_HEADERS,
+    catches_header,
     check_rows,
-    gated_label,
     measured_cell,
     measured_columns,
-    percent,
-    trade_text,
     trust_note,
 )
-from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
+from rubric_gate.results import ChangeRow, CheckReport, CheckRow, RubricSummary
 
 SHORT_HEADERS = {"alpha": "alpha", "flip_rate": "flip", "paraphrase_agreement": "para"}
 
@@ -36,8 +37,9 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
     table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
                   collapse_padding=True)  # Text title: user strings are not rich markup
     table.add_column("Check", overflow="fold", min_width=12, ratio=4)
-    measures: tuple[tuple[str, JustifyMethod], ...] = (("Origin", "left"), ("Frozen", "left"), ("Credit", "right"), ("Blame", "right"),
-                          ("Pivotal catches" if summary.max_failures else "Unique catches", "right"), ("Fails correct", "right"), ("Fails flawed", "right"))
+    headers = [*FIGURE_HEADERS, catches_header(summary.max_failures), *FAILS_HEADERS]
+    measures: list[tuple[str, JustifyMethod]] = [(name, "left" if name in ("Origin", "Frozen") else "right")
+                                                 for name in headers]
     for name, justify in measures:
         table.add_column(name, justify=justify, width=_word_width(name))
     for key, _ in columns or []:
@@ -50,7 +52,7 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
     for row in summary.checks:
         cells: list[RenderableType] = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
-        cells += [measured_cell(row.reliability, key) for key, _ in columns or []]
+        cells += [measured_cell(row, key) for key, _ in columns or []]
         if decisions is not None:
             change, decision = decisions.get(row.id, ("", ""))
             cells.append(_text(f"{decision} {change}".strip()))

@@ -4,7 +4,7 @@ measured) judges, samples and paraphrases, as plain text shared by Markdown and 
 from __future__ import annotations
 
 from rubric_gate.reliability import Estimate, LabelAgreement
-from rubric_gate.report.model import CheckReport
+from rubric_gate.results import CheckReport
 
 
 def _signed(value: float) -> str:

@@ -13,7 +13,7 @@ from rubric_gate.boundary import catches_withheld
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.gate import GateOptions
 from rubric_gate.pipeline import Evaluation, run_check
-from rubric_gate.report import CheckReport
+from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument
 from rubric_gate.verdicts import Verdict, VerdictStore
 

@@ -1,4 +1,5 @@
-"""What a check run found, as plain data: rendered to JSON, Markdown or a terminal table."""
+"""What a check run found, as plain data: report/ renders it to JSON, Markdown, HTML or a
+terminal table; the action, history and repair read it."""
 
 from __future__ import annotations
 
@@ -6,8 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.attribution import Rates
+from rubric_gate.comparison import PairedComparison
 from rubric_gate.gate.facts import DecidedFigures, Trade
 from rubric_gate.reliability import LabelAgreement
+from rubric_gate.results.reliability import ChangeReliability, CheckReliability, ReliabilityReport
+
+
+def items_name(split: str) -> str:
+    """What the scored items are called in prose: "calibration items", "evaluation items"."""
+    return {"all": "labeled items"}.get(split, f"{split} items")
 
 
 @dataclass(frozen=True)
@@ -21,7 +29,7 @@ class CheckRow:
     unique_catches: int
     fails_correct: int  # correct items this check answers no on
     fails_flawed: int  # flawed items this check answers no on
-    reliability: dict[str, Any] | None = None  # flip_rate / alpha / ... when measured
+    reliability: CheckReliability | None = None  # when a panel measured it
     not_applicable: int = 0  # items the check answered "n/a" on (it does not apply to them)
     coverage: float | None = None  # share of items it applies to (answered yes or no)
 
@@ -37,7 +45,7 @@ class CheckRow:
             "fails_flawed": self.fails_flawed,
             "not_applicable": self.not_applicable,
             "coverage": None if self.coverage is None else round(self.coverage, 4),
-            **(self.reliability or {}),
+            **(self.reliability.to_dict() if self.reliability else {}),
             "text": self.text,
         }
 
@@ -59,8 +67,7 @@ class RubricSummary:
 
     @property
     def items_name(self) -> str:
-        """What the scored items are called in prose: "calibration items", "evaluation items"."""
-        return {"all": "labeled items"}.get(self.split, f"{self.split} items")
+        return items_name(self.split)
 
     @property
     def agreement_note(self) -> str | None:
@@ -94,13 +101,13 @@ class ChangeRow:
     rules: tuple[str, ...]  # rules that rejected it
     detail: str = ""  # for an aggregation change or a rename: old -> new
     renamed_from: str | None = None  # for a rename: the base id
-    reliability: dict[str, Any] | None = None  # unstable / by_judge / ... when measured
+    reliability: ChangeReliability | None = None  # when a panel measured it
     decided: DecidedFigures | None = None  # the check's figures in the rubric the gate judged it in
     trade: Trade | None = None  # for a rejected change: what accepting it would flip
 
     @property
     def unstable(self) -> bool:
-        return bool(self.reliability and self.reliability.get("unstable"))
+        return self.reliability is not None and self.reliability.unstable
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,7 +121,7 @@ class ChangeRow:
             "rules": list(self.rules),
             "when_decided": None if self.decided is None else self.decided.to_dict(),
             "trade": None if self.trade is None else self.trade.to_dict(),
-            **(self.reliability or {}),
+            **(self.reliability.to_dict() if self.reliability else {}),
         }
 
 
@@ -129,10 +136,14 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)
     judging: dict[str, Any] | None = None  # calls, reused, tokens, cost when a live judge ran
     override: str | None = None  # set when a human override turned a fail into a pass
-    reliability: Any = None  # ensemble.ReliabilityReport when several judges or samples were measured
+    reliability: ReliabilityReport | None = None  # when several judges, samples or paraphrases were measured
     split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
-    comparisons: list[Any] = field(default_factory=list)  # comparison.PairedComparison: base vs head, gated
+    comparisons: list[PairedComparison] = field(default_factory=list)  # base vs head, and vs gated
     run_failures: list[str] = field(default_factory=list)  # reasons to fail besides a rejected change
+
+    @property
+    def items_name(self) -> str:
+        return items_name(self.split)
 
     @property
     def gate_passed(self) -> bool:

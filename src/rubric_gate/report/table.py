@@ -1,0 +1,136 @@
+"""The per-check table of a check report, for every format: one row builder and one set of labels.
+
+Cells hold plain text; user text among them (check ids, a rename's "old -> new") is escaped by
+each format (Markdown's `neutralize`/`code_span`, HTML's autoescape, the terminal's `Text`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rubric_gate.results import ChangeRow, CheckReport, CheckRow
+
+# The reliability figures a row can carry, in table order: key, header.
+MEASURED_COLUMNS = (("alpha", "Alpha"), ("flip_rate", "Flip rate"), ("paraphrase_agreement", "Paraphrase agr."))
+FIGURE_HEADERS = ("Origin", "Frozen", "Credit", "Blame")
+FAILS_HEADERS = ("Fails correct", "Fails flawed")
+DECIDED_HEADER = "When decided"
+DECISION_HEADER = "Decision"
+
+
+def catches_header(max_failures: int) -> str:
+    """With `max_failures: K` a check's sole catches are the ones that tip an item (pivotal)."""
+    return "Pivotal catches" if max_failures else "Unique catches"
+
+
+def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
+    """(key, header) of the reliability columns some check row carries, in a fixed order."""
+    keys = {key for summary in (report.head, report.base) for row in summary.checks
+            for key in (row.reliability.measured() if row.reliability else {})}
+    return [(key, header) for key, header in MEASURED_COLUMNS if key in keys]
+
+
+def table_headers(report: CheckReport) -> list[str]:
+    return ["Check", "Change", *FIGURE_HEADERS, catches_header(report.head.max_failures), *FAILS_HEADERS,
+            *(header for _, header in measured_columns(report)), DECIDED_HEADER, DECISION_HEADER]
+
+
+def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:
+    """One row per check of base or head: head order first, then deleted checks (a renamed
+    check is one row, under its new id)."""
+    by_check = {c.check: c for c in report.changes}
+    renamed_away = {c.renamed_from for c in report.changes if c.renamed_from}
+    deleted = [r for r in report.base.checks if report.head.row(r.id) is None and r.id not in renamed_away]
+    return [(row, by_check.get(row.id)) for row in [*report.head.checks, *deleted]]
+
+
+@dataclass(frozen=True)
+class TableRow:
+    check: CheckRow
+    change: ChangeRow | None
+    change_kind: str  # "added", "modified (origin)", ...; "" when the check is unchanged
+    renamed: str  # a rename's "old -> new" (user text), else ""
+    decision: str  # "accepted", "rejected" or ""
+    decision_notes: str  # " (1/2 judges) ⚠ unstable ⚠ tie": what makes the decision shaky
+    decided: str  # the changed check's figures where the gate decided it
+    measured: tuple[str, ...]  # one cell per `measured_columns`
+
+    @property
+    def rejected(self) -> bool:
+        return self.decision == "rejected"
+
+
+def table_rows(report: CheckReport) -> list[TableRow]:
+    columns = measured_columns(report)
+    return [TableRow(
+        check=row,
+        change=change,
+        change_kind=_change_kind(change),
+        renamed=change.detail if change is not None and change.change == "renamed" else "",
+        decision="" if change is None else "accepted" if change.accepted else "rejected",
+        decision_notes=_decision_notes(change),
+        decided=decided_cell(change, report.head.max_failures),
+        measured=tuple(measured_cell(row, key) for key, _ in columns),
+    ) for row, change in check_rows(report)]
+
+
+def _change_kind(change: ChangeRow | None) -> str:
+    if change is None:
+        return ""
+    edited = ", ".join(change.edited)
+    return change.change + (f" ({edited})" if edited and edited != "text" else "")
+
+
+def _decision_notes(change: ChangeRow | None) -> str:
+    reliability = change.reliability if change is not None else None
+    if change is None or reliability is None:
+        return ""
+    text = ""
+    judges = len(reliability.by_judge)
+    dissent = len(reliability.dissenting_judges(change.accepted))
+    if dissent:
+        text += f" ({judges - dissent}/{judges} judges)"
+    if reliability.unstable:
+        text += " ⚠ unstable"
+    if reliability.tied_items:
+        text += " ⚠ tie"
+    return text
+
+
+def share(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def measured_cell(row: CheckRow, key: str) -> str:
+    measured = row.reliability.measured() if row.reliability else {}
+    if key not in measured:
+        return ""
+    value = measured[key]
+    if key == "alpha":
+        return "n/a" if value is None else f"{value:.2f}"
+    return share(value)
+
+
+def decided_cell(change: ChangeRow | None, max_failures: int) -> str:
+    """The changed check's figures where the gate decided it (see `DecidedFigures`)."""
+    if change is None or change.decided is None:
+        return ""
+    d = change.decided
+    catches = catches_header(max_failures).split()[0].lower()
+    return f"credit {d.credit:.2f}, blame {d.blame:.2f}, {catches} {d.unique_catches}"
+
+
+def trust_note(change: ChangeRow) -> str:
+    """What makes a decision shaky, for the list of changes: plain text, escaped by the caller."""
+    reliability = change.reliability
+    if reliability is None:
+        return ""
+    notes = []
+    if reliability.unstable:
+        notes.append("rests on unstable verdicts (samples disagree) on " + ", ".join(reliability.unstable_items or ()))
+    if reliability.tied_items:
+        notes.append("judges tied (counted as no) on " + ", ".join(reliability.tied_items))
+    dissent = reliability.dissenting_judges(change.accepted)
+    if dissent:
+        notes.append("alone, " + ", ".join(dissent) + " would decide otherwise")
+    return "; ".join(notes)
