@@ -44,8 +44,13 @@ bench: $(STAMP)
 
 # pyproject.toml's floors, installed exactly from constraints/lowest.txt on this Python.
 LOWEST := .venv-lowest
-LOWEST_TESTS := tests/judges tests/action tests/audit tests/discover tests/ensemble tests/core tests/reliability tests/render \
-  tests/tooling/test_schema.py tests/tooling/test_packaging_metadata.py
+LOWEST_TESTS := tests/judges tests/batch tests/action tests/audit tests/repair tests/discover tests/teach tests/preference \
+  tests/ensemble tests/paraphrase tests/attribution tests/boundary tests/calibration tests/gate tests/verdicts \
+  tests/test_globs.py tests/reliability tests/schema \
+  tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_hostile_inputs.py \
+  tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_newcomer.py \
+  tests/report/test_labels.py tests/report/test_markdown_gfm.py tests/report/test_terminal.py \
+  tests/repository/test_docs.py tests/repository/test_packaging_metadata.py
 
 test-lowest:
 	@test -x $(LOWEST)/bin/python || $(PYTHON) -m venv $(LOWEST)
