@@ -12,7 +12,7 @@ from rubric_gate.repair import ExistingComment, RepairSuggestion, check_spans, p
 from rubric_gate.repair.parse import parse_repairs
 from rubric_gate.repair.render import suggestion_comment_body
 from rubric_gate.repair.yaml_spans import checks_yaml
-from rubric_gate.report import CheckRow
+from rubric_gate.results import CheckRow
 from rubric_gate.rubric import Check
 
 RUBRIC = """\

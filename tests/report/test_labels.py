@@ -10,13 +10,9 @@ from rich.console import Console
 
 from rubric_gate.attribution import Rate, Rates
 from rubric_gate.reliability import Estimate, label_agreement
-from rubric_gate.report import (
-    CheckRow,
-    RubricSummary,
-    render_attribution_markdown,
-    render_attribution_text,
-)
+from rubric_gate.report import render_attribution_markdown, render_attribution_text
 from rubric_gate.report.trust import estimate_text
+from rubric_gate.results import CheckRow, RubricSummary
 
 
 def _summary(split: str = "calibration") -> RubricSummary:

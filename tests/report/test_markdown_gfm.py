@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.attribution import Rate, Rates
-from rubric_gate.report import ChangeRow, CheckReport, CheckRow, RubricSummary, render_markdown
+from rubric_gate.report import render_markdown
 from rubric_gate.report.markdown import code_span, neutralize
+from rubric_gate.results import ChangeRow, CheckReport, CheckRow, RubricSummary
 from tests.support import gfm
 
 ROOT = Path(__file__).resolve().parents[2]

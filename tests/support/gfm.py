@@ -90,8 +90,13 @@ def to_html(markdown: str) -> str:
 
 
 def parse(markdown: str) -> Element:
+    return parse_html(to_html(markdown))
+
+
+def parse_html(html: str) -> Element:
+    """The element tree of an HTML document (the HTML report), to compare it with the Markdown's."""
     builder = _TreeBuilder()
-    builder.feed(to_html(markdown))
+    builder.feed(html)
     builder.close()
     return builder.root
 

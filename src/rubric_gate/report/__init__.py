@@ -1,4 +1,4 @@
-"""Reports: the gate's findings as JSON, Markdown (PR comment) or a terminal table.
+"""Reports: the gate's findings (rubric_gate.results) as Markdown (PR comment), HTML or a terminal table.
 
 Names load on first use (PEP 562): a `--format json` run imports neither jinja2 (HTML,
 Markdown templates) nor rich (terminal tables).
@@ -14,11 +14,6 @@ _EXPORTS = {
     "neutralize": "rubric_gate.report.markdown",
     "render_attribution_markdown": "rubric_gate.report.markdown",
     "render_markdown": "rubric_gate.report.markdown",
-    # The data rendered lives in rubric_gate.results; these names stay here for callers that render it.
-    "ChangeRow": "rubric_gate.results",
-    "CheckReport": "rubric_gate.results",
-    "CheckRow": "rubric_gate.results",
-    "RubricSummary": "rubric_gate.results",
     "render_attribution_text": "rubric_gate.report.text",
     "render_check_text": "rubric_gate.report.text",
 }

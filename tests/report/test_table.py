@@ -1,0 +1,84 @@
+"""One per-check table in every format: the Markdown comment (as GitHub renders it), the HTML
+report and the terminal show the same headers, cells and decision notes from one row builder."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from rubric_gate.attribution import Rate, Rates
+from rubric_gate.gate.facts import DecidedFigures
+from rubric_gate.report import render_check_text, render_html, render_markdown
+from rubric_gate.report.table import table_headers, table_rows
+from rubric_gate.results import (
+    ChangeReliability,
+    ChangeRow,
+    CheckReliability,
+    CheckReport,
+    CheckRow,
+    JudgeAgreement,
+    RubricSummary,
+    SampleStability,
+)
+from tests.support import gfm
+
+MEASURED = CheckReliability(SampleStability(0.25, ("i1",)), JudgeAgreement(0.5, ("i2",)))
+PIVOTAL_HEADERS = ["Check", "Change", "Origin", "Frozen", "Credit", "Blame", "Pivotal catches", "Fails correct",
+                   "Fails flawed", "Alpha", "Flip rate", "When decided", "Decision"]
+
+
+def _report(*, max_failures: int = 1, split: str = "calibration") -> CheckReport:
+    rates = Rates(Rate(1, 2), Rate(1, 2), Rate(0, 0), None)
+    rows = [CheckRow("kept", "Is it kept?", "hand", False, 1.0, 0.0, 1, 0, 1, reliability=MEASURED),
+            CheckRow("edited", "Is it edited?", "label", True, 0.5, 0.25, 0, 1, 1, reliability=MEASURED)]
+    summary = RubricSummary("r", "2", "r.yaml", max_failures, rows, rates, [], split=split)
+    shaky = ChangeReliability(("i1",), ("i2",), {"judge-a": True, "judge-b": False})
+    change = ChangeRow("edited", "modified", ("origin",), False, "would add blame 0.25", ("S",),
+                       reliability=shaky, decided=DecidedFigures(0.5, 0.25, 1))
+    return CheckReport(summary, summary, summary, [change], "id: r\n", 4, split=split)
+
+
+def _markdown_table(report: CheckReport) -> tuple[list[str], list[list[str]]]:
+    root = gfm.parse(render_markdown(report))
+    table = next(t for t in gfm.tables(root) if gfm.table_header(t)[0] == "Check")
+    return gfm.table_header(table), gfm.table_rows(table)
+
+
+def _html_table(report: CheckReport) -> tuple[list[str], list[list[str]]]:
+    root = gfm.parse_html(render_html(report))
+    table = next(t for t in root.find_all("table") if gfm.table_header(t)[0] == "Check")
+    return gfm.table_header(table), gfm.table_rows(table)
+
+
+def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
+    report = _report()
+    assert table_headers(report) == PIVOTAL_HEADERS
+    md_header, md_rows = _markdown_table(report)
+    html_header, html_rows = _html_table(report)
+    assert md_header == PIVOTAL_HEADERS
+    assert html_header == [*PIVOTAL_HEADERS, "Text"]
+    assert md_rows == [
+        ["kept", "", "hand", "no", "1.00", "0.00", "1", "0", "1", "0.50", "25%", "", ""],
+        ["edited", "modified (origin)", "label", "yes", "0.50", "0.25", "0", "1", "1", "0.50", "25%",
+         "credit 0.50, blame 0.25, pivotal 1", "rejected (1/2 judges) ⚠ unstable ⚠ tie"],
+    ]
+    assert [row[:-1] for row in html_rows] == md_rows
+    assert [row[-1] for row in html_rows] == ["Is it kept?", "Is it edited?"]
+
+
+def test_the_catches_label_follows_the_aggregation_everywhere() -> None:
+    report = _report(max_failures=0)
+    (row_kept, row_edited) = table_rows(report)
+    assert row_edited.decided == "credit 0.50, blame 0.25, unique 1" and row_kept.decided == ""
+    assert _markdown_table(report)[0][6] == _html_table(report)[0][6] == "Unique catches"
+    out = io.StringIO()
+    render_check_text(_report(), Console(file=out, width=200))
+    assert "Pivotal" in out.getvalue() and "Unique" not in out.getvalue()
+
+
+def test_every_labeled_item_is_called_a_labeled_item() -> None:
+    report = _report(split="all")
+    markdown, html = render_markdown(report), render_html(report)
+    assert "on the 4 labeled items;" in markdown and "all items" not in markdown
+    assert "4 labeled items" in html and "calibration items" not in html
