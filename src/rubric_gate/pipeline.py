@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from rubric_gate.attribution import attribute, compute_rates, joint_catches, rubric_fails
-from rubric_gate.calibration import CalibrationSet, load_calibration
+from rubric_gate.calibration import CalibrationItem, CalibrationSet, load_calibration
 from rubric_gate.comparison import compare_rubrics, significant_correct_drop
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
@@ -34,7 +34,7 @@ class Evaluation:
     _columns: dict[str, VerdictColumn] = field(default_factory=dict)
 
     @property
-    def items(self):
+    def items(self) -> tuple[CalibrationItem, ...]:
         return self.calibration.items
 
     @property

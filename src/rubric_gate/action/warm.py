@@ -7,6 +7,7 @@ import os
 import subprocess
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import matches_any, unmatched_globs
@@ -17,9 +18,11 @@ from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import check_output_dir
+from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_PASS, InputError, RubricGateError
 from rubric_gate.report.markdown import code_span, neutralize
-from rubric_gate.rubric import parse_rubric_text
+from rubric_gate.rubric import RubricDocument, parse_rubric_text
+from rubric_gate.verdicts import VerdictStore
 
 
 def _head(config: ActionConfig, env: Mapping[str, str]) -> str:
@@ -82,8 +85,8 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
     return EXIT_BAD_INPUT if errors else EXIT_PASS
 
 
-def _judge(config: ActionConfig, specs: tuple[str, ...], backend: JudgeBackend, doc, calibration, store,
-           budget: CallBudget) -> dict:
+def _judge(config: ActionConfig, specs: tuple[str, ...], backend: JudgeBackend, doc: RubricDocument,
+           calibration: CalibrationSet, store: VerdictStore, budget: CallBudget) -> dict[str, Any]:
     """Judge as a PR run will look verdicts up: every judge of the panel, every sample."""
     if len(specs) > 1 or config.samples > 1:
         from rubric_gate.ensemble.measure import judge_panel

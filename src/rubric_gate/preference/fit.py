@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class BradleyTerry:
     weight_entropy: float | None
 
 
-def _model(minority: int, seed: int):
+def _model(minority: int, seed: int) -> Any:  # a scikit-learn estimator (no stubs)
     """L2 logistic regression without intercept, C picked by (inner) CV when the smaller side of
     the data it is fitted on has at least two pairs; else C = 1."""
     from sklearn.linear_model import LogisticRegression

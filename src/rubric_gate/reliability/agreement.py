@@ -33,7 +33,7 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
-def kappa_from_counts(tp, tn, fp, fn) -> np.ndarray:
+def kappa_from_counts(tp: np.ndarray, tn: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     n = np.asarray(tp + tn + fp + fn, dtype=float)
     observed = _divide(tp + tn, n)
     expected = _divide((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp), n * n)
@@ -41,13 +41,13 @@ def kappa_from_counts(tp, tn, fp, fn) -> np.ndarray:
     return _divide(observed - expected, np.where(expected >= 1, 0.0, 1 - expected))
 
 
-def mcc_from_counts(tp, tn, fp, fn) -> np.ndarray:
+def mcc_from_counts(tp: np.ndarray, tn: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     # An empty row or column of the confusion matrix (constant rater, one class): undefined.
     denominator = np.sqrt(np.asarray((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn), dtype=float))
     return _divide(tp * tn - fp * fn, denominator)
 
 
-def balanced_accuracy_from_counts(tp, tn, fp, fn) -> np.ndarray:
+def balanced_accuracy_from_counts(tp: np.ndarray, tn: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     return (_divide(tp, tp + fn) + _divide(tn, tn + fp)) / 2  # NaN unless both classes occur
 
 
