@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
-from rubric_gate.ensemble import PanelEvaluation, run_panel_check
+from rubric_gate.ensemble import PanelLookup, run_panel_check
 from rubric_gate.judges import PROMPT_VERSION
 from rubric_gate.report import render_markdown
 from rubric_gate.rubric import Check, Rubric, RubricDocument
@@ -85,7 +85,7 @@ def test_comment_stays_readable_at_30_checks(tmp_path: Path) -> None:
     rubric = Rubric(id="big", version=1, task="t", calibration="c.jsonl", verdicts="v.jsonl", checks=base_checks)
     base = RubricDocument(rubric, SourceText("base.yaml", "", None))
     head = RubricDocument(rubric.model_copy(update={"checks": head_checks, "version": "2"}), SourceText("head.yaml", "", None))
-    panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=judges, samples=3)
+    panel = PanelLookup(items, store, prompt=PROMPT_VERSION, judges=judges, samples=3)
     text = render_markdown(run_panel_check(base, head, panel))
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(rows) == 31  # one row per check (30 in head, plus the deleted one)

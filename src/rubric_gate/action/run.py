@@ -32,8 +32,8 @@ from rubric_gate.action.checks import (
 from rubric_gate.action.client import connect, describe
 from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
-from rubric_gate.action.evaluate import GateSettings, RubricOutcome, evaluate
 from rubric_gate.action.event import GATED_EVENTS, SHA, PullRequest, gate_target, load_event
+from rubric_gate.action.gate_file import GateSettings, RubricOutcome, gate_file
 from rubric_gate.action.judging import (
     SECRET_VARIABLES,
     CallBudget,
@@ -46,7 +46,7 @@ from rubric_gate.action.override import check_override
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
-from rubric_gate.action.standard import review_standard
+from rubric_gate.action.standard import gate_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import OUTPUT_NAMES, check_output_location, check_untracked
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
@@ -102,7 +102,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], {})
     # Rubrics main added since the PR branched use labels too, once this PR merges.
     tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
-    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
+    standard = gate_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
                                judged, tip)
     summary = RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=_run_url(env),
                          base_branch_sha=pr.base_sha, standard=standard, notices=notices)
@@ -267,7 +267,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             batch=config.batch, batch_wait_seconds=config.batch_wait * 60, panel=specs if judge else (),
             samples=config.samples, paraphrases=config.paraphrases, min_stability=config.min_stability,
         )
-        outcome = evaluate(change, reader, settings)
+        outcome = gate_file(change, reader, settings)
         outcomes.append(outcome)
         if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
             judged.update(outcome.judged_pairs)

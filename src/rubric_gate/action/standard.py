@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rubric_gate.action.changed import ChangedFile, matches_any
-from rubric_gate.action.evaluate import UNREADABLE_BASE
+from rubric_gate.action.gate_file import UNREADABLE_BASE
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.boundary import classify_rubric_changes
@@ -39,7 +39,7 @@ def _display(sha: str, path: str) -> str:
     return f"{sha[:7]}:{path}"
 
 
-def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
+def gate_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
                     judged: dict[tuple[str, str], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on

@@ -9,21 +9,21 @@ from pathlib import Path
 import click
 
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
-from rubric_gate.cli.check_review import Review, review_options
+from rubric_gate.cli.check_audit_repair import AuditRepairSteps, audit_repair_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
-from rubric_gate.ensemble import PanelEvaluation
+from rubric_gate.ensemble import PanelLookup
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
 from rubric_gate.gate import parse_gates
 from rubric_gate.judges.prompt import PROMPT_VERSION
-from rubric_gate.pipeline import (
-    Evaluation,
+from rubric_gate.rubric import load_rubric
+from rubric_gate.scoring import (
+    VerdictLookup,
     load_calibration_for,
     load_verdicts_for,
     resolve_path,
 )
-from rubric_gate.rubric import load_rubric
 from rubric_gate.service import combined_stats, gate_edit
 from rubric_gate.verdicts import VerdictStore, task_hash
 
@@ -60,15 +60,15 @@ from rubric_gate.verdicts import VerdictStore, task_hash
 @click.option("--batch", is_flag=True, help="Judge missing pairs through the provider's batch API, waiting for it.")
 @click.option("--poll-interval", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_POLL_INTERVAL_S,
               show_default=True, help="With --batch: seconds between batch status checks.")
-@review_options
+@audit_repair_options
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
                   fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
                   paraphrases: int, paraphraser: str | None, min_stability: float | None,
                   replay: bool, concurrency: int, max_calls: int | None, batch: bool, poll_interval: float,
-                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **review_args: object) -> int:
+                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **step_args: object) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
-    gates = _gates(gates_spec, min_stability, bool(review_args.get("audit_rule")))
+    gates = _gates(gates_spec, min_stability, bool(step_args.get("audit_rule")))
     root = root or repo_root()
     base = load_rubric(base_spec)
     head = load_rubric(head_spec)
@@ -118,30 +118,30 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             if measured.paraphrase_info is not None:
                 judging["paraphrases"] = measured.paraphrase_info
             paraphrased = measured.paraphrases
-    review = Review(**review_args)  # type: ignore[arg-type]
-    options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
+    steps = AuditRepairSteps(**step_args)  # type: ignore[arg-type]
+    options = steps.gate_options(base, head, judge, root, rates_rule, concurrency)
     options = replace(options, gates=gates, reject_correct_drop_at=correct_drop_alpha)
-    evaluation: Evaluation
+    lookup: VerdictLookup
     if len(judges) > 1 or samples > 1 or paraphrases:
-        evaluation = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
+        lookup = PanelLookup(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
                                      judges=tuple(judges), samples=samples, paraphrases=paraphrased)
     else:
-        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
+        lookup = VerdictLookup(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
                                 task=task_hash(head.rubric.task))
-    report, options = gate_edit(base, head, evaluation, options, min_stability=min_stability)
+    report, options = gate_edit(base, head, lookup, options, min_stability=min_stability)
     if min_stability is not None and samples == 1 and not paraphrases:
         report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")
     report.judging = judging
-    review.repairs(base, head, evaluation, judge, options, root, concurrency, max_calls)
+    steps.repairs(base, head, lookup, judge, options, root, concurrency, max_calls)
     with report_output():
         if fmt == "json":
             data = report.to_dict()
-            review.add_json(data)
+            steps.add_json(data)
             print_json(data)
         elif fmt == "markdown":
             from rubric_gate.report import render_markdown  # each format loads its renderer only
 
-            sys.stdout.write(render_markdown(report) + review.markdown())
+            sys.stdout.write(render_markdown(report) + steps.markdown())
         elif fmt == "html":
             from rubric_gate.report import render_html
 
@@ -150,7 +150,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             from rubric_gate.report import render_check_text
 
             render_check_text(report, stdout_console())
-            review.print_text(stdout_console())
+            steps.print_text(stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED
 
 

@@ -13,11 +13,11 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 from rubric_gate.gate import GateOptions
-from rubric_gate.pipeline import Evaluation
 from rubric_gate.rubric import RubricDocument
+from rubric_gate.scoring import VerdictLookup
 
 
-def review_options(command: Any) -> Any:
+def audit_repair_options(command: Any) -> Any:
     """The options `check` gains for audits and repairs (kept here so check_cmd stays small)."""
     options = [
         click.option("--audit", "audit_flag", is_flag=True, help="Audit the added and reworded checks (advisory)."),
@@ -48,7 +48,7 @@ def review_options(command: Any) -> Any:
 
 
 @dataclass
-class Review:
+class AuditRepairSteps:
     """What the audit and repair steps add to a check report."""
 
     audit_flag: bool = False
@@ -96,14 +96,14 @@ class Review:
         rules = (audit_rule(self.audit_report),) if self.audit_rule else ()
         return GateOptions(rates_rule=rates_rule, extra_rules=rules)
 
-    def repairs(self, base: RubricDocument, head: RubricDocument, evaluation: Evaluation, judge: str | None,
+    def repairs(self, base: RubricDocument, head: RubricDocument, lookup: VerdictLookup, judge: str | None,
                 options: GateOptions, root: Path, concurrency: int, max_calls: int | None) -> None:
         if not self.suggest_repairs:
             return
         from rubric_gate.repair import suggest_repairs
 
         self.repair_report = suggest_repairs(
-            base, head, evaluation, self.store(head, root), judge=judge, repair_model=self.repair_model,
+            base, head, lookup, self.store(head, root), judge=judge, repair_model=self.repair_model,
             k=self.repair_count, options=options, audit=self.audit_report, audit_rule_on=self.audit_rule,
             audit_judges=self.judges(judge), concurrency=concurrency, max_calls=max_calls,
             objective=self.objective(head, judge, root))
@@ -115,8 +115,8 @@ class Review:
         if self.repair_objective != "vfr":
             return None
         from rubric_gate.errors import JudgeError
-        from rubric_gate.pipeline import load_calibration_for
         from rubric_gate.repair.vfr import VfrObjective
+        from rubric_gate.scoring import load_calibration_for
 
         judges = tuple(dict.fromkeys(self.judges(judge)))
         if not (self.attacker and self.verifier) or len(judges) < 2:

@@ -19,10 +19,10 @@ from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.guard import deletion_losses
-from rubric_gate.pipeline import Evaluation, attribute_rubric
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
+from rubric_gate.scoring import VerdictLookup, attribute_rubric
 from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
@@ -159,12 +159,12 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     return fills, contradicting
 
 
-def _judged_answers(outcome: RubricOutcome, evaluation: Evaluation, docs: list[RubricDocument],
+def _judged_answers(outcome: RubricOutcome, lookup: VerdictLookup, docs: list[RubricDocument],
                     calibration: CalibrationSet) -> None:
     """Record the configured judge's answer (a panel's majority) for each pair it answered for
     this rubric: a recorded answer the PR changes is excused only where it equals this one."""
     for text in dict.fromkeys(c.text for doc in docs for c in doc.rubric.checks):
-        column = evaluation.column(text)
+        column = lookup.column(text)
         key = normalize_text(text)
         for index, item in enumerate(calibration.items):
             if not column.missing[index]:
@@ -176,15 +176,15 @@ def _pairs_shown(verdicts: list[Verdict]) -> str:
     return shown + (f" and {len(verdicts) - 10} more" if len(verdicts) > 10 else "")
 
 
-def evaluate(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
+def gate_file(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
     try:
         if changed.status == "removed":
-            _evaluate_deletion(outcome, reader, settings)
+            _gate_removed(outcome, reader, settings)
         elif changed.status == "added":
-            _evaluate_new(outcome, reader, settings)
+            _gate_added(outcome, reader, settings)
         else:
-            _evaluate_edit(outcome, reader, settings)
+            _gate_edited(outcome, reader, settings)
     except _BatchPending:
         pass  # reported as pending: nothing to decide until the batch is collected
     except MissingVerdictsError as exc:
@@ -204,9 +204,9 @@ def _measures_reliability(s: GateSettings) -> bool:
 
 
 def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
-                      base_store: VerdictStore, s: GateSettings) -> Evaluation:
+                      base_store: VerdictStore, s: GateSettings) -> VerdictLookup:
     """Several judges, samples or paraphrases: judge them all into the cache, gate on the majority."""
-    from rubric_gate.ensemble import PanelEvaluation
+    from rubric_gate.ensemble import PanelLookup
     from rubric_gate.ensemble.measure import judge_panel
     from rubric_gate.judges import PROMPT_VERSION
     from rubric_gate.service import combined_stats
@@ -217,14 +217,14 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
                                paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))
     outcome.judging = combined_stats(measured.runs)
     _spend(s, outcome.judging)
-    return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, task=task_hash(docs[-1].rubric.task),
+    return PanelLookup(calibration, store, prompt=PROMPT_VERSION, task=task_hash(docs[-1].rubric.task),
                            judges=tuple(judges), samples=s.samples,
                            paraphrases=measured.paraphrases)
 
 
 def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
-                base_store: VerdictStore, s: GateSettings) -> Evaluation:
-    """Judge the missing pairs (keyed to this judge) into the cache and return the evaluation."""
+                base_store: VerdictStore, s: GateSettings) -> VerdictLookup:
+    """Judge the missing pairs (keyed to this judge) into the cache and return the lookup."""
     judge = s.judge
     assert judge is not None
     if not s.batch:
@@ -232,7 +232,7 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
             outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
                                                   max_calls=_calls_left(s))
         _spend(s, outcome.judging)
-        return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
+        return VerdictLookup(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
     from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 
     with judging_store(s.cache, base_store) as store:
@@ -249,10 +249,10 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
         outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
                                "still processing): re-run this check to collect them; nothing is resubmitted.")
         raise _BatchPending
-    return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
+    return VerdictLookup(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
 
 
-def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
+def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
     """A rubric with no base version: scored on its own labels like `rubric-gate attribute`."""
     changed = outcome.file
     text = reader.read(s.head_sha, changed.path)
@@ -265,16 +265,16 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge is not None:
-        evaluation = _judge_into(outcome, [head], calibration, store, s)
-        _judged_answers(outcome, evaluation, [head], calibration)
+        lookup = _judge_into(outcome, [head], calibration, store, s)
+        _judged_answers(outcome, lookup, [head], calibration)
     else:
         if s.judge_unavailable:
             outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
-        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
-    outcome.summary = attribute_rubric(head, evaluation)
+        lookup = VerdictLookup(calibration, store, task=task_hash(head.rubric.task))
+    outcome.summary = attribute_rubric(head, lookup)
 
 
-def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+def _gate_removed(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
     _deletion_at(outcome, reader, s)
     if s.tip_sha and s.tip_sha != s.base_sha:
         # What the deletion loses is what the base tip has: main may have given the rubric a catch since.
@@ -303,11 +303,11 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
-        evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
-                      else Evaluation(calibration, base_store, task=task_hash(base.rubric.task)))
+        lookup = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
+                      else VerdictLookup(calibration, base_store, task=task_hash(base.rubric.task)))
         if s.judge is not None:
-            _judged_answers(outcome, evaluation, [base], calibration)
-        summary = attribute_rubric(base, evaluation)
+            _judged_answers(outcome, lookup, [base], calibration)
+        summary = attribute_rubric(base, lookup)
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
         # which is no reason to think it catches nothing.
@@ -327,7 +327,7 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
                                + (" and caught no flawed item." if summary is not None else "."))
 
 
-def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+def _gate_edited(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
     changed = outcome.file
     base_text = reader.read(s.base_sha, changed.base_path)
     head_text = reader.read(s.head_sha, changed.path)
@@ -347,7 +347,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
     except InputError as exc:
         # A broken rubric was merged: scored as new for the reviewer, and failed closed.
-        _evaluate_new(outcome, reader, s, base_note=(
+        _gate_added(outcome, reader, s, base_note=(
             f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
         outcome.failures.append(UNREADABLE_BASE.format(what="the rubric, its calibration set or its verdicts",
                                                        why=exc.message))
@@ -355,9 +355,9 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
     outcome.base = base
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     notes: list[str] = []
-    report, evaluation, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
+    report, lookup, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
     if s.suggest_repairs and not report.gate_passed:
-        _repair(outcome, base, head, evaluation, options, s)
+        _repair(outcome, base, head, lookup, options, s)
     report.notes.extend(notes)
     if outcome.judging is not None:
         report.judging = outcome.judging
@@ -410,7 +410,7 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
 
 def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, calibration: CalibrationSet,
                    base_store: VerdictStore, head_store: VerdictStore, s: GateSettings, notes: list[str],
-                   options: GateOptions | None = None) -> tuple[CheckReport, Evaluation, GateOptions]:
+                   options: GateOptions | None = None) -> tuple[CheckReport, VerdictLookup, GateOptions]:
     """Judge what is missing and gate `base` -> `head` on `base`'s labels and trusted verdicts.
 
     `options` given: a second gating of the same PR (onto the base tip), audited already.
@@ -424,14 +424,14 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                      f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
                      "those, so they were not used.")
     if _measures_reliability(s):
-        evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
-        _judged_answers(outcome, evaluation, [base, head], calibration)
+        lookup = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
+        _judged_answers(outcome, lookup, [base, head], calibration)
     elif s.judge is not None:
-        evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
-        _judged_answers(outcome, evaluation, [base, head], calibration)
-        assert isinstance(evaluation.store, VerdictStore)
-        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt,
-                                       evaluation.task)
+        lookup = _judge_into(outcome, [base, head], calibration, base_store, s)
+        _judged_answers(outcome, lookup, [base, head], calibration)
+        assert isinstance(lookup.store, VerdictStore)
+        disagreements = _disagreements(added, calibration, lookup.store, s.judge.spec, s.judge.prompt,
+                                       lookup.task)
         if added and primary:
             notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
                          + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
@@ -441,7 +441,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged(VerdictStore(added)) if added else base_store
-        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
+        lookup = VerdictLookup(calibration, store, task=task_hash(head.rubric.task))
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
@@ -460,9 +460,9 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     if options is None:
         options = _audit(outcome, base, head, s)
     untrusted = Untrusted(tuple(added), base_store, calibration, task_hash(head.rubric.task)) if added else None
-    report, options = gate_edit(base, head, evaluation, options, min_stability=s.min_stability if
+    report, options = gate_edit(base, head, lookup, options, min_stability=s.min_stability if
                                 _measures_reliability(s) else None, untrusted=untrusted, notes=notes)
-    return report, evaluation, options
+    return report, lookup, options
 
 
 def _audit_store(s: GateSettings) -> Any:
@@ -487,7 +487,7 @@ def _audit(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, s
     return GateOptions(rates_rule=s.rates_rule, extra_rules=rules)
 
 
-def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, evaluation: Evaluation,
+def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, lookup: VerdictLookup,
             options: GateOptions, s: GateSettings) -> None:
     if s.judge is None:
         outcome.notices.append("Repairs need a judge to check each rewrite: set the `judge` input.")
@@ -495,7 +495,7 @@ def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, 
     from rubric_gate.repair import suggest_repairs
 
     outcome.repair_report = suggest_repairs(
-        base, head, evaluation, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
+        base, head, lookup, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
         audit_rule_on=s.audit_rule, audit_judges=[s.judge.spec], concurrency=s.concurrency,
         max_calls=_calls_left(s))
     _spend(s, {"calls": sum(int(j.get("calls") or 0) for j in outcome.repair_report.judging)})
