@@ -312,3 +312,26 @@ def test_a_flipped_answer_the_judge_contradicts_is_not_excused(scenario: Scenari
     assert result.code == 1, result.stdout + result.stderr
     (finding,) = result.report()["standard"]
     assert finding["blocking"] and "on R4: no -> yes" in finding["message"]
+
+
+@pytest.mark.parametrize(("on_main", "in_pr", "what"), [
+    (["A", "B", "C", "D", "X=E"], ["A", "B", "C", "D", "X=A2"], "added by this PR and, with other text"),
+    (["A=E", "B", "C", "D"], ["A=A2", "B", "C", "D"], "edited by this PR and, differently"),
+], ids=["both-add-X", "both-edit-A"])
+def test_a_check_id_the_pr_and_main_each_changed_differently_is_reported(
+        scenario: Scenario, on_main: list[str], in_pr: list[str], what: str) -> None:
+    """Applied onto the base tip, one version of the id would win silently: the merge is reported."""
+    _on_main(scenario, {RUBRIC: rubric_yaml(on_main)}, "main changes a check")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(in_pr)}, "the PR changes the same check id")
+    result = scenario.run(head)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    assert [f for f in rubric["failures"] if what in f and "rebase the PR and keep one" in f], rubric["failures"]
+
+
+def test_a_check_id_the_pr_and_main_added_alike_is_no_conflict(scenario: Scenario) -> None:
+    _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "main adds X")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "the PR adds the same X")
+    result = scenario.run(head)
+    assert result.code == 0 and result.outputs["decision"] == "pass", result.stdout + result.stderr

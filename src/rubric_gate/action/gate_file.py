@@ -14,7 +14,7 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
-from rubric_gate.boundary import apply_check_changes, usable_pr_verdicts
+from rubric_gate.boundary import apply_check_changes, check_conflicts, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
@@ -386,6 +386,8 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
     except InputError as exc:
         outcome.failures.append(f"{where} cannot be read to gate the merge ({exc.message}); rebase the PR")
         return
+    conflicts = check_conflicts(base.rubric, head.rubric, tip.rubric)
+    outcome.failures.extend(f"merged onto {where}, {c}: rebase the PR and keep one" for c in conflicts)
     merged = RubricDocument(apply_check_changes(base.rubric, head.rubric, tip.rubric),
                             SourceText(f"this PR merged onto {s.tip_sha[:7]}", head.source.text, None,
                                        repo_path=changed.path), head.check_lines)
