@@ -37,7 +37,7 @@ def example_report():
         base, head = load_rubric(BASE), load_rubric(HEAD)
         items = load_calibration_for(head, None, ROOT)
         store = load_verdicts_for([base, head], None, ROOT, replay=True)
-        return run_check(base, head, VerdictLookup(items, store))
+        return run_check(base, head, VerdictLookup(items, store, head.rubric))
 
 
 def _drop_details(markdown: str) -> str:

@@ -19,19 +19,30 @@ from rubric_gate.gate.facts import decided_figures, trade
 from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
-from rubric_gate.verdicts import VerdictColumn, VerdictStore, verdict_column
+from rubric_gate.verdicts import VerdictColumn, VerdictStore, task_hash, verdict_column
 
 
 @dataclass
 class VerdictLookup:
-    """Verdict lookups for one calibration set, cached per check text."""
+    """The verdicts for one calibration set as the judge answers them under one rubric's task,
+    cached per check text.
+
+    The task is part of every verdict's key, so it is derived here from `rubric` (the rubric
+    whose edit is gated, or that is scored), never passed by hand: a verdict judged under
+    another task never counts, whoever builds the lookup.
+    """
 
     calibration: CalibrationSet
     store: VerdictStore
+    rubric: Rubric  # whose `task` the judge reads beside each check
     judge: str | None = None  # with a live judge, only its own verdicts (same prompt) count
     prompt: str | None = None
-    task: str | None = None  # `task_hash` of the rubric's task: verdicts judged under another never count
     _columns: dict[str, VerdictColumn] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        """The `task_hash` every lookup is keyed by."""
+        return task_hash(self.rubric.task)
 
     @property
     def items(self):

@@ -68,7 +68,7 @@ def _report(repo: Repo, head_checks: dict[str, str], *, rubric_id: str = "demo")
     head = parse_rubric_text(rubric_text(head_checks, rubric_id=rubric_id, version="2 <b>bold</b>"), "rubrics/demo.yaml")
     store = VerdictStore.load(repo.root / "calibration/demo.verdicts.jsonl")
     items = load_calibration(repo.root / "calibration/demo.jsonl")
-    return run_check(base, head, VerdictLookup(items, store))
+    return run_check(base, head, VerdictLookup(items, store, head.rubric))
 
 
 def test_html_is_one_self_contained_page_with_a_chart_per_version(repo: Repo) -> None:

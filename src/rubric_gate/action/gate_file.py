@@ -18,7 +18,7 @@ from rubric_gate.boundary import apply_check_changes, check_conflicts, usable_pr
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
-from rubric_gate.guard import deletion_losses
+from rubric_gate.guard import JudgedKey, deletion_losses
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
@@ -26,7 +26,7 @@ from rubric_gate.scoring import VerdictLookup, attribute_rubric
 from rubric_gate.service import Untrusted, gate_edit
 from rubric_gate.sources import SourceText
 from rubric_gate.tuning import env_number
-from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
+from rubric_gate.verdicts import Verdict, VerdictStore
 
 # A base the gate cannot read vouches for nothing: two PRs that each load can merge cleanly into
 # one that does not (a key or an item id written twice), and the next PR would go ungated.
@@ -76,9 +76,9 @@ class RubricOutcome:
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
-    # (normalised check text, item content hash) pairs a configured judge answered in this run:
-    # a changed recorded answer is excused for exactly these pairs, never for a whole check text.
-    judged_pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # -> the judge's answer
+    # What a configured judge answered in this run, by (task, text, item) (`guard.JudgedKey`): a
+    # changed recorded answer is excused for exactly these pairs, never for a whole check text.
+    judged_pairs: dict[JudgedKey, str] = field(default_factory=dict)  # -> the judge's answer
 
     @property
     def pending(self) -> bool:
@@ -168,7 +168,7 @@ def _judged_answers(outcome: RubricOutcome, lookup: VerdictLookup, docs: list[Ru
         key = normalize_text(text)
         for index, item in enumerate(calibration.items):
             if not column.missing[index]:
-                outcome.judged_pairs[(key, item.content_hash)] = "no" if column.failed[index] else "yes"
+                outcome.judged_pairs[(lookup.task, key, item.content_hash)] = "no" if column.failed[index] else "yes"
 
 
 def _pairs_shown(verdicts: list[Verdict]) -> str:
@@ -217,7 +217,7 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
                                paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))
     outcome.judging = combined_stats(measured.runs)
     _spend(s, outcome.judging)
-    return PanelLookup(calibration, store, prompt=PROMPT_VERSION, task=task_hash(docs[-1].rubric.task),
+    return PanelLookup(calibration, store, docs[-1].rubric, prompt=PROMPT_VERSION,
                            judges=tuple(judges), samples=s.samples,
                            paraphrases=measured.paraphrases)
 
@@ -232,7 +232,7 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
             outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
                                                   max_calls=_calls_left(s))
         _spend(s, outcome.judging)
-        return VerdictLookup(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
+        return VerdictLookup(calibration, store, docs[-1].rubric, judge=judge.spec, prompt=judge.prompt)
     from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
 
     with judging_store(s.cache, base_store) as store:
@@ -249,7 +249,7 @@ def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration:
         outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
                                "still processing): re-run this check to collect them; nothing is resubmitted.")
         raise _BatchPending
-    return VerdictLookup(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
+    return VerdictLookup(calibration, store, docs[-1].rubric, judge=judge.spec, prompt=judge.prompt)
 
 
 def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
@@ -270,7 +270,7 @@ def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, bas
     else:
         if s.judge_unavailable:
             outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
-        lookup = VerdictLookup(calibration, store, task=task_hash(head.rubric.task))
+        lookup = VerdictLookup(calibration, store, head.rubric)
     outcome.summary = attribute_rubric(head, lookup)
 
 
@@ -304,7 +304,7 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
         lookup = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
-                      else VerdictLookup(calibration, base_store, task=task_hash(base.rubric.task)))
+                      else VerdictLookup(calibration, base_store, base.rubric))
         if s.judge is not None:
             _judged_answers(outcome, lookup, [base], calibration)
         summary = attribute_rubric(base, lookup)
@@ -443,7 +443,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged(VerdictStore(added)) if added else base_store
-        lookup = VerdictLookup(calibration, store, task=task_hash(head.rubric.task))
+        lookup = VerdictLookup(calibration, store, head.rubric)
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
@@ -461,7 +461,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
     if options is None:
         options = _audit(outcome, base, head, s)
-    untrusted = Untrusted(tuple(added), base_store, calibration, task_hash(head.rubric.task)) if added else None
+    untrusted = Untrusted(tuple(added), base_store, calibration) if added else None
     report, options = gate_edit(base, head, lookup, options, min_stability=s.min_stability if
                                 _measures_reliability(s) else None, untrusted=untrusted, notes=notes)
     return report, lookup, options

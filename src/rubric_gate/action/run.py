@@ -56,6 +56,7 @@ from rubric_gate.errors import (
     InputError,
     RubricGateError,
 )
+from rubric_gate.guard import JudgedKey
 from rubric_gate.report import write_html_report
 
 FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
@@ -323,10 +324,10 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
               gate_base: str, cache: VerdictCache, budget: CallBudget,
-              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
+              notices: list[str]) -> tuple[list[RubricOutcome], dict[JudgedKey, str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: dict[tuple[str, str], str] = {}
+    judged: dict[JudgedKey, str] = {}
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.

@@ -37,7 +37,7 @@ def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str |
     doc = load_rubric(rubric_spec)
     items = load_calibration_for(doc, calibration, root, split)
     store = load_verdicts_for([doc], verdicts, root, replay=True)
-    summary = replace(attribute_rubric(doc, VerdictLookup(items, store)), split=split)
+    summary = replace(attribute_rubric(doc, VerdictLookup(items, store, doc.rubric)), split=split)
     with report_output():
         if fmt == "json":
             print_json(summary.to_dict())

@@ -25,7 +25,7 @@ from rubric_gate.scoring import (
     resolve_path,
 )
 from rubric_gate.service import combined_stats, gate_edit
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import VerdictStore
 
 
 @click.command("check")
@@ -123,11 +123,10 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     options = replace(options, gates=gates, reject_correct_drop_at=correct_drop_alpha)
     lookup: VerdictLookup
     if len(judges) > 1 or samples > 1 or paraphrases:
-        lookup = PanelLookup(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
-                                     judges=tuple(judges), samples=samples, paraphrases=paraphrased)
+        lookup = PanelLookup(items, store, head.rubric, prompt=PROMPT_VERSION,
+                             judges=tuple(judges), samples=samples, paraphrases=paraphrased)
     else:
-        lookup = VerdictLookup(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
-                                task=task_hash(head.rubric.task))
+        lookup = VerdictLookup(items, store, head.rubric, judge=judge, prompt=PROMPT_VERSION if judge else None)
     report, options = gate_edit(base, head, lookup, options, min_stability=min_stability)
     if min_stability is not None and samples == 1 and not paraphrases:
         report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")

@@ -42,7 +42,7 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
     from rubric_gate.scoring import VerdictLookup
     from rubric_gate.teach import teach_checks
     from rubric_gate.teach.render import render_teach_text, snippet
-    from rubric_gate.verdicts import VerdictStore, task_hash
+    from rubric_gate.verdicts import VerdictStore
 
     root = root or repo_root()
     doc = load_rubric(rubric_spec)
@@ -57,7 +57,7 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
         store = load_verdicts_for([doc], None, root)
         store.path = resolve_path(root, rubric.verdicts)
     answers = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
-    lookup = VerdictLookup(items, store, judge=judge, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
+    lookup = VerdictLookup(items, store, rubric, judge=judge, prompt=PROMPT_VERSION)
     report = teach_checks(rubric, doc.display, lookup, answers, judge=judge, teacher=teacher,
                           max_groups=max_groups, dry_run=dry_run, max_calls=max_calls, concurrency=concurrency)
     for stats in report.usage:

@@ -51,7 +51,7 @@ from rubric_gate.pairs import PairSet
 from rubric_gate.rubric import Check, Rubric, normalize_text
 from rubric_gate.rubric.ids import fresh_check_id
 from rubric_gate.rubric.model import Origin
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import VerdictStore
 
 PACKAGE = "rubric_gate.discover"
 MAX_LEVELS = 10
@@ -249,7 +249,7 @@ def discover_rubric(
                         max_calls=settings.max_calls, progress=False)
     report.judging.append(run.to_dict())
     print(f"pair scoring: {run.summary}", file=sys.stderr)
-    lookup = VerdictLookup(items, verdicts, judge=judge, prompt=PROMPT_VERSION, task=task_hash(task))
+    lookup = VerdictLookup(items, verdicts, scoring, judge=judge, prompt=PROMPT_VERSION)
     chosen_rows = np.arange(0, len(items), 2)
     shares = []
     for check in checks:

@@ -136,7 +136,7 @@ class PanelLookup(VerdictLookup):
     def for_judge(self, judge: str) -> PanelLookup:
         """The same votes with one judge alone: what `check --judge JUDGE` would see."""
         index = self.judges.index(judge)
-        single = PanelLookup(self.calibration, self.store, prompt=self.prompt, task=self.task, judges=(judge,),
+        single = PanelLookup(self.calibration, self.store, self.rubric, prompt=self.prompt, judges=(judge,),
                                  samples=self.samples, paraphrases=self.paraphrases)
         single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1],
                                      None if v.not_applicable is None else v.not_applicable[index:index + 1])

@@ -88,7 +88,7 @@ def replay_history(path: str, revisions: list[tuple[Revision, Rubric | None, str
         # As `check` replays: a verdict recorded under another task wording does not count.
         key = (split, task_hash(rubric.task))
         if key not in cache:
-            cache[key] = VerdictLookup(by_split[split], store, task=key[1])
+            cache[key] = VerdictLookup(by_split[split], store, rubric)
         return cache[key]
 
     reports: list[RevisionReport] = []

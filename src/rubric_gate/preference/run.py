@@ -24,7 +24,7 @@ from rubric_gate.preference.fit import bradley_terry, effective_dimensionality, 
 from rubric_gate.preference.model import CheckFit, PreferenceFit
 from rubric_gate.preference.parse import APPLIES_SCHEMA, PREFER_SCHEMA, parse_applies, parse_prefer
 from rubric_gate.rubric import Rubric, normalize_text
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import VerdictStore
 
 PACKAGE = "rubric_gate.preference"
 TEXT_CHARS = 6000
@@ -115,7 +115,7 @@ def preference_fit(rubric: Rubric, pairs: PairSet, *, judge: str, answers: Audit
     run = judge_missing([rubric], items, verdicts, judge, concurrency=concurrency, max_calls=max_calls,
                         progress=False)
     print(f"preference-fit verdicts: {run.summary}", file=sys.stderr)
-    lookup = VerdictLookup(items, verdicts, judge=judge, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
+    lookup = VerdictLookup(items, verdicts, rubric, judge=judge, prompt=PROMPT_VERSION)
     yes = np.column_stack([~lookup.failed_column(t) for t in checks]).astype(float)  # responses x checks
     chosen, rejected = yes[0::2], yes[1::2]
 

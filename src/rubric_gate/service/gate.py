@@ -26,7 +26,6 @@ class Untrusted:
     verdicts: tuple[Verdict, ...]
     trusted: VerdictStore
     calibration: CalibrationSet
-    task: str | None = None  # the task hash the lookup reads verdicts under
 
 
 def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup | Any, options: GateOptions, *,
@@ -52,7 +51,7 @@ def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: Rubric
     a change the first one accepted (a catch the PR's own verdicts claim must not make another
     check's catch look shared)."""
     store = untrusted.trusted.merged(VerdictStore(catches_withheld(list(untrusted.verdicts))))
-    trusted = run_check(base, head, VerdictLookup(untrusted.calibration, store, task=untrusted.task), options)
+    trusted = run_check(base, head, VerdictLookup(untrusted.calibration, store, head.rubric), options)
     accepted = {(c.check, c.change) for c in report.changes if c.accepted}
     newly = [c for c in trusted.changes if not c.accepted and (c.check, c.change) in accepted]
     if not newly:
