@@ -75,8 +75,7 @@ def gate(repo: Path, base: str, head: str) -> float:
     reader = sources.GitReader(repo)
     files = changed_via_git(repo, base, head)
     changes = pair_rewrites(rubric_changes(files, GLOBS), files, reader, base, head, GLOBS)
-    settings = GateSettings(base_sha=base, head_sha=head, trust_pr_verdicts=True, rates_rule=False,
-                            judge=None, judge_unavailable=None)
+    settings = GateSettings(base_sha=base, head_sha=head, trust_pr_verdicts=True)  # replay
     outcomes = [gate_file(change, reader, settings) for change in changes]
     assert all(o.passed for o in outcomes), [o.error for o in outcomes if o.error]
     standard = gate_standard(reader, base, head, reader.list_files(base), GLOBS, files, changes, set())

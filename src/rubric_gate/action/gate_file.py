@@ -12,7 +12,6 @@ from typing import Any
 
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
-from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
 from rubric_gate.boundary import apply_check_changes, check_conflicts, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
@@ -23,9 +22,15 @@ from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
 from rubric_gate.scoring import VerdictLookup, attribute_rubric
-from rubric_gate.service import Untrusted, gate_edit
+from rubric_gate.service import (
+    CallBudget,
+    GateRequest,
+    Judged,
+    Untrusted,
+    judge_for_gate,
+    run_gate_request,
+)
 from rubric_gate.sources import SourceText
-from rubric_gate.tuning import env_number
 from rubric_gate.verdicts import Verdict, VerdictStore
 
 # A base the gate cannot read vouches for nothing: two PRs that each load can merge cleanly into
@@ -39,26 +44,20 @@ JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` i
 
 @dataclass
 class GateSettings:
+    """The git facts of one rubric's gating, and the request (`service.GateRequest`) it runs."""
+
     base_sha: str  # the PR's merge base: what it branched from
     head_sha: str
     trust_pr_verdicts: bool
-    rates_rule: bool
-    judge: JudgeBackend | None  # the live judge for this rubric, when one is configured and usable
-    judge_unavailable: str | None  # why a configured judge is not used
+    judge_unavailable: str | None = None  # why a configured judge is not used (then `request` replays)
+    request: GateRequest = field(default_factory=GateRequest)  # no judges: replay recorded verdicts
+    budget: CallBudget = field(default_factory=lambda: CallBudget(None))  # `max_judge_calls`, shared by the run
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
     tip_sha: str | None = None  # the base branch's tip, when it moved on since: the merge is gated there too
-    concurrency: int = 8
-    max_judge_calls: int | None = None  # for this rubric; with `budget`, what the run has left
-    budget: CallBudget | None = None  # `max_judge_calls` shared by every rubric of the run
-    audit: bool = False
-    audit_rule: bool = False
-    suggest_repairs: bool = False
-    panel: tuple[str, ...] = ()  # several judges: gate on the per-pair majority
-    samples: int = 1
-    paraphrases: int = 0
-    min_stability: float | None = None
-    batch: bool = False  # judge through the provider's batch API
-    batch_wait_seconds: float = 20 * 60
+
+    @property
+    def judged(self) -> bool:
+        return bool(self.request.judges)
 
 
 @dataclass
@@ -199,58 +198,28 @@ class _BatchPending(Exception):
     """Batches are still judging some of this rubric's pairs."""
 
 
-def _measures_reliability(s: GateSettings) -> bool:
-    return s.judge is not None and (len(s.panel) > 1 or s.samples > 1 or s.paraphrases > 0)
+def _lookup(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
+            store: VerdictStore, s: GateSettings) -> VerdictLookup:
+    """The verdicts the gate reads for `docs`: recorded ones in replay, else what the configured
+    judge (or panel) answers, judged into the cache by the gate service."""
+    if not s.judged:
+        return VerdictLookup(calibration, store, docs[-1].rubric)
+    with judging_store(s.cache, store) as judging:
+        judged = judge_for_gate(docs, calibration, judging, s.request, s.budget)
+    _took(outcome, judged)
+    assert judged.lookup is not None
+    _judged_answers(outcome, judged.lookup, docs, calibration)
+    return judged.lookup
 
 
-def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
-                      base_store: VerdictStore, s: GateSettings) -> VerdictLookup:
-    """Several judges, samples or paraphrases: judge them all into the cache, gate on the majority."""
-    from rubric_gate.ensemble import PanelLookup
-    from rubric_gate.ensemble.measure import judge_panel
-    from rubric_gate.judges import PROMPT_VERSION
-    from rubric_gate.service import combined_stats
-
-    assert s.judge is not None  # _measures_reliability
-    judges = s.panel or (s.judge.spec,)
-    with judging_store(s.cache, base_store) as store:
-        measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
-                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))
-    outcome.judging = combined_stats(measured.runs)
-    _spend(s, outcome.judging)
-    return PanelLookup(calibration, store, docs[-1].rubric, prompt=PROMPT_VERSION,
-                           judges=tuple(judges), samples=s.samples,
-                           paraphrases=measured.paraphrases)
-
-
-def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
-                base_store: VerdictStore, s: GateSettings) -> VerdictLookup:
-    """Judge the missing pairs (keyed to this judge) into the cache and return the lookup."""
-    judge = s.judge
-    assert judge is not None
-    if not s.batch:
-        with judging_store(s.cache, base_store) as store:
-            outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
-                                                  max_calls=_calls_left(s))
-        _spend(s, outcome.judging)
-        return VerdictLookup(calibration, store, docs[-1].rubric, judge=judge.spec, prompt=judge.prompt)
-    from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
-
-    with judging_store(s.cache, base_store) as store:
-        result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
-                                  max_calls=_calls_left(s), wait_seconds=s.batch_wait_seconds,
-                                  poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
-                                                           minimum=0.001),
-                                  progress=False)
-    outcome.judging = result.to_dict()
-    outcome.notices.extend(result.warnings)
-    _spend(s, outcome.judging)
-    if result.pending:
-        outcome.pending_pairs = result.pending_pairs
-        outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
+def _took(outcome: RubricOutcome, judged: Judged) -> None:
+    outcome.judging = judged.judging
+    outcome.notices.extend(judged.warnings)
+    if judged.lookup is None:
+        outcome.pending_pairs = judged.pending_pairs
+        outcome.notices.append(f"Judging {judged.pending_pairs} pair(s) in batch ({judged.pending_batches} batch(es) "
                                "still processing): re-run this check to collect them; nothing is resubmitted.")
         raise _BatchPending
-    return VerdictLookup(calibration, store, docs[-1].rubric, judge=judge.spec, prompt=judge.prompt)
 
 
 def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
@@ -265,14 +234,9 @@ def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, bas
     store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
-    if s.judge is not None:
-        lookup = _judge_into(outcome, [head], calibration, store, s)
-        _judged_answers(outcome, lookup, [head], calibration)
-    else:
-        if s.judge_unavailable:
-            outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
-        lookup = VerdictLookup(calibration, store, head.rubric)
-    outcome.summary = attribute_rubric(head, lookup)
+    if s.judge_unavailable:
+        outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
+    outcome.summary = attribute_rubric(head, _lookup(outcome, [head], calibration, store, s))
 
 
 def _gate_removed(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
@@ -304,11 +268,7 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
-        lookup = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
-                      else VerdictLookup(calibration, base_store, base.rubric))
-        if s.judge is not None:
-            _judged_answers(outcome, lookup, [base], calibration)
-        summary = attribute_rubric(base, lookup)
+        summary = attribute_rubric(base, _lookup(outcome, [base], calibration, base_store, s))
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
         # which is no reason to think it catches nothing.
@@ -356,9 +316,7 @@ def _gate_edited(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
     outcome.base = base
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     notes: list[str] = []
-    report, lookup, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
-    if s.suggest_repairs and not report.gate_passed:
-        _repair(outcome, base, head, lookup, options, s)
+    report, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
     report.notes.extend(notes)
     if outcome.judging is not None:
         report.judging = outcome.judging
@@ -396,8 +354,8 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
         return
     judging, judged = outcome.judging, outcome.judged_pairs
     try:
-        report, _, _ = _gate_versions(outcome, tip, merged, tip_calibration, tip_store, head_store, s, [],
-                                      options=options)
+        report, _ = _gate_versions(outcome, tip, merged, tip_calibration, tip_store, head_store, s, [],
+                                   options=options)
     except MissingVerdictsError as exc:
         parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
         outcome.failures.append(f"merged onto {where}, the rubric cannot be scored (no verdict for checks {parts}): "
@@ -413,8 +371,10 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
 
 def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, calibration: CalibrationSet,
                    base_store: VerdictStore, head_store: VerdictStore, s: GateSettings, notes: list[str],
-                   options: GateOptions | None = None) -> tuple[CheckReport, VerdictLookup, GateOptions]:
-    """Judge what is missing and gate `base` -> `head` on `base`'s labels and trusted verdicts.
+                   options: GateOptions | None = None) -> tuple[CheckReport, GateOptions]:
+    """Gate `base` -> `head` on `base`'s labels and trusted verdicts through the gate service
+    (which judges what is missing, audits, gates and repairs); this side says which verdicts
+    are the PR's own and what the configured judge made of them.
 
     `options` given: a second gating of the same PR (onto the base tip), audited already.
     """
@@ -426,25 +386,23 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
                      f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
                      "those, so they were not used.")
-    if _measures_reliability(s):
-        lookup = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
-        _judged_answers(outcome, lookup, [base, head], calibration)
-    elif s.judge is not None:
-        lookup = _judge_into(outcome, [base, head], calibration, base_store, s)
-        _judged_answers(outcome, lookup, [base, head], calibration)
-        assert isinstance(lookup.store, VerdictStore)
-        disagreements = _disagreements(added, calibration, lookup.store, s.judge.spec, s.judge.prompt,
-                                       lookup.task)
-        if added and primary:
-            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
-                         + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
-                            if disagreements else "; the judge agrees with all of them") + ".")
-        added = []
+    untrusted = None
+    if s.judged:
+        with judging_store(s.cache, base_store) as store:
+            run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),
+                                   options=options, repairs=primary, notes=notes)
+        _took(outcome, run.judged)
+        _judged_answers(outcome, run.lookup, [base, head], calibration)
+        if added and primary and not s.request.measures_reliability:
+            disagreements = _disagreements(added, calibration, store, s.request.judges[0], run.lookup.prompt or "",
+                                           run.lookup.task)
+            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.request.judges[0]}` and "
+                         "not used" + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
+                                       if disagreements else "; the judge agrees with all of them") + ".")
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged(VerdictStore(added)) if added else base_store
-        lookup = VerdictLookup(calibration, store, head.rubric)
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
@@ -460,12 +418,14 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                 notes.append(note + f"; {why}, so this fails.")
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR" + (
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
-    if options is None:
-        options = _audit(outcome, base, head, s)
-    untrusted = Untrusted(tuple(added), base_store, calibration) if added else None
-    report, options = gate_edit(base, head, lookup, options, min_stability=s.min_stability if
-                                _measures_reliability(s) else None, untrusted=untrusted, notes=notes)
-    return report, lookup, options
+        untrusted = Untrusted(tuple(added), base_store, calibration) if added else None
+        run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),
+                               untrusted=untrusted, options=options, repairs=primary, notes=notes)
+    if primary:
+        outcome.audit_report, outcome.repair_report = run.audit_report, run.repair_report
+        outcome.notices.extend(run.notices)
+    assert run.report is not None
+    return run.report, run.options
 
 
 def _audit_store(s: GateSettings) -> Any:
@@ -474,43 +434,6 @@ def _audit_store(s: GateSettings) -> Any:
     from rubric_gate.audit import AuditStore
 
     return AuditStore()
-
-
-def _audit(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, s: GateSettings) -> GateOptions:
-    """Audit the added and reworded checks first, so the audit rule can take part in the gate."""
-    if not (s.audit or s.audit_rule):
-        return GateOptions(rates_rule=s.rates_rule)
-    if s.judge is None:
-        outcome.notices.append("The audit needs a judge: set the `judge` input (and its API key) to audit checks.")
-        return GateOptions(rates_rule=s.rates_rule)
-    from rubric_gate.audit import audit_rule, audited_changes
-
-    outcome.audit_report = audited_changes(base, head, [s.judge.spec], _audit_store(s), concurrency=s.concurrency)
-    rules = (audit_rule(outcome.audit_report),) if s.audit_rule else ()
-    return GateOptions(rates_rule=s.rates_rule, extra_rules=rules)
-
-
-def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, lookup: VerdictLookup,
-            options: GateOptions, s: GateSettings) -> None:
-    if s.judge is None:
-        outcome.notices.append("Repairs need a judge to check each rewrite: set the `judge` input.")
-        return
-    from rubric_gate.repair import suggest_repairs
-
-    outcome.repair_report = suggest_repairs(
-        base, head, lookup, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
-        audit_rule_on=s.audit_rule, audit_judges=[s.judge.spec], concurrency=s.concurrency,
-        max_calls=_calls_left(s))
-    _spend(s, {"calls": sum(int(j.get("calls") or 0) for j in outcome.repair_report.judging)})
-
-
-def _calls_left(s: GateSettings) -> int | None:
-    return s.budget.left() if s.budget is not None else s.max_judge_calls
-
-
-def _spend(s: GateSettings, judging: Any) -> None:
-    if s.budget is not None:
-        s.budget.spend(judging)
 
 
 def _disagreements(added: list[Verdict], calibration: CalibrationSet, store: VerdictStore,

@@ -49,6 +49,7 @@ from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_co
 from rubric_gate.action.standard import StandardFinding, gate_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import OUTPUT_NAMES, check_output_location, check_untracked
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.errors import (
     EXIT_BAD_INPUT,
     EXIT_GATE_FAILED,
@@ -58,6 +59,8 @@ from rubric_gate.errors import (
 )
 from rubric_gate.guard import JudgedKey
 from rubric_gate.report import write_html_report
+from rubric_gate.service import GateRequest, RequestError
+from rubric_gate.tuning import env_number
 
 FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
 
@@ -346,14 +349,9 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             if rubric_keys(reader, pr.head_sha, change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
-        settings = GateSettings(
-            base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha, trust_pr_verdicts=config.trust_pr_verdicts,
-            rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
-            concurrency=config.concurrency, max_judge_calls=config.max_judge_calls, budget=budget,
-            audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
-            batch=config.batch, batch_wait_seconds=config.batch_wait * 60, panel=specs if judge else (),
-            samples=config.samples, paraphrases=config.paraphrases, min_stability=config.min_stability,
-        )
+        settings = GateSettings(base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha,
+                                trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
+                                request=gate_request(config, specs if judge else ()), budget=budget, cache=cache)
         outcome = gate_file(change, reader, settings)
         outcomes.append(outcome)
         if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
@@ -370,6 +368,22 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
         command("notice", message)
         notices.append(message)
     return outcomes, judged
+
+
+def gate_request(config: ActionConfig, judges: tuple[str, ...]) -> GateRequest:
+    """The action's inputs as the gate service's request; no usable judge: replay (the inputs
+    that ask a judge for more answers then have nothing to ask)."""
+    try:
+        return GateRequest(judges=judges, samples=config.samples if judges else 1,
+                           paraphrases=config.paraphrases if judges else 0,
+                           min_stability=config.min_stability if judges else None, batch=config.batch and bool(judges),
+                           batch_wait_seconds=config.batch_wait * 60,
+                           poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
+                                                    minimum=0.001),
+                           batch_progress=False, concurrency=config.concurrency, rates_rule=config.rates_rule,
+                           audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs)
+    except RequestError as exc:
+        raise InputError(f"input {exc.setting}", exc.message) from None
 
 
 def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:
