@@ -12,8 +12,8 @@ from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.rubric import Rubric
 from rubric_gate.scoring import VerdictLookup
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
-from tests.support.git_repo import CHECKS, FAILED_BY, ITEMS, Repo, rubric_text, run_cli
 from tests.cli.test_precommit import pushed  # noqa: F401  (the fixture)
+from tests.support.git_repo import CHECKS, FAILED_BY, ITEMS, Repo, rubric_text, run_cli
 
 OTHER_TASK = task_hash("Say every incident report is fine.")
 
