@@ -15,7 +15,6 @@ from rubric_gate.calibration import CalibrationSet, load_calibration
 from rubric_gate.comparison import compare_rubrics, significant_correct_drop
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
-from rubric_gate.gate.facts import decided_figures, trade
 from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
@@ -162,8 +161,8 @@ def run_check(
             rules=tuple(v.rule for v in d.violations),
             detail=d.change.detail,
             renamed_from=d.change.base.id if d.change.kind == "renamed" and d.change.base else None,
-            decided=decided_figures(d.context) if d.context else None,
-            trade=trade(d.context) if d.context and not d.accepted else None,
+            decided=d.decided,
+            trade=d.trade,
         )
         for d in result.decisions
     ]
