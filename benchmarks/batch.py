@@ -1,6 +1,6 @@
 """Benchmark: batch judging at 10,000 and 100,000 pairs against the local fake batch server.
 
-The fake (tests' fake_batch module) runs in its own process. The tool builds every request,
+The fake (tests/fakes/batches.py) runs in its own process. The tool builds every request,
 journals it, uploads the batch files (OpenAI: 50,000 requests per file), polls, streams the
 output files back, routes each result by custom_id and appends every verdict. Each size runs
 in a child process of its own, so peak RSS (ru_maxrss) belongs to it alone; memory is the
@@ -124,15 +124,8 @@ def child(*args: str) -> dict[str, float]:
 FLAT_SLACK_BYTES = 64  # per pair, above what the verdict store itself takes per verdict
 
 
-def fake_module() -> str:
-    for name in ("tests.fakes.fake_batch", "tests.judges.fake_batch"):
-        if (ROOT / (name.replace(".", "/") + ".py")).exists():
-            return name
-    raise SystemExit("the fake batch server (tests/fakes/fake_batch.py) is not there")
-
-
 def run_size(checks: int, items: int) -> dict[str, float]:
-    fake = subprocess.Popen([sys.executable, "-m", fake_module(), "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    fake = subprocess.Popen([sys.executable, "-m", "tests.fakes.batches", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         port = int(fake.stdout.readline())  # type: ignore[union-attr]
         with tempfile.TemporaryDirectory() as tmp:

@@ -71,7 +71,7 @@ class _Verdicts:
                 continue
             keys.add(key)
             verdicts.append(Verdict(
-                item=item_id, check_text=check_text, answer=answer.answer,  # type: ignore[arg-type]
+                item=item_id, check_text=check_text, answer=answer.answer,
                 judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, task_hash=record_task_hash(record),
                 check=check_id, quote=answer.quote or None, usage=Usage(input_tokens=tokens_in, output_tokens=tokens_out),
                 at=self.at, batch=batch.batch_id,
@@ -82,7 +82,7 @@ class _Verdicts:
 
 def collect_batch(
     batch: JournaledBatch, state: BatchState, client: BatchClient, journal: BatchJournal,
-    store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, ...], str], None],
+    store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, str, str], str], None],
 ) -> int:
     """Store the batch's verdicts; report each pair without one to `on_failure(key, reason)`.
     Returns the number of verdicts appended. Results stream: per request, only its journal

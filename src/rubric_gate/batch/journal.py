@@ -95,7 +95,7 @@ class PairKeys:
         return len(self.digests())
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, tuple) and contains(self.digests(), key_digest(key))  # type: ignore[arg-type]
+        return isinstance(key, tuple) and contains(self.digests(), key_digest(key))
 
 
 def contains(digests: np.ndarray, digest: int) -> bool:
@@ -225,7 +225,7 @@ class BatchJournal:
         keys of the pairs inside them (two streaming passes: headers, then request lines)."""
         batches: dict[str, JournaledBatch] = {}
         for record in self._records():
-            event, local = record.get("event"), record.get("local")
+            event, local = record.get("event"), record.get("local", "")
             if event == "open" and record.get("judge") == judge and record.get("prompt") == prompt:
                 batches[local] = JournaledBatch(local, record["provider"], judge, prompt,
                                                 float(record.get("created_after", 0)))
@@ -235,7 +235,7 @@ class BatchJournal:
                 batches.pop(local, None)
         if batches:
             for record in self._records():
-                batch = batches.get(record.get("local"))  # type: ignore[arg-type]
+                batch = batches.get(record.get("local", ""))
                 if batch is not None and record.get("event") == "request":
                     batch.requests += 1
                     batch.keys.update(pair_key(tuple(p)) for p in record["pairs"])
@@ -250,9 +250,9 @@ class BatchJournal:
         opened: set[str] = set()
         for record in self._records():
             if record.get("event") == "open":
-                opened.add(record.get("local"))  # type: ignore[arg-type]
+                opened.add(record.get("local", ""))
             elif record.get("event") in ("closed", "abandoned"):
-                opened.discard(record.get("local"))  # type: ignore[arg-type]
+                opened.discard(record.get("local", ""))
         if opened:
             return False
         self.close()

@@ -106,8 +106,8 @@ class PendingPairs:
             for pair in self.pairs():
                 yield Job((pair,))
             return
-        columns = self.missing.any(axis=0)
+        columns = np.asarray(self.missing.any(axis=0), dtype=bool)
         first = np.where(columns, self.missing.argmax(axis=0), len(self.grid.texts))
-        for i in np.lexsort((np.arange(len(columns)), first))[: int(columns.sum())]:
+        for i in np.lexsort((np.arange(len(self.grid.items)), first))[: int(columns.sum())]:
             group = [self.grid.pair(int(t), int(i)) for t in np.flatnonzero(self.missing[:, i])]
             yield from build_jobs(group, self.mode)
