@@ -78,13 +78,14 @@ class Evaluation:
     def failed_matrix(self, rubric: Rubric) -> np.ndarray:
         if not rubric.checks:
             return np.zeros((len(self.items), 0), dtype=bool)
-        return np.column_stack([self.failed_column(c.text) for c in rubric.checks])
+        return np.ascontiguousarray(np.array([self.failed_column(c.text) for c in rubric.checks], dtype=bool).T)
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
         failed = self.failed_matrix(rubric)
         flawed = self.calibration.flawed
         k = rubric.max_failures
         result = attribute(failed, flawed, k)
+        fails_correct, fails_flawed = (failed & ~flawed[:, None]).sum(axis=0), (failed & flawed[:, None]).sum(axis=0)
         rows = [
             CheckRow(
                 id=check.id,
@@ -94,8 +95,8 @@ class Evaluation:
                 credit=float(result.credit[j]),
                 blame=float(result.blame[j]),
                 unique_catches=int(result.unique_catches[j]),
-                fails_correct=int((failed[:, j] & ~flawed).sum()),
-                fails_flawed=int((failed[:, j] & flawed).sum()),
+                fails_correct=int(fails_correct[j]),
+                fails_flawed=int(fails_flawed[j]),
                 not_applicable=(na := self.column(check.text).not_applicable_count),
                 coverage=(len(flawed) - na) / len(flawed) if len(flawed) else None,
             )
