@@ -15,7 +15,6 @@ from rubric_gate.calibration import CalibrationSet, load_calibration
 from rubric_gate.comparison import compare_rubrics, significant_correct_drop
 from rubric_gate.errors import InputError, MissingVerdictsError
 from rubric_gate.gate import GateOptions, run_gate
-from rubric_gate.gate.facts import decided_figures, trade
 from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
@@ -90,13 +89,14 @@ class VerdictLookup:
     def failed_matrix(self, rubric: Rubric) -> np.ndarray:
         if not rubric.checks:
             return np.zeros((len(self.items), 0), dtype=bool)
-        return np.column_stack([self.failed_column(c.text) for c in rubric.checks])
+        return np.ascontiguousarray(np.array([self.failed_column(c.text) for c in rubric.checks], dtype=bool).T)
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
         failed = self.failed_matrix(rubric)
         flawed = self.calibration.flawed
         k = rubric.max_failures
         result = attribute(failed, flawed, k)
+        fails_correct, fails_flawed = (failed & ~flawed[:, None]).sum(axis=0), (failed & flawed[:, None]).sum(axis=0)
         rows = [
             CheckRow(
                 id=check.id,
@@ -106,8 +106,8 @@ class VerdictLookup:
                 credit=float(result.credit[j]),
                 blame=float(result.blame[j]),
                 unique_catches=int(result.unique_catches[j]),
-                fails_correct=int((failed[:, j] & ~flawed).sum()),
-                fails_flawed=int((failed[:, j] & flawed).sum()),
+                fails_correct=int(fails_correct[j]),
+                fails_flawed=int(fails_flawed[j]),
                 not_applicable=(na := self.column(check.text).not_applicable_count),
                 coverage=(len(flawed) - na) / len(flawed) if len(flawed) else None,
             )
@@ -173,8 +173,8 @@ def run_check(
             rules=tuple(v.rule for v in d.violations),
             detail=d.change.detail,
             renamed_from=d.change.base.id if d.change.kind == "renamed" and d.change.base else None,
-            decided=decided_figures(d.context) if d.context else None,
-            trade=trade(d.context) if d.context and not d.accepted else None,
+            decided=d.decided,
+            trade=d.trade,
         )
         for d in result.decisions
     ]
