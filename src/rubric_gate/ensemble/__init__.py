@@ -2,6 +2,6 @@
 decision can be trusted (flip rate, inter-judge alpha and kappa, by-judge decisions)."""
 
 from rubric_gate.ensemble.check import run_panel_check
-from rubric_gate.ensemble.panel import PanelEvaluation, Votes
+from rubric_gate.ensemble.panel import PanelLookup, Votes
 
-__all__ = ["PanelEvaluation", "Votes", "run_panel_check"]
+__all__ = ["PanelLookup", "Votes", "run_panel_check"]
