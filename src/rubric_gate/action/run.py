@@ -42,11 +42,11 @@ from rubric_gate.action.judging import (
     secret_values,
 )
 from rubric_gate.action.outputs import append_summary, command, write_outputs
-from rubric_gate.action.override import check_override
+from rubric_gate.action.override import Override, check_override
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
-from rubric_gate.action.standard import review_standard
+from rubric_gate.action.standard import StandardFinding, review_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import OUTPUT_NAMES, check_output_location, check_untracked
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
@@ -88,6 +88,26 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     pr = _current_base(repo, pr)
 
     reader, files, gate_base = _detect(config, repo, pr)
+    summary = gate_pull_request(config, reader, pr, gate_base, files, run_url=_run_url(env))
+    if reader.kind == "rest" and summary.outcomes:
+        command("notice", "the checkout has no PR history (shallow clone): read files through the GitHub API")
+    override = check_override(repo, pr, config.override_label) if failing_parts(summary) else None
+    errors = decide(summary, override)
+    exit_code = _exit_code(config, summary.decision, errors)
+
+    report_path = _write_report(config, pr, summary, reader.kind)
+    _publish(config, repo, pr, summary, exit_code, report_path)
+    elapsed = time.monotonic() - started
+    print(f"rubric-gate: {summary.decision} ({len(summary.outcomes)} rubric file(s), {elapsed:.1f}s)", flush=True)
+    return exit_code
+
+
+def gate_pull_request(config: ActionConfig, reader: FileReader, pr: PullRequest, gate_base: str,
+                      files: list[ChangedFile], *, run_url: str | None = None,
+                      rubric_judges: bool = True) -> RunSummary:
+    """Gate what a PR changes from git facts alone (no GitHub call), undecided until `decide`:
+    `run_action` publishes the result, `rubric-gate preview` prints it. `rubric_judges` False
+    ignores the rubrics' own `judge` keys (an offline preview calls no model it was not given)."""
     base_files = reader.list_files(gate_base)
     missing = unmatched_globs(sorted(set(base_files) | set(reader.list_files(pr.head_sha))), config.rubric_globs)
     if missing:
@@ -99,45 +119,46 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for warning in cache.warnings:
         command("warning", warning)
     notices: list[str] = []
-    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], {})
+    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices,
+                                 rubric_judges) if changes else ([], {})
     # Rubrics main added since the PR branched use labels too, once this PR merges.
     tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
     standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
                                judged, tip)
-    summary = RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=_run_url(env),
-                         base_branch_sha=pr.base_sha, standard=standard, notices=notices)
-    if reader.kind == "rest" and changes:
-        command("notice", "the checkout has no PR history (shallow clone): read files through the GitHub API")
     for finding in standard:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
+    return RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=run_url,
+                      base_branch_sha=pr.base_sha, standard=standard, notices=notices)
 
-    errors = [o for o in outcomes if o.error is not None]
-    failing = [o for o in outcomes if not o.passed and not o.pending] + [f for f in standard if f.blocking]
-    if failing:
-        override = check_override(repo, pr, config.override_label)
-        if override is not None and override.granted and errors:
+
+def failing_parts(summary: RunSummary) -> list[RubricOutcome | StandardFinding]:
+    """What fails the run before any override: rejected or ungatable rubrics, blocking findings."""
+    return [o for o in summary.outcomes if not o.passed and not o.pending] + [f for f in summary.standard if f.blocking]
+
+
+def decide(summary: RunSummary, override: Override | None) -> bool:
+    """Set the run's decision, honouring a granted override; True when some rubric could not be
+    gated (invalid input, which no override covers)."""
+    errors = [o for o in summary.outcomes if o.error is not None]
+    failing = failing_parts(summary)
+    if failing and override is not None:
+        if override.granted and errors:
             summary.notices.append(f"The override does not apply: {override.text}, but {len(errors)} rubric file(s) "
                                    "could not be gated (invalid input). Fix the input; an override only covers "
                                    "changes the gate rejected.")
-        elif override is not None and override.granted:
+        elif override.granted:
             summary.override = override.text
             for outcome in failing:
                 if isinstance(outcome, RubricOutcome):
                     outcome.override = override.text  # e.g. a deletion, which has no gate report
                     if outcome.report is not None:
                         outcome.report.override = override.text
-        elif override is not None:
+        else:
             summary.notices.append(f"Override refused: {override.text}.")
     failed = errors if summary.override else failing
-    pending = [o for o in outcomes if o.pending]
+    pending = [o for o in summary.outcomes if o.pending]
     summary.decision = "fail" if failed else "pending" if pending else "pass"
-    exit_code = _exit_code(config, summary.decision, bool(errors))
-
-    report_path = _write_report(config, pr, summary, reader.kind)
-    _publish(config, repo, pr, summary, exit_code, report_path)
-    elapsed = time.monotonic() - started
-    print(f"rubric-gate: {summary.decision} ({len(outcomes)} rubric file(s), {elapsed:.1f}s)", flush=True)
-    return exit_code
+    return bool(errors)
 
 
 def _current_base(repo: Repository, pr: PullRequest) -> PullRequest:
@@ -235,8 +256,8 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
-              gate_base: str, cache: VerdictCache,
-              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
+              gate_base: str, cache: VerdictCache, notices: list[str],
+              rubric_judges: bool = True) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
     judged: dict[tuple[str, str], str] = {}
@@ -244,7 +265,8 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
     budget = CallBudget(config.max_judge_calls)  # per run, shared by every rubric
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
-        specs = config.judges or tuple(j for j in [_rubric_judge(reader, gate_base, pr.head_sha, change)] if j)
+        own = _rubric_judge(reader, gate_base, pr.head_sha, change) if rubric_judges else None
+        specs = config.judges or tuple(j for j in [own] if j)
         judge, why_not = (None, None)
         for spec in specs:
             if spec not in backends:
