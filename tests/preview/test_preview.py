@@ -120,7 +120,8 @@ def test_workflow_inputs_are_read_and_expressions_left_to_the_runner(scenario: S
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("--base", "nope"), "rubric-gate: error: --base nope: no such branch or commit in this repository"),
+    (("--base", "nope"), "rubric-gate: error: --base nope: no such branch or commit in this repository (the "
+                         "branch your PR will target; branches here: main, pr)"),
     (("--head", "nope"), "rubric-gate: error: --head nope: no such branch or commit in this repository"),
 ])
 def test_a_ref_that_does_not_exist_is_one_line_and_exit_2(scenario: Scenario, args: tuple[str, ...],
@@ -135,6 +136,9 @@ def test_outside_a_repository_and_over_tracked_files(scenario: Scenario, tmp_pat
     alone.mkdir()
     code, _, err = preview(alone)
     assert code == 2 and "not a git repository" in err and len(err.splitlines()) == 1
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=alone, check=True)
+    code, _, err = preview(alone)
+    assert code == 2 and "this repository has no commits yet: commit your rubric" in err
     scenario.git.commit({"kept/report.json": "mine\n"})
     code, _, err = preview(scenario.git.path, "--out", "kept")
     assert code == 2 and "holds files the repository tracks (kept/report.json)" in err

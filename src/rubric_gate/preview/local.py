@@ -53,9 +53,14 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def _commit(root: Path, ref: str, option: str) -> str:
     proc = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if proc.returncode != 0 or not proc.stdout.strip():
-        hint = ("the branch your PR will target, e.g. main or origin/main" if option == "--base"
-                else "a branch or commit, e.g. HEAD")
-        raise InputError(f"{option} {ref}", f"no such branch or commit in this repository ({hint})")
+        if not _git(root, "rev-list", "-n", "1", "--all").stdout.strip():
+            raise InputError(f"{option} {ref}", "this repository has no commits yet: commit your rubric, its "
+                             "calibration set and verdicts on main, then edit the rubric on a branch and preview that")
+        branches = _git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes").stdout.split()
+        hint = ("the branch your PR will target" if option == "--base" else "a branch or commit, e.g. HEAD")
+        shown = ", ".join(b for b in branches[:8] if not b.endswith("/HEAD"))
+        raise InputError(f"{option} {ref}", f"no such branch or commit in this repository ({hint}; branches "
+                         f"here: {shown})")
     return proc.stdout.strip()
 
 
