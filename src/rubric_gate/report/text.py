@@ -115,15 +115,22 @@ def _rates_table(named: list[tuple[str, RubricSummary]], width: int | None) -> T
     """One row per rate, one column per rubric. Where a figure with its interval does not fit on
     one line, the interval goes on a line of its own under it (never a break inside a figure)."""
     rows = _rate_rows([summary for _, summary in named])
-    cells = max((len(cell) for _, values in rows for cell in values), default=0)
-    whole = width is None or 10 + len(named) * (cells + 1) <= width
-    if not whole:
-        rows = [(label, [_two_lines(cell) for cell in values]) for label, values in rows]
-        cells = max((len(line) for _, values in rows for cell in values for line in cell.splitlines()), default=0)
+    labels = max(len(label) for label, _ in rows)
+    gaps = len(named)  # one space before each figure column
+
+    def widest(table_rows: list[tuple[str, list[str]]]) -> int:
+        return max(len(line) for _, values in table_rows for cell in values for line in cell.splitlines())
+    natural = labels + sum(max(widest(rows), len(name)) for name, _ in named) + gaps
+    cells, label_width = widest(rows), None
+    if width is not None and natural > width:  # fixed widths: the names wrap, figures never split
+        if width - len(named) * cells - gaps < len("predicted"):
+            rows = [(label, [_two_lines(cell) for cell in values]) for label, values in rows]
+            cells = widest(rows)
+        label_width = max(len("predicted"), min(labels, width - len(named) * cells - gaps))
     table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False, collapse_padding=True)
-    table.add_column("Rate", min_width=9)  # only the rate names and the headers wrap
+    table.add_column("Rate", width=label_width)
     for name, _ in named:
-        table.add_column(_text(name), justify="right", min_width=cells)
+        table.add_column(_text(name), justify="right", width=cells if label_width is not None else None)
     for label, values in rows:
         table.add_row(label, *values)
     return table
