@@ -20,7 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "action"))
 from harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
 
-from tests import gfm
+from tests.support import gfm
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: any connection attempt fails
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -75,7 +75,9 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
         table.add_column("Decision", overflow="fold", min_width=MIN_DECISION, ratio=1,
                          max_width=max(MIN_DECISION, spare) if spare is not None else None)
     for row in summary.checks:
-        cells = [_text(row.id), row.origin] + (["yes" if row.frozen else "no"] if keep_frozen else [])
+        cells: list[RenderableType] = [_text(row.id), row.origin]
+        if keep_frozen:
+            cells.append("yes" if row.frozen else "no")
         cells += [f"{row.credit:.2f}", f"{row.blame:.2f}", str(row.unique_catches), str(row.fails_correct),
                   str(row.fails_flawed)]
         cells += [measured_cell(row.reliability, key) for key, _ in columns]
