@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,35 @@ def test_the_console_script_runs_it(scenario: Scenario) -> None:
                           text=True, check=False, env={**os.environ, "GITHUB_API_URL": UNREACHABLE})
     assert proc.returncode == 0, proc.stderr
     assert "## ✅ rubric-gate: PASS" in proc.stdout
+
+
+def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scenario: Scenario) -> None:
+    from harness import FAILS, LABELS
+
+    new_text = {"F": "Is the threat model attached?"}
+    truth = {**FAILS, "R4": FAILS["R4"] | {"F"}}  # the judge: F fails a correct item
+
+    def judge(prompt: str) -> str:
+        check = next(cid for cid, text in {**TEXTS, **new_text}.items() if text in prompt)
+        item = next(i for i in LABELS if f"review {i}" in prompt)
+        return "no" if check in truth[item] else "yes"
+
+    scenario.fake.judge = judge
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra=new_text)}, "add F")
+    keys = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test-secret"}
+    # Without a judge F has no verdicts: the preview stops as the action would (exit 2).
+    code, out, err = preview(scenario.git.path, env=keys)
+    assert code == 2 and "could not be gated" in out and "no verdict for checks F (5/5 items)" in out
+    assert scenario.fake.judge_calls == 0
+
+    action = scenario.run(head, judge="openai:fake-model", env_extra=keys)
+    assert action.code == 1 and scenario.fake.judge_calls == 25  # 5 check texts x 5 items
+    shutil.rmtree(scenario.git.path / ".rubric-gate" / "cache")  # the runner's cache is not on a laptop
+
+    code, out, err = preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)
+    assert code == 1, err
+    assert scenario.fake.judge_calls == 50 and "offline" not in err
+    assert out == _without_run_link(scenario.fake.marked_comments()[0]["body"])
+    # Judged verdicts are kept in the local cache: a rerun makes no call.
+    assert preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)[0] == 1
+    assert scenario.fake.judge_calls == 50
