@@ -192,3 +192,11 @@ def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scen
     # Judged verdicts are kept in the local cache: a rerun makes no call.
     assert preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)[0] == 1
     assert scenario.fake.judge_calls == 50
+
+
+def test_from_a_subdirectory_the_default_out_is_at_the_root_and_out_is_where_typed(scenario: Scenario) -> None:
+    sub = scenario.git.path / "rubrics"
+    assert preview(sub)[0] == 0
+    assert (scenario.git.path / ".rubric-gate" / "preview" / "comment.md").is_file()
+    assert preview(sub, "--out", "here")[0] == 0
+    assert (sub / "here" / "comment.md").is_file()

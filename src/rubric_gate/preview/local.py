@@ -122,7 +122,7 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
     root = repository_root(start)
     base_sha, head_sha = _commit(root, base_ref, "--base"), _commit(root, head_ref, "--head")
     found = workflow_inputs(root, workflow)
-    out = (out if out is not None and out.is_absolute() else root / (out or DEFAULT_OUT))
+    out = root / DEFAULT_OUT if out is None else (start / out).resolve()  # --out: from where it was typed
     _check_output(root, out)
     env = {f"INPUT_{name.upper()}": value for name, value in found.inputs.items()}
     configured = env.pop("INPUT_JUDGE", "")
