@@ -1,7 +1,7 @@
 """Gate the local branch as the action gates a pull request from it, and keep what it would post.
 
 Only git facts are gathered here (the commits, their merge base, the changed files); the gate
-itself is the action's (`gate_pull_request` and `decide`), so the preview cannot drift from it.
+itself is the action's (`gate_changes` and `run_decision`), so the preview cannot drift from it.
 What a runner adds and a laptop lacks (the override label, a GitHub token, model keys unless
 `--judge` is given) is left out and said in `Preview.differences`.
 """
@@ -16,13 +16,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rubric_gate.action.cache import VerdictCache
 from rubric_gate.action.changed import changed_via_git, merge_base_via_git
 from rubric_gate.action.config import load_config
 from rubric_gate.action.event import PullRequest
-from rubric_gate.action.judging import SECRET_VARIABLES
-from rubric_gate.action.outputs import commands_to
+from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget
+from rubric_gate.action.outputs import command, commands_to
 from rubric_gate.action.render import RunSummary, fit, render_body
-from rubric_gate.action.run import _exit_code, _write_report, decide, gate_pull_request
+from rubric_gate.action.run import _exit_code, _write_report, gate_changes, run_decision
 from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import tracked_under
 from rubric_gate.errors import InputError
@@ -146,9 +147,21 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
         echo("", f"not as on GitHub: {difference}")
     pr = PullRequest(number=0, base_sha=base_sha, head_sha=head_sha, base_repo="local", head_repo="local",
                      labels=(), html_url="")
+    notices: list[str] = []
     with commands_to(echo), (_no_model_keys() if not judges else _nothing()):
-        summary = gate_pull_request(config, GitReader(root), pr, merge_base, files, rubric_judges=bool(judges))
-    errors = decide(summary, None)
+        cache = VerdictCache(config.cache_dir)
+        for warning in cache.warnings:
+            command("warning", warning)
+        gated = gate_changes(config, pr, GitReader(root), files, merge_base, cache,
+                             CallBudget(config.max_judge_calls), notices, rubric_judges=bool(judges))
+        for finding in gated.standard:
+            command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
+    summary = RunSummary("pass", gated.outcomes, head_sha, merge_base, base_branch_sha=base_sha,
+                         standard=gated.standard, notices=notices)
+    errors = any(o.error is not None for o in gated.outcomes)
+    # No override is read here, and no other PR shares this head.
+    summary.decision = run_decision(failing=bool(gated.failing), errors=errors, overridden=False,
+                                    pending=any(o.pending for o in gated.outcomes), failing_elsewhere=False)
     code = _exit_code(config, summary.decision, errors)
     _prepare_out(root, out)
     report = _write_report(config, pr, summary, "git")
