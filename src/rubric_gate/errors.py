@@ -69,3 +69,13 @@ class JudgeError(RubricGateError):
 
 class JudgeAuthError(JudgeError):
     """The provider rejected the credentials: stop at once."""
+
+
+class UnreachableError(RubricGateError):
+    """A service we talk to could not be reached: nothing was decided wrongly, the run did not
+    finish. Exit 2 (the run could not complete), never 1 ("gate failed") nor 3 (a bug)."""
+
+    def __init__(self, service: str, url: str, reason: str) -> None:
+        self.service, self.url, self.reason = service, url, reason
+        super().__init__(f"{service}: cannot reach {url} ({reason}); the run stopped before it finished "
+                         "(nothing more was posted): re-run the job once it is reachable")

@@ -132,3 +132,13 @@ def test_check_staged_outside_a_repository_says_so(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     code, _, err = run_cli(capsys, "check-staged", "rubrics/demo.yaml")
     assert code == 2 and "not a git repository" in err and "origin/main" not in err
+
+
+def test_a_repository_without_origin_is_told_how_to_point_the_hook_at_main(repo: Repo,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # Found in the newcomer pass: a repository made with `git init` has no `origin` to fetch.
+    code, _, err = run_cli(capsys, "check-staged", "rubrics/demo.yaml")
+    assert code == 2
+    assert ("origin/main: no such git ref (this repository has no remote `origin`: pass --base-ref main (in "
+            ".pre-commit-config.yaml: `args: [--base-ref, main]`))") in err
+    assert run_cli(capsys, "check-staged", "--base-ref", "main", "rubrics/demo.yaml")[0] == 0

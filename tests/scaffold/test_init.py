@@ -36,7 +36,8 @@ def test_init_then_lint_reports_only_verdicts_to_record(empty_repo: Path, capsys
     assert code == 0
     assert [line.removeprefix("created ") for line in out.splitlines()[:len(CREATED)]] == CREATED
     steps = out.split("Next steps:")[1].strip().splitlines()
-    assert [s.strip()[:3] for s in steps] == ["1. ", "2. ", "3. "]
+    assert [s.strip()[:3] for s in steps] == ["1. ", "2. ", "3. ", "4. "]
+    assert "run rubric-gate preview --base main" in steps[3]  # how to see the gate before a push
     assert all((empty_repo / path).is_file() for path in CREATED)
 
     code, out, _ = run_cli(capsys, "lint", str(empty_repo / "rubrics/shop-qa.yaml"))

@@ -104,7 +104,8 @@ def _int(env: Mapping[str, str], name: str, minimum: int) -> int | None:
 def _required(env: Mapping[str, str], name: str) -> str:
     value = env.get(name, "").strip()
     if not value:
-        raise InputError(name, "not set: `rubric-gate action` runs inside GitHub Actions")
+        raise InputError(name, "not set: `rubric-gate action` runs inside GitHub Actions; on your machine, "
+                         "`rubric-gate preview --base main` shows what it would post")
     return value
 
 

@@ -169,6 +169,15 @@ def _gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: V
                notices: list[str]) -> GatedPull:
     pr = _current_base(repo, pr)
     reader, files, gate_base = _detect(config, repo, pr)
+    return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
+
+
+def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, files: list[ChangedFile], gate_base: str,
+                 cache: VerdictCache, budget: CallBudget, notices: list[str], *,
+                 rubric_judges: bool = True) -> GatedPull:
+    """Gate a PR's changed files from git facts alone (no GitHub call): the action's run, and
+    `rubric-gate preview` on a laptop. `rubric_judges` False ignores the rubrics' own `judge`
+    keys (an offline preview calls no model it was not given)."""
     base_files = reader.list_files(gate_base)
     missing = unmatched_globs(sorted(set(base_files) | set(reader.list_files(pr.head_sha))), config.rubric_globs)
     if missing:
@@ -176,8 +185,8 @@ def _gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: V
                          "fix the glob (a typo would otherwise pass every PR unchecked)")
     changes = pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, gate_base, pr.head_sha,
                             config.rubric_globs)
-    outcomes, judged = (_gate_all(config, changes, reader, pr, gate_base, cache, budget, notices) if changes
-                        else ([], {}))
+    outcomes, judged = (_gate_all(config, changes, reader, pr, gate_base, cache, budget, notices, rubric_judges)
+                        if changes else ([], {}))
     # Rubrics main added since the PR branched use labels too, once this PR merges.
     tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
     standard = gate_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
@@ -326,15 +335,16 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
-              gate_base: str, cache: VerdictCache, budget: CallBudget,
-              notices: list[str]) -> tuple[list[RubricOutcome], dict[JudgedKey, str]]:
+              gate_base: str, cache: VerdictCache, budget: CallBudget, notices: list[str],
+              rubric_judges: bool = True) -> tuple[list[RubricOutcome], dict[JudgedKey, str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
     judged: dict[JudgedKey, str] = {}
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
-        specs = config.judges or tuple(j for j in [_rubric_judge(reader, gate_base, pr.head_sha, change)] if j)
+        own = _rubric_judge(reader, gate_base, pr.head_sha, change) if rubric_judges else None
+        specs = config.judges or tuple(j for j in [own] if j)
         judge, why_not = (None, None)
         for spec in specs:
             if spec not in backends:

@@ -77,7 +77,13 @@ def check_staged_command(files: tuple[str, ...], base_ref: str) -> int:
                                           "run it, or `git commit` with the hook, inside the repository)")
     root = repo_root()
     if not _ref_exists(base_ref, root):
-        raise InputError(base_ref, "no such git ref (run `git fetch origin` or pass --base-ref)")
+        remote = base_ref.split("/", 1)[0] if "/" in base_ref else None
+        has_remote = remote is not None and subprocess.run(["git", "remote", "get-url", remote], cwd=root,
+                                                           capture_output=True, check=False).returncode == 0
+        hint = (f"run `git fetch {remote}` or pass --base-ref" if has_remote or remote is None else
+                f"this repository has no remote `{remote}`: pass --base-ref main (in .pre-commit-config.yaml: "
+                "`args: [--base-ref, main]`)")
+        raise InputError(base_ref, f"no such git ref ({hint})")
     worst = EXIT_PASS
     relative = [Path(p).resolve().relative_to(root.resolve()).as_posix() if Path(p).is_absolute() else p
                 for p in files]

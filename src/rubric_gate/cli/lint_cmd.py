@@ -35,4 +35,7 @@ def lint_command(files: tuple[str, ...], strict: bool, root: Path | None) -> int
     if findings:
         print(f"rubric-gate lint: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} "
               f"in {len(files)} file{'s' * (len(files) != 1)}", file=sys.stderr)
+    else:  # silence reads as "did it run?": say what was checked
+        print(f"rubric-gate lint: {len(files)} rubric file{'s' * (len(files) != 1)} clean (schema, checks, "
+              "calibration set, verdict coverage)", file=sys.stderr)
     return exit_code(findings, strict=strict)

@@ -29,6 +29,8 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
      "Check rubric FILES without judging: schema, model rules, calibration, verdict coverage."),
     ("init", "rubric_gate.cli.init_cmd:init_command",
      "Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml."),
+    ("preview", "rubric_gate.cli.preview_cmd:preview_command",
+     "Run the action's gate on this repository, as for a PR from HEAD into BASE, without GitHub."),
     ("action", "rubric_gate.cli.action_cmd:action_command",
      "Gate a pull request's rubric edits (run by the GitHub Action; reads GITHUB_* and INPUT_* variables)."),
     ("teach", "rubric_gate.cli.teach_cmd:teach_command",

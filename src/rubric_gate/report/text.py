@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console, JustifyMethod, RenderableType
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -11,7 +11,6 @@ from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.markdown import gated_label, percent, trade_text
 from rubric_gate.report.table import (
     FAILS_HEADERS,
-    FIGURE_HEADERS,
     catches_header,
     check_rows,
     measured_cell,
@@ -30,70 +29,126 @@ def _text(value: object, style: str = "") -> Text:
     return Text(strip_controls(str(value)), style=style)
 
 
-def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None,
-                       columns: list[tuple[str, str]] | None = None, width: int | None = None) -> Table:
-    # No vertical rules and one space between columns: ten columns fit 80 characters, headers
-    # wrap onto a second line, and a long check id folds rather than being cut.
-    table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
-                  collapse_padding=True)  # Text title: user strings are not rich markup
-    table.add_column("Check", overflow="fold", min_width=12, ratio=4)
-    headers = [*FIGURE_HEADERS, catches_header(summary.max_failures), *FAILS_HEADERS]
-    measures: list[tuple[str, JustifyMethod]] = [(name, "left" if name in ("Origin", "Frozen") else "right")
-                                                 for name in headers]
-    for name, justify in measures:
-        table.add_column(name, justify=justify, width=_word_width(name))
-    for key, _ in columns or []:
-        table.add_column(SHORT_HEADERS[key], justify="right", width=5)
-    if decisions is not None:
-        # "REJECTED added" folds in two; when the table must shrink, the decision folds before the
-        # check ids do (rich shrinks the widest column first): an id is what a reader looks up.
-        table.add_column("Decision", overflow="fold", min_width=8, ratio=1,
-                         max_width=_decision_width(summary, decisions, columns or [], width))
-    for row in summary.checks:
-        cells: list[RenderableType] = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
-                 str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
-        cells += [measured_cell(row, key) for key, _ in columns or []]
-        if decisions is not None:
-            change, decision = decisions.get(row.id, ("", ""))
-            cells.append(_text(f"{decision} {change}".strip()))
-        table.add_row(*cells)
-    return table
-
-
-def _decision_width(summary: RubricSummary, decisions: dict[str, tuple[str, str]],
-                    columns: list[tuple[str, str]], width: int | None) -> int | None:
-    fixed = 44 + 5 * len(columns) + 8 + len(columns)  # the fixed-width columns and one space between each
-    ids = max((len(row.id) for row in summary.checks), default=0)
-    cells = max((len(f"{d} {c}".strip()) for c, d in decisions.values()), default=0)
-    if width is None or fixed + ids + cells <= width:
-        return None
-    return 8
+NUMBER_HEADERS = ("Credit", "Blame", "Unique catches", *FAILS_HEADERS)
+MIN_DECISION = 8  # "REJECTED"; the change kind folds under it
 
 
 def _word_width(header: str) -> int:
     return max(len(word) for word in header.split())
 
 
-def _rates_lines(summary: RubricSummary) -> Text:
-    rates = summary.rates
-    lines = [f"correct passed {percent(rates.correct_passed)}", f"flawed caught {percent(rates.flawed_caught)}"]
-    if rates.unplanned_caught.total:
-        lines.append(f"unplanned caught {percent(rates.unplanned_caught)}")
-    if rates.predicted_correct_passed is not None:
-        lines.append(f"predicted correct passed {100 * rates.predicted_correct_passed:.1f}%")
-    return Text("  ".join(lines))
+def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None,
+                       columns: list[tuple[str, str]] | None = None,
+                       width: int | None = None) -> tuple[Table, list[str]]:
+    """The per-check table, and the frozen checks' ids when it is printed without its Frozen
+    column: in a narrow terminal the ids keep their width (an id is what a reader looks up, so
+    it never folds while a column can go), and the frozen ones are listed under the table."""
+    columns = columns or []
+    origin = max([len("Origin"), *(len(r.origin) for r in summary.checks)])
+    numbers = [_word_width(h) for h in NUMBER_HEADERS] + [5] * len(columns)
+    ids = max([len("Check"), *(len(r.id) for r in summary.checks)])
+    decision = MIN_DECISION if decisions is not None else 0
+    count = 1 + 1 + len(numbers) + (decisions is not None)  # Check, Origin, the numbers, Decision
+
+    def needed(frozen: bool) -> int:
+        cells = [ids, origin, *numbers] + ([len("Frozen")] if frozen else []) + ([decision] if decision else [])
+        return sum(cells) + count + frozen - 1  # one space between columns
+    keep_frozen = width is None or needed(True) <= width or needed(False) > width
+    # No vertical rules and one space between columns; headers wrap onto a second line.
+    table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
+                  collapse_padding=True)  # Text title: user strings are not rich markup
+    fits = width is None or needed(keep_frozen) <= width
+    table.add_column("Check", overflow="fold", min_width=ids if fits else 12, ratio=4)
+    table.add_column("Origin", width=origin)
+    if keep_frozen:
+        table.add_column("Frozen", width=len("Frozen"))
+    headers = list(NUMBER_HEADERS)
+    headers[2] = catches_header(summary.max_failures)
+    for name in headers:
+        table.add_column(name, justify="right", width=_word_width(name))
+    for key, _ in columns:
+        table.add_column(SHORT_HEADERS[key], justify="right", width=5)
+    if decisions is not None:
+        # "REJECTED added" folds in two when the terminal is narrow: the decision, not the id.
+        spare = None if width is None else width - needed(keep_frozen) + MIN_DECISION
+        table.add_column("Decision", overflow="fold", min_width=MIN_DECISION, ratio=1,
+                         max_width=max(MIN_DECISION, spare) if spare is not None else None)
+    for row in summary.checks:
+        cells: list[RenderableType] = [_text(row.id), row.origin]
+        if keep_frozen:
+            cells.append("yes" if row.frozen else "no")
+        cells += [f"{row.credit:.2f}", f"{row.blame:.2f}", str(row.unique_catches), str(row.fails_correct),
+                  str(row.fails_flawed)]
+        cells += [measured_cell(row, key) for key, _ in columns]
+        if decisions is not None:
+            change, verdict = decisions.get(row.id, ("", ""))
+            cells.append(_text(f"{verdict} {change}".strip()))
+        table.add_row(*cells)
+    return table, ([] if keep_frozen else [row.id for row in summary.checks if row.frozen])
+
+
+def _print_table(console: Console, table: tuple[Table, list[str]]) -> None:
+    grid, frozen = table
+    console.print(grid)
+    if frozen:
+        _hanging(console, "frozen: ", ", ".join(frozen) + " (cannot be deleted, reworded or unfrozen)")
+
+
+def _rate_rows(summaries: list[RubricSummary]) -> list[tuple[str, list[str]]]:
+    rates = [s.rates for s in summaries]
+    rows = [("correct passed", [percent(r.correct_passed) for r in rates]),
+            ("flawed caught", [percent(r.flawed_caught) for r in rates])]
+    if any(r.unplanned_caught.total for r in rates):
+        rows.append(("unplanned caught", [percent(r.unplanned_caught) for r in rates]))
+    if any(r.predicted_correct_passed is not None for r in rates):
+        rows.append(("predicted correct passed", ["" if r.predicted_correct_passed is None
+                                                  else f"{100 * r.predicted_correct_passed:.1f}%" for r in rates]))
+    return rows
+
+
+def _two_lines(cell: str) -> str:
+    """"90.9% (20/22; 72-97%)" -> the rate and its counts over "CI 72-97%" (a narrow terminal)."""
+    head, sep, interval = cell.partition("; ")
+    return f"{head})\nCI {interval.removesuffix(')')}" if sep else cell
+
+
+def _rates_table(named: list[tuple[str, RubricSummary]], width: int | None) -> Table:
+    """One row per rate, one column per rubric. Where a figure with its interval does not fit on
+    one line, the interval goes on a line of its own under it (never a break inside a figure)."""
+    rows = _rate_rows([summary for _, summary in named])
+    labels = max(len(label) for label, _ in rows)
+    gaps = len(named)  # one space before each figure column
+
+    def widest(table_rows: list[tuple[str, list[str]]]) -> int:
+        return max(len(line) for _, values in table_rows for cell in values for line in cell.splitlines())
+    natural = labels + sum(max(widest(rows), len(name)) for name, _ in named) + gaps
+    cells, label_width = widest(rows), None
+    if width is not None and natural > width:  # fixed widths: the names wrap, figures never split
+        if width - len(named) * cells - gaps < len("predicted"):
+            rows = [(label, [_two_lines(cell) for cell in values]) for label, values in rows]
+            cells = widest(rows)
+        label_width = max(len("predicted"), min(labels, width - len(named) * cells - gaps))
+    table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False, collapse_padding=True)
+    table.add_column("Rate", width=label_width)
+    for name, _ in named:
+        table.add_column(_text(name), justify="right", width=cells if label_width is not None else None)
+    for label, values in rows:
+        table.add_row(label, *values)
+    return table
 
 
 def render_attribution_text(summary: RubricSummary, console: Console) -> None:
     title = f"{summary.rubric_id}, version {summary.version} ({summary.display}), on {summary.items_name}"
-    console.print(_attribution_table(summary, title))
-    console.print(_rates_lines(summary))
+    _print_table(console, _attribution_table(summary, title, width=console.width))
+    for label, (cell,) in _rate_rows([summary]):
+        _hanging(console, f"{label}: ", cell)
     if summary.agreement is not None:
-        console.print(Text(agreement_text(summary.agreement)))
+        _hanging(console, "agreement: ", agreement_text(summary.agreement).removeprefix("agreement "))
         if summary.agreement_note:
-            console.print(_text(f"note: {summary.agreement_note}", style="yellow"))
+            _hanging(console, "note: ", summary.agreement_note, style="yellow")
     for a, b, n in summary.joint_catches:
-        console.print(_text(f"redundant pair: {a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each deletable alone, not both)"))
+        _hanging(console, "redundant pair: ", f"{a} + {b} jointly hold {n} catch{'es' if n != 1 else ''} (each "
+                 "deletable alone, not both)")
 
 
 def _hanging(console: Console, prefix: str, body: str, style: str = "") -> None:
@@ -142,16 +197,14 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,
                               [row for row, _ in check_rows(report)], report.head.rates, report.head.joint_catches)
     columns = measured_columns(report)
-    table = _attribution_table(head_view, "per check (head as proposed; base for deleted checks)", decisions, columns,
-                               console.width)
-    console.print(table)
+    _print_table(console, _attribution_table(head_view, "per check (head as proposed; base for deleted checks)",
+                                             decisions, columns, console.width))
     if any(_decided_elsewhere(row, change) for row, change in check_rows(report)):
-        console.print(_text("a reason's figures are the check's in the rubric the gate decided it in (the base plus "
-                            "the changes accepted before it), so they can differ from this table's"), highlight=False)
-    for name, summary in ((f"base (version {report.base.version})", report.base),
-                          (f"head as proposed (version {report.head.version})", report.head),
-                          (f"gated ({gated_label(report)})", report.gated)):
-        console.print(_text(f"{name}: ") + _rates_lines(summary))
+        _hanging(console, "note: ", "a reason's figures are the check's in the rubric the gate decided it in (the "
+                 "base plus the changes accepted before it), so they can differ from this table's")
+    console.print(_rates_table([(f"base (version {report.base.version})", report.base),
+                                (f"head as proposed (version {report.head.version})", report.head),
+                                (f"gated ({gated_label(report)})", report.gated)], console.width))
     for line in comparison_lines(report.comparisons):
         _hanging(console, "paired: ", line)
     for clause in how_sure(report):

@@ -133,4 +133,6 @@ def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | Non
                      "push, and require the rubric-gate check on your default branch.")
     else:
         steps.append("Commit and push, then require the rubric-gate check on your default branch.")
+    steps.append("Edit the rubric on a branch, commit, and run rubric-gate preview --base main: the comment the "
+                 "action would post on that PR, offline, before you push.")
     return steps

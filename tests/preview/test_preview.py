@@ -1,0 +1,202 @@
+"""`rubric-gate preview`: the action's gate on a local repository, compared with the action itself.
+
+The same repository (a PR branch behind main, a renamed rubric, a second rubric) is gated by
+the action through PyGithub against the fake GitHub and by the preview with no server at all:
+the comment must be the same but for the workflow-run link, so the preview cannot drift.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "action"))
+from harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
+
+from tests.support import gfm
+
+UNREACHABLE = "http://127.0.0.1:9"  # the discard port: any connection attempt fails
+
+
+def preview(workspace: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    from rubric_gate.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    # No GitHub: any API call would go to a closed port and fail the test.
+    with (mock.patch.dict(os.environ, {**clean, "GITHUB_API_URL": UNREACHABLE, **(env or {})}, clear=True),
+          contextlib.chdir(workspace), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)):
+        code = main(["preview", *args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def _without_run_link(body: str) -> str:
+    return body.replace(" · [workflow run](https://github.test/acme/rubrics/actions/runs/42)", "")
+
+
+def _behind_main_with_rename(scenario: Scenario) -> str:
+    """main moves on after the PR branched; the PR renames the rubric, deletes D, adds E, and
+    adds a second rubric. Returns the PR head."""
+    git = scenario.git
+    git("checkout", "-q", "main")
+    tip = git.commit({"README.md": "main moved on\n"}, "main moves")
+    scenario.base_sha = scenario.fake.base_sha = tip
+    git("checkout", "-q", "pr")
+    texts = {**TEXTS}
+    return git.commit({
+        RUBRIC: None,
+        "rubrics/renamed.yaml": rubric_yaml(["A", "B", "C", "E"]),
+        "rubrics/second.yaml": rubric_yaml(["A", "B"]).replace("id: demo", "id: second"),
+        VERDICTS: verdicts_jsonl(texts),
+    }, "rename, edit, add")
+
+
+def test_preview_posts_nothing_and_prints_the_comment_the_action_posts(scenario: Scenario) -> None:
+    head = _behind_main_with_rename(scenario)
+    action = scenario.run(head)
+    posted = scenario.fake.marked_comments()[0]["body"]
+    writes = len(scenario.fake.writes())
+
+    code, out, err = preview(scenario.git.path, "--base", "main", "--head", "pr")
+
+    assert code == action.code == 1, err
+    assert out == _without_run_link(posted)
+    assert len(scenario.fake.writes()) == writes  # the preview wrote nothing to GitHub
+    merge_base = scenario.git("merge-base", "main", "pr")
+    assert f"gated against their merge base {merge_base[:7]}" in err
+    assert err.rstrip().splitlines()[-1].startswith("rubric-gate preview: fail: the action would exit 1 (gate failed)")
+    written = scenario.git.path / ".rubric-gate" / "preview"
+    assert (written / "comment.md").read_text() == out
+    assert "<svg" in (written / "report.html").read_text()
+    # Rendered as GitHub does: one list item per rejected change, one heading saying FAIL.
+    root = gfm.parse(out)
+    headings = [e.text() for e in gfm.top_level(root) if e.tag in ("h2", "h3")]
+    assert sum("FAIL" in h for h in headings) == 1
+    # The preview's files are ignored by git: `git add -A` cannot commit them into the PR.
+    assert scenario.git("status", "--porcelain") == ""
+
+
+def test_preview_of_a_passing_branch_exits_0(scenario: Scenario) -> None:
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("version: 1", "version: 2")})
+    code, out, err = preview(scenario.git.path, "--base", "main")
+    assert code == 0, err
+    assert out.startswith("<!-- rubric-gate -->\n## ✅ rubric-gate: PASS") and head[:7] in out
+
+
+def test_offline_by_default_a_rubric_judge_and_a_key_make_no_call(scenario: Scenario) -> None:
+    # The base rubric names a judge and a key is set: the action would judge; the preview
+    # replays (the judge's API is a closed port, so a call would fail the run) and says so.
+    git = scenario.git
+    git("checkout", "-q", "main")
+    base = git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="anthropic:claude-sonnet-4-6")})
+    git("checkout", "-q", "-B", "pr", base)
+    git.commit({RUBRIC: rubric_yaml(["A", "B", "C"], judge="anthropic:claude-sonnet-4-6")})
+    code, out, err = preview(git.path, env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": UNREACHABLE})
+    assert code == 0, err  # D's catch of R3 is shared with B and C: its deletion is accepted
+    assert "offline: no judge was called, recorded verdicts were replayed" in err
+    assert "sk-test" not in out + err
+
+
+def test_workflow_inputs_are_read_and_expressions_left_to_the_runner(scenario: Scenario) -> None:
+    workflow = ("jobs:\n  gate:\n    steps:\n      - uses: actions/checkout@v4\n"
+                "      - uses: acme/rubric-gate@v1\n        with:\n          fail_on: never\n"
+                "          judge: openai:gpt-4o-mini\n          github_token: ${{ secrets.X }}\n"
+                "          rates_rule: ${{ vars.STRICT }}\n")
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow,
+                         RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A (the unique catch of R1)")
+    code, out, err = preview(scenario.git.path)
+    assert code == 0, err  # fail_on: never, from the workflow
+    assert "inputs from .github/workflows/rubric-gate.yml" in err
+    assert "the workflow's judge `openai:gpt-4o-mini` was not called" in err
+    assert "sets rates_rule by an expression only a runner evaluates" in err
+    assert "FAIL" in out  # the gate still failed; the workflow only keeps the job green
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--base", "nope"), "rubric-gate: error: --base nope: no such branch or commit in this repository (the "
+                         "branch your PR will target; branches here: main, pr)"),
+    (("--head", "nope"), "rubric-gate: error: --head nope: no such branch or commit in this repository"),
+])
+def test_a_ref_that_does_not_exist_is_one_line_and_exit_2(scenario: Scenario, args: tuple[str, ...],
+                                                           message: str) -> None:
+    code, out, err = preview(scenario.git.path, *args)
+    assert (code, out) == (2, "")
+    assert err.startswith(message) and len(err.splitlines()) == 1
+
+
+def test_outside_a_repository_and_over_tracked_files(scenario: Scenario, tmp_path: Path) -> None:
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    code, _, err = preview(alone)
+    assert code == 2 and "not a git repository" in err and len(err.splitlines()) == 1
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=alone, check=True)
+    code, _, err = preview(alone)
+    assert code == 2 and "this repository has no commits yet: commit your rubric" in err
+    scenario.git.commit({"kept/report.json": "mine\n"})
+    code, _, err = preview(scenario.git.path, "--out", "kept")
+    assert code == 2 and "holds files the repository tracks (kept/report.json)" in err
+    assert (scenario.git.path / "kept" / "report.json").read_text() == "mine\n"
+
+
+def test_uncommitted_edits_are_named_not_gated(scenario: Scenario) -> None:
+    (scenario.git.path / RUBRIC).write_text(rubric_yaml(["A"]), encoding="utf-8")
+    code, out, err = preview(scenario.git.path)
+    assert code == 0, err  # HEAD equals main: nothing to gate
+    assert f"uncommitted changes are not gated ({RUBRIC})" in err
+    assert "This PR changes no rubric file" in out
+
+
+def test_the_console_script_runs_it(scenario: Scenario) -> None:
+    scenario.git.commit({"notes.md": "no rubric change\n"})
+    proc = subprocess.run([sys.executable, "-m", "rubric_gate", "preview"], cwd=scenario.git.path, capture_output=True,
+                          text=True, check=False, env={**os.environ, "GITHUB_API_URL": UNREACHABLE})
+    assert proc.returncode == 0, proc.stderr
+    assert "## ✅ rubric-gate: PASS" in proc.stdout
+
+
+def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scenario: Scenario) -> None:
+    from harness import FAILS, LABELS
+
+    new_text = {"F": "Is the threat model attached?"}
+    truth = {**FAILS, "R4": FAILS["R4"] | {"F"}}  # the judge: F fails a correct item
+
+    def judge(prompt: str) -> str:
+        check = next(cid for cid, text in {**TEXTS, **new_text}.items() if text in prompt)
+        item = next(i for i in LABELS if f"review {i}" in prompt)
+        return "no" if check in truth[item] else "yes"
+
+    scenario.fake.judge = judge
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra=new_text)}, "add F")
+    keys = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test-secret"}
+    # Without a judge F has no verdicts: the preview stops as the action would (exit 2).
+    code, out, err = preview(scenario.git.path, env=keys)
+    assert code == 2 and "could not be gated" in out and "no verdict for checks F (5/5 items)" in out
+    assert scenario.fake.judge_calls == 0
+
+    action = scenario.run(head, judge="openai:fake-model", env_extra=keys)
+    assert action.code == 1 and scenario.fake.judge_calls == 25  # 5 check texts x 5 items
+    shutil.rmtree(scenario.git.path / ".rubric-gate" / "cache")  # the runner's cache is not on a laptop
+
+    code, out, err = preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)
+    assert code == 1, err
+    assert scenario.fake.judge_calls == 50 and "offline" not in err
+    assert out == _without_run_link(scenario.fake.marked_comments()[0]["body"])
+    # Judged verdicts are kept in the local cache: a rerun makes no call.
+    assert preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)[0] == 1
+    assert scenario.fake.judge_calls == 50
+
+
+def test_from_a_subdirectory_the_default_out_is_at_the_root_and_out_is_where_typed(scenario: Scenario) -> None:
+    sub = scenario.git.path / "rubrics"
+    assert preview(sub)[0] == 0
+    assert (scenario.git.path / ".rubric-gate" / "preview" / "comment.md").is_file()
+    assert preview(sub, "--out", "here")[0] == 0
+    assert (sub / "here" / "comment.md").is_file()
