@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ SUMMARY_LIMIT = 65535  # check run output.summary and output.text limit, in UTF-
 ANNOTATION_MESSAGE_BYTES = 60_000  # annotations[].message: "The maximum size is 64 KB"
 ANNOTATION_TITLE_LIMIT = 255  # annotations[].title, characters
 STATUS_DESCRIPTION_LIMIT = 140  # "description is too long (maximum is 140 characters)"
+OVERRIDDEN = " (overridden)"  # ends the title of a result an override label turned into a pass
 
 
 @dataclass(frozen=True)
@@ -80,13 +82,16 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
         return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")
 
 
-def standing_exit_code(repo: Repository, head_sha: str) -> int | None:
+def standing_exit_code(repo: Repository, head_sha: str,
+                       still_overridden: Callable[[], bool] = lambda: True) -> int | None:
     """The exit code the head's last `rubric-gate` result stands for (0 for a completed success or
     neutral check run or a success status, 1 for anything else), None when the head has none.
 
     For an event that changes nothing the gate decides: its job's status (which a required
     check may name) repeats the head's result instead of passing bare, e.g. after the run of
     a push was cancelled by the next event. Only the workflow token's app writes these runs.
+    A pass an override gave stands only while `still_overridden()` (its label is on): the
+    `unlabeled` run that would turn it red may have been cancelled by this very event.
     """
     try:
         commit = repo.get_commit(head_sha)
@@ -94,10 +99,18 @@ def standing_exit_code(repo: Repository, head_sha: str) -> int | None:
                 if r.app is not None and r.app.slug == "github-actions"]
         if runs:
             latest = max(runs, key=lambda r: r.id)
-            return 0 if latest.status == "completed" and latest.conclusion in ("success", "neutral") else 1
+            passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
+            title = (latest.output.title if latest.output is not None else None) or ""
+            return _standing(passed, title, still_overridden)
         for status in commit.get_statuses():  # newest first
             if status.context == CHECK_NAME:
-                return 0 if status.state == "success" else 1
+                return _standing(status.state == "success", status.description or "", still_overridden)
     except GithubException:
         return None
     return None
+
+
+def _standing(passed: bool, title: str, still_overridden: Callable[[], bool]) -> int | None:
+    if passed and title.endswith(OVERRIDDEN) and not still_overridden():
+        return None  # gate the head again: without the label it is not overridden
+    return 0 if passed else 1

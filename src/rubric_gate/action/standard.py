@@ -47,7 +47,10 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
     `judged`: the (normalised check text, item content hash) pairs a configured judge answered in
     this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
     (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
+    # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
+    # in the cache) is created as the record the next PR is gated on.
     changed = {f.base_path: f for f in files if f.status != "added"}
+    created = {f.path: f for f in files if f.status == "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
     for sha, paths in ((base_sha, base_files), *([tip] if tip else [])):
@@ -66,12 +69,13 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
         if cal_path in changed:
             findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed[cal_path], tuple(users)))
     for v_path, users_and_cal in sorted(verdict_files.items()):
-        if v_path in changed:
+        if v_path in changed or v_path in created:
             users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
             in_use = _texts_in_use(reader, head_sha, users, rubric_changes)
             trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], users)
-            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
+            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed.get(v_path) or created[v_path],
+                                              cal_paths,
                                               users, judged, in_use, trusted))
     for change in rubric_changes:
         if change.status in ("modified", "renamed"):
@@ -179,10 +183,11 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
                       cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str], str],
                       in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
-    if base_text is None:
+    if base_text is None and change.status != "added":
         return []
     try:
-        base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
+        # Created by the PR: every answer in it is new to the record (none there before).
+        base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text or "", None))
     except InputError as exc:
         return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the verdict store", why=exc.message), True)]
     item_sets = []
