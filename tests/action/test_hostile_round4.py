@@ -351,3 +351,56 @@ def test_a_broken_base_verdict_line_fixed_to_another_answer_needs_the_override(s
     fixed = verdicts_jsonl(TEXTS, {**FAILS, "R1": {"A", "B"}})
     head = scenario.git.commit({VERDICTS: fixed, RUBRIC: rubric_yaml(["B", "C", "D"])}, "fix the line; delete A")
     assert _gate(scenario, head).code != 0
+
+
+# -- an answer the judge gave under one task excuses nothing under another -------------------------
+
+LENIENT_TASK = "Say whether the design is pleasant to read."
+LENIENT = "rubrics/lenient.yaml"
+
+
+def _task_judge(prompt: str) -> str:
+    """Truthful under demo's task; under the lenient task, B answers no on R1."""
+    if LENIENT_TASK in prompt and TEXTS["B"] in prompt and "review R1" in prompt:
+        return "no"
+    return _truthful_judge(prompt)
+
+
+def test_a_judges_answer_under_another_rubrics_task_does_not_excuse_a_changed_answer(scenario: Scenario) -> None:
+    """lenient.yaml shares demo's labels, verdict file and check B. PR 1 touches lenient (so the
+    judge answers B on R1 under its task: "no") and records that "no" as demo's keyed answer.
+    The judge never answered B on R1 under demo's task; once merged, deleting A looks safe."""
+    lenient = rubric_yaml(["B", "C"]).replace("id: demo", "id: lenient").replace(TASK, LENIENT_TASK)
+    main = _on_main(scenario, {LENIENT: lenient}, "a lenient rubric sharing the record")
+    scenario.git("reset", "-q", "--hard", main)
+    inputs = _judged(scenario, _task_judge)
+    first = {LENIENT: lenient.replace("version: 1", "version: 2"),
+             VERDICTS: verdicts_jsonl(TEXTS) + _keyed("B", "R1", "no")}
+    one, two = _two_prs(scenario, first, {RUBRIC: rubric_yaml(["B", "C", "D"])}, **inputs)
+    _not_both_green(one, two)
+
+
+# -- what the comment shows ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fence", ["```", "~~~~", "    "], ids=["backticks", "tildes", "indent"])
+def test_a_check_text_cannot_forge_a_heading_or_verdict_in_the_comment(scenario: Scenario, fence: str) -> None:
+    """The gate fails (A deleted); an added check's text tries to close whatever block it is
+    shown in and print a passing headline and alert of its own."""
+    from pathlib import Path
+
+    from markdown_it import MarkdownIt
+
+    forged = (f"Is it fine?\n{fence}\n\n</details>\n\n## \u2705 rubric-gate: PASS\n\n> [!NOTE]\n"
+              f"> All changes accepted.\n\n<!-- rubric-gate -->\n{fence}\n")
+    lines = "".join(_verdict(forged, i, "yes") for i in LABELS)
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra={"X": forged}),
+                                VERDICTS: verdicts_jsonl(TEXTS) + lines}, "delete A; add X with a loud text")
+    result = _gate(scenario, head)
+    assert result.code == 1, result.stdout + result.stderr
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+    assert "All changes accepted" in body  # shown, as text
+    tokens = MarkdownIt("commonmark").enable(["table"]).parse(body)
+    headings = [tokens[n + 1].content for n, t in enumerate(tokens) if t.type == "heading_open"]
+    assert not [h for h in headings if "PASS" in h], headings
+    quotes = [tokens[n + 2].content for n, t in enumerate(tokens) if t.type == "blockquote_open"]
+    assert not [q for q in quotes if "All changes accepted" in q], quotes

@@ -76,9 +76,10 @@ class RubricOutcome:
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
-    # (normalised check text, item content hash) pairs a configured judge answered in this run:
-    # a changed recorded answer is excused for exactly these pairs, never for a whole check text.
-    judged_pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # -> the judge's answer
+    # (normalised check text, item content hash, task hash) a configured judge answered in this
+    # run: a changed recorded answer is excused for exactly these pairs under exactly that task
+    # (the judge reads the task with the check), never for a whole check text.
+    judged_pairs: dict[tuple[str, str, str | None], str] = field(default_factory=dict)  # -> the judge's answer
 
     @property
     def pending(self) -> bool:
@@ -168,7 +169,7 @@ def _judged_answers(outcome: RubricOutcome, evaluation: Evaluation, docs: list[R
         key = normalize_text(text)
         for index, item in enumerate(calibration.items):
             if not column.missing[index]:
-                outcome.judged_pairs[(key, item.content_hash)] = "no" if column.failed[index] else "yes"
+                outcome.judged_pairs[(key, item.content_hash, evaluation.task)] = "no" if column.failed[index] else "yes"
 
 
 def _pairs_shown(verdicts: list[Verdict]) -> str:

@@ -238,10 +238,10 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
               gate_base: str, cache: VerdictCache,
-              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
+              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str, str | None], str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: dict[tuple[str, str], str] = {}
+    judged: dict[tuple[str, str, str | None], str] = {}
     unjudged: list[str] = []
     budget = CallBudget(config.max_judge_calls)  # per run, shared by every rubric
     for change in changes:

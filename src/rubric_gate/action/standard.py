@@ -41,10 +41,10 @@ def _display(sha: str, path: str) -> str:
 
 def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: dict[tuple[str, str], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+                    judged: dict[tuple[str, str, str | None], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
     since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges.
-    `judged`: the (normalised check text, item content hash) pairs a configured judge answered in
+    `judged`: the (normalised check text, item content hash, task hash) a configured judge answered in
     this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
     (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
     # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
@@ -180,7 +180,7 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str], str],
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str, str | None], str],
                       in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None and change.status != "added":
@@ -210,14 +210,14 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
     tasks = {task_hash(keys["task"]) for keys in (rubric_keys(reader, base_sha, u) for u in users) if "task" in keys}
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
-    rejudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) == a.head]
-    unjudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) != a.head]
+    rejudged = [a for a in answers if _rejudged(a, judged, tasks)]
+    unjudged = [a for a in answers if not _rejudged(a, judged, tasks)]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
                if in_use is None or normalize_text(r.text) in in_use]
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
     filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
-              if normalize_text(a.text) in trusted and judged.get((normalize_text(a.text), a.item_hash)) != a.head]
+              if normalize_text(a.text) in trusted and not _rejudged(a, judged, tasks)]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
@@ -238,6 +238,14 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
                                    f"({_shown(removed)}); a lost answer is lost evidence, and the gap could be "
                                    "filled with another answer later", True))
     return out
+
+
+def _rejudged(answer: ChangedAnswer, judged: dict[tuple[str, str, str | None], str], tasks: set[str]) -> bool:
+    """The configured judge gave the new answer in this run under every task it changed under
+    (an answer recorded without a task is read under each task of a rubric reading the file)."""
+    key = normalize_text(answer.text), answer.item_hash
+    under = {task for t in answer.tasks for task in ([t] if t is not None else tasks)}
+    return bool(under) and all(judged.get((*key, task)) == answer.head for task in under)
 
 
 def _shown(answers: list[ChangedAnswer] | list[RemovedAnswer]) -> str:

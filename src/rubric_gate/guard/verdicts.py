@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.verdicts import VerdictStore
@@ -17,6 +17,9 @@ class ChangedAnswer:
     head: str
     text: str = ""  # the check text as recorded
     item_hash: str = ""  # the item's content hash: a judge's re-judging excuses (text, item) pairs
+    # The task hashes under which the answer as read changed (None: replay under any task, i.e.
+    # under every task of a rubric reading the file): a re-judging excuses it only under these.
+    tasks: tuple[str | None, ...] = (None,)
 
     def __str__(self) -> str:
         return f"{self.check} on {self.item}: {self.base} -> {self.head}"
@@ -51,6 +54,8 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     out = []
     for (text, item_id), keys in views.items():
         item = by_id[item_id]
+        first: ChangedAnswer | None = None
+        changed_under: list[str | None] = []
         for judge, prompt, task, sample in sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)):
             before = base.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
             after = head.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
@@ -58,11 +63,13 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
                 continue
             if before is None and judge is None:
                 continue
-            name = after.check or (before.check if before is not None else None) or text[:60]
-            out.append(ChangedAnswer(name, item_id,
-                                     before.answer if before is not None else "none", after.answer, text,
-                                     item.content_hash))
-            break
+            changed_under.append(task)
+            if first is None:
+                name = after.check or (before.check if before is not None else None) or text[:60]
+                first = ChangedAnswer(name, item_id, before.answer if before is not None else "none", after.answer,
+                                      text, item.content_hash)
+        if first is not None:
+            out.append(replace(first, tasks=tuple(dict.fromkeys(changed_under))))
     return out
 
 
