@@ -8,6 +8,7 @@ rejected is listed in docs/action.md ("Hostile passes").
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from harness import (
@@ -404,3 +405,53 @@ def test_a_check_text_cannot_forge_a_heading_or_verdict_in_the_comment(scenario:
     assert not [h for h in headings if "PASS" in h], headings
     quotes = [tokens[n + 2].content for n, t in enumerate(tokens) if t.type == "blockquote_open"]
     assert not [q for q in quotes if "All changes accepted" in q], quotes
+
+
+# -- a rubric the base cannot read vouches for none of its checks' answers -------------------------
+
+def test_answers_filled_in_while_the_base_rubric_is_broken_are_reviewed(scenario: Scenario) -> None:
+    """demo.yaml on main does not load (a check id twice, as two clean merges can leave it), and
+    its record lacks (B, R1). PR 1 only fills that gap with "no": no rubric file changes. PR 2 is
+    the reviewed, overridden fix of the YAML. PR 3 deletes A, whose catch of R1 B now "shares"."""
+    record = "".join(line for line in verdicts_jsonl(TEXTS).splitlines(keepends=True)
+                     if not (json.loads(line)["item"] == "R1" and json.loads(line)["check_text"] == TEXTS["B"]))
+    broken = rubric_yaml(["A", "B", "C", "D", "C"])
+    main = _on_main(scenario, {RUBRIC: broken, VERDICTS: record}, "two merges left C twice")
+    scenario.git("reset", "-q", "--hard", main)
+    first = scenario.git.commit({VERDICTS: record + _verdict("B", "R1", "no")}, "PR 1: fill (B, R1)")
+    one = _gate(scenario, first)
+    _merge_pr(scenario)
+    fix = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "PR 2: the YAML fix, overridden")
+    _label(scenario, "labeled")
+    assert _gate(scenario, fix, labels=(OVERRIDE,)).code == 0
+    _merge_pr(scenario)
+    scenario.fake.label_events.clear()
+    third = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "PR 3: delete A")
+    three = _gate(scenario, third)
+    _not_both_green(one, three)
+
+
+# -- the merge as it lands: an id main added since -------------------------------------------------
+
+def test_a_check_id_main_added_since_with_other_text_is_not_merged_silently(scenario: Scenario) -> None:
+    """Main added X at the end; the PR adds its own X at the top. Git merges both hunks cleanly
+    into a rubric with X twice, which does not load; the gate's model of the merge keeps main's."""
+    extra = {"X": "Is key rotation automated?", "Y": "Are backups encrypted?"}
+    main_text = rubric_yaml(["A", "B", "C", "D", "X"], extra=extra)
+    lines = "".join(_verdict(extra["X"], i, "yes") for i in LABELS)
+    _on_main(scenario, {RUBRIC: main_text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "main adds X")
+    ours = rubric_yaml(["X=Y", "A", "B", "C", "D"], extra=extra)
+    pr_lines = "".join(_verdict(extra["Y"], i, "yes") for i in LABELS)
+    head = scenario.git.commit({RUBRIC: ours, VERDICTS: pr_lines + verdicts_jsonl(TEXTS)}, "the PR adds its X")
+    result = _gate(scenario, head)
+    scenario.git("checkout", "-q", "-b", "merged", scenario.base_sha)
+    merged = subprocess.run(["git", "merge", "-q", "--no-edit", head], cwd=scenario.git.path, capture_output=True,
+                            check=False)
+    if merged.returncode == 0:  # a clean merge: what lands must load, or the PR may not go green
+        from rubric_gate.errors import InputError
+        from rubric_gate.rubric import parse_rubric_text
+
+        try:
+            parse_rubric_text((scenario.git.path / RUBRIC).read_text(), RUBRIC)
+        except InputError:
+            assert result.code != 0, result.stdout + result.stderr

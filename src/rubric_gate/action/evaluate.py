@@ -14,7 +14,7 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
-from rubric_gate.boundary import apply_check_changes, usable_pr_verdicts
+from rubric_gate.boundary import apply_check_changes, ids_added_on_both_sides, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
@@ -387,6 +387,10 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
     except InputError as exc:
         outcome.failures.append(f"{where} cannot be read to gate the merge ({exc.message}); rebase the PR")
         return
+    both = ids_added_on_both_sides(base.rubric, head.rubric, tip.rubric)
+    if both:
+        outcome.failures.append(f"{where} has added check id(s) {', '.join(both[:10])} since this PR branched, "
+                                "which this PR adds too: the merge would hold each twice; rebase the PR")
     merged = RubricDocument(apply_check_changes(base.rubric, head.rubric, tip.rubric),
                             SourceText(f"this PR merged onto {s.tip_sha[:7]}", head.source.text, None,
                                        repo_path=changed.path), head.check_lines)

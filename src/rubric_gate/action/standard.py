@@ -165,8 +165,10 @@ def _texts_in_use(reader: FileReader, head_sha: str, users: tuple[str, ...],
     return texts
 
 
-def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) -> set[str]:
-    """The check texts (normalised) of the rubrics using a verdict file, as the base branch has them."""
+def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) -> set[str] | None:
+    """The check texts (normalised) of the rubrics using a verdict file, as the base branch has
+    them; None when one of them does not load there: which texts its checks have is unknown, so
+    an answer filled in for any text may be one for its checks (once fixed, the record)."""
     texts: set[str] = set()
     for sha in shas:
         for user in users:
@@ -175,13 +177,13 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
                 if text is not None:
                     texts.update(c.normalized_text for c in parse_rubric_text(text, _display(sha, user)).rubric.checks)
             except InputError:
-                continue  # a rubric broken on the base: its checks vouch for nothing
+                return None
     return texts
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
                       cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str, str | None], str],
-                      in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
+                      in_use: set[str] | None, trusted: set[str] | None) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None and change.status != "added":
         return []
@@ -217,7 +219,7 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
     filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
-              if normalize_text(a.text) in trusted and not _rejudged(a, judged, tasks)]
+              if (trusted is None or normalize_text(a.text) in trusted) and not _rejudged(a, judged, tasks)]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "

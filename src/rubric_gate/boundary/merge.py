@@ -24,3 +24,12 @@ def apply_check_changes(merge_base: Rubric, head: Rubric, tip: Rubric) -> Rubric
     keys = {name: getattr(head, name) for name in Rubric.model_fields
             if name != "checks" and getattr(head, name) != getattr(merge_base, name)}
     return tip.model_copy(update={**keys, "checks": checks})
+
+
+def ids_added_on_both_sides(merge_base: Rubric, head: Rubric, tip: Rubric) -> list[str]:
+    """Check ids the PR adds that the base branch has added since too (or renamed a check to):
+    git merges the two additions as text, into a rubric with the id twice (which does not load),
+    while applying the PR's changes by id keeps the tip's check; neither is what was gated."""
+    before = {c.id for c in merge_base.checks}
+    on_tip = {c.id for c in tip.checks}
+    return [c.id for c in head.checks if c.id not in before and c.id in on_tip]
