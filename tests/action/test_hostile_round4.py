@@ -455,3 +455,11 @@ def test_a_check_id_main_added_since_with_other_text_is_not_merged_silently(scen
             parse_rubric_text((scenario.git.path / RUBRIC).read_text(), RUBRIC)
         except InputError:
             assert result.code != 0, result.stdout + result.stderr
+
+
+def test_a_sample_index_too_large_for_a_column_is_bad_input_not_a_crash(scenario: Scenario) -> None:
+    line = _verdict("B", "R1", "no").replace("}", ', "sample": 100000000000000000000}')
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]), VERDICTS: verdicts_jsonl(TEXTS) + line},
+                               "delete A; a huge sample index")
+    result = _gate(scenario, head)
+    assert result.code == 2, result.stdout + result.stderr
