@@ -463,3 +463,22 @@ def test_a_sample_index_too_large_for_a_column_is_bad_input_not_a_crash(scenario
                                "delete A; a huge sample index")
     result = _gate(scenario, head)
     assert result.code == 2, result.stdout + result.stderr
+
+
+# -- a standing result stands only for the base it was gated against -------------------------------
+
+def test_a_retarget_whose_run_is_cancelled_does_not_keep_the_green_of_the_old_base(scenario: Scenario) -> None:
+    """Green as a PR into `staging` (which deleted A); retargeted to `main`, whose `edited` run
+    the author's title edit right after cancels. The title edit changes nothing the gate
+    decides, but the head's last result was gated against another base."""
+    main_sha = scenario.base_sha
+    scenario.git("checkout", "-q", "-b", "staging", "main")
+    staging = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "staging: no A")
+    scenario.git("checkout", "-q", "-B", "pr", staging)
+    head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change on top of staging")
+    scenario.base_sha = scenario.fake.base_sha = staging
+    assert _gate(scenario, head).code == 0  # into staging, nothing of demo changes
+    scenario.base_sha = scenario.fake.base_sha = main_sha  # retargeted; that run is cancelled
+    edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+    latest = max((r for r in scenario.fake.check_runs.values() if r["head_sha"] == head), key=lambda r: r["id"])
+    assert edited.code != 0 and latest["conclusion"] != "success", edited.stdout + str(latest["conclusion"])

@@ -56,15 +56,23 @@ def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
     return out
 
 
+def gated_against(base_sha: str) -> str:
+    """The check run's `external_id`: the base tip its result was gated against."""
+    return f"base:{base_sha}"
+
+
 def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, summary: str,
-                  annotations: list[dict[str, Any]], target_url: str | None) -> CheckResult:
+                  annotations: list[dict[str, Any]], target_url: str | None, base_sha: str = "") -> CheckResult:
     batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
     output: dict[str, Any] = {"title": title, "summary": _cut_bytes(summary, SUMMARY_LIMIT), "annotations": batches[0]}
+    external_id = gated_against(base_sha)
     try:
         if conclusion == "pending":  # batches still judging: neither pass nor fail until collected
-            run = repo.create_check_run(CHECK_NAME, head_sha, status="in_progress", output=output)
+            run = repo.create_check_run(CHECK_NAME, head_sha, status="in_progress", output=output,
+                                        external_id=external_id)
         else:
-            run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output)
+            run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output,
+                                        external_id=external_id)
         for batch in batches[1:]:  # later batches are appended by updating the run
             run.edit(output={"title": title, "summary": output["summary"], "annotations": batch})
         return CheckResult("check_run", url=run.html_url)
@@ -82,35 +90,33 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
         return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")
 
 
-def standing_exit_code(repo: Repository, head_sha: str,
+def standing_exit_code(repo: Repository, head_sha: str, base_sha: str,
                        still_overridden: Callable[[], bool] = lambda: True) -> int | None:
-    """The exit code the head's last `rubric-gate` result stands for (0 for a completed success or
-    neutral check run or a success status, 1 for anything else), None when the head has none.
+    """The exit code the head's last `rubric-gate` check run stands for (0 for a completed success
+    or neutral, 1 for anything else), None when the head has none that still holds.
 
     For an event that changes nothing the gate decides: its job's status (which a required
     check may name) repeats the head's result instead of passing bare, e.g. after the run of
     a push was cancelled by the next event. Only the workflow token's app writes these runs.
-    A pass an override gave stands only while `still_overridden()` (its label is on): the
-    `unlabeled` run that would turn it red may have been cancelled by this very event.
+    A result holds only as what it was computed under: gated against `base_sha`, the base tip
+    now (a retarget, or a merge into the base, whose run this very event may have cancelled),
+    and, for a pass an override gave, while `still_overridden()` (its label is on: the
+    `unlabeled` run may have been cancelled). A commit status records no base: it never stands.
     """
     try:
         commit = repo.get_commit(head_sha)
         runs = [r for r in commit.get_check_runs(check_name=CHECK_NAME)
                 if r.app is not None and r.app.slug == "github-actions"]
-        if runs:
-            latest = max(runs, key=lambda r: r.id)
-            passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
-            title = (latest.output.title if latest.output is not None else None) or ""
-            return _standing(passed, title, still_overridden)
-        for status in commit.get_statuses():  # newest first
-            if status.context == CHECK_NAME:
-                return _standing(status.state == "success", status.description or "", still_overridden)
     except GithubException:
         return None
-    return None
-
-
-def _standing(passed: bool, title: str, still_overridden: Callable[[], bool]) -> int | None:
+    if not runs:
+        return None
+    latest = max(runs, key=lambda r: r.id)
+    if latest.external_id != gated_against(base_sha):
+        return None
+    passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
+    title = (latest.output.title if latest.output is not None else None) or ""
     if passed and title.endswith(OVERRIDDEN) and not still_overridden():
-        return None  # gate the head again: without the label it is not overridden
+        return None
     return 0 if passed else 1
+

@@ -75,7 +75,8 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         # Nothing the gate decides changed: the head's last result stands (and this job repeats
         # it); a head with none (its run cancelled) is gated now.
         repo = connect(config.token, config.api_url, config.repository)
-        standing = standing_exit_code(repo, pr.head_sha, lambda: label_on(repo, pr, config.override_label))
+        standing = standing_exit_code(repo, pr.head_sha, _current_base(repo, pr).base_sha,
+                                      lambda: label_on(repo, pr, config.override_label))
         if standing is not None:
             return _nothing_to_do(config, f"nothing to re-gate: {unchanged}; the head's last rubric-gate result "
                                   "stands", standing)
@@ -350,7 +351,8 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
     title = f"rubric-gate: {summary.decision}" + (OVERRIDDEN if summary.override else "")
     check = publish_check(repo, pr.head_sha, conclusion, title,
                           fit(render_body(summary), SUMMARY_LIMIT, where, unit="bytes"),
-                          annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url)
+                          annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url,
+                          pr.base_sha)
     if not pr.merge_group:
         posted_notices.extend(_post_repairs(repo, pr, summary.outcomes))
     if check.kind == "none":
