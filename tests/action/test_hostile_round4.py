@@ -482,3 +482,42 @@ def test_a_retarget_whose_run_is_cancelled_does_not_keep_the_green_of_the_old_ba
     edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
     latest = max((r for r in scenario.fake.check_runs.values() if r["head_sha"] == head), key=lambda r: r["id"])
     assert edited.code != 0 and latest["conclusion"] != "success", edited.stdout + str(latest["conclusion"])
+
+
+# -- globs and paths: what the workflow's `rubrics` input matches ----------------------------------
+
+def test_a_rubric_moved_into_an_excluded_folder_is_a_deletion(scenario: Scenario) -> None:
+    scenario.git("mv", RUBRIC, "rubrics/drafts-demo.yaml")
+    (scenario.git.path / "rubrics" / "drafts").mkdir()
+    scenario.git("mv", "rubrics/drafts-demo.yaml", "rubrics/drafts/demo.yaml")
+    head = scenario.git.commit({}, "park demo among the drafts")
+    assert _gate(scenario, head, rubrics="rubrics/**/*.y*ml\n!rubrics/drafts/**").code == 1
+
+
+def test_a_rename_to_an_upper_case_extension_with_an_edit_is_gated(scenario: Scenario) -> None:
+    scenario.git("mv", RUBRIC, "rubrics/demo.YAML")
+    head = scenario.git.commit({"rubrics/demo.YAML": rubric_yaml(["B", "C", "D"])}, "demo.YAML, without A")
+    assert _gate(scenario, head).code == 1
+
+
+def test_a_symlink_alias_of_the_rubric_is_bad_input(scenario: Scenario) -> None:
+    import os
+
+    os.symlink("demo.yaml", scenario.git.path / "rubrics" / "alias.yaml")
+    scenario.git("add", "rubrics/alias.yaml")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "an alias; delete A")
+    assert _gate(scenario, head).code != 0
+
+
+def test_a_deleted_rubric_that_catches_nothing_takes_no_shared_labels_with_it(scenario: Scenario) -> None:
+    """helper.yaml (only E, which catches nothing) shares demo's labels; deleting it does not
+    make relabeling them free."""
+    from harness import CALIBRATION, calibration_jsonl
+
+    helper = rubric_yaml(["E"]).replace("id: demo", "id: helper").replace(
+        f"calibration: {CALIBRATION}", "calibration: ./calibration//demo.jsonl")
+    main = _on_main(scenario, {"rubrics/helper.yaml": helper}, "a helper rubric")
+    scenario.git("reset", "-q", "--hard", main)
+    head = scenario.git.commit({"rubrics/helper.yaml": None, CALIBRATION: calibration_jsonl({**LABELS, "R1": "pass"})},
+                               "delete helper; relabel R1")
+    assert _gate(scenario, head).code == 1
