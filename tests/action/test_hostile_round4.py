@@ -1,8 +1,7 @@
 """Round 4 of the hostile pass on the trust boundary (issue 17): a PR author after a green
 `rubric-gate` check on a change the gate should fail, end to end through `rubric-gate action`
 against the fake GitHub with a real git repository. Each test asserts the gate is not green;
-one marked xfail(strict) is a route still open (it flips when closed). What was tried and
-rejected is listed in docs/action.md ("Hostile passes").
+what was tried, found and closed is listed in docs/hostile-passes.md.
 """
 
 from __future__ import annotations
@@ -521,3 +520,18 @@ def test_a_deleted_rubric_that_catches_nothing_takes_no_shared_labels_with_it(sc
     head = scenario.git.commit({"rubrics/helper.yaml": None, CALIBRATION: calibration_jsonl({**LABELS, "R1": "pass"})},
                                "delete helper; relabel R1")
     assert _gate(scenario, head).code == 1
+
+
+# -- force-pushes and re-runs ------------------------------------------------------------------------
+
+def test_a_re_run_of_a_head_force_pushed_away_gates_that_head(scenario: Scenario) -> None:
+    bad = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    event = scenario.event(bad)
+    assert _gate(scenario, bad).code == 1
+    scenario.git("reset", "-q", "--hard", scenario.base_sha)
+    good = scenario.git.commit({"README.md": "harmless\n"}, "force-pushed: a harmless head")
+    assert _gate(scenario, good).code == 0
+    scenario.fake.head_sha = good
+    result = scenario.run(bad, payload=json.loads(event.read_text()))  # the old run, re-run
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == bad]
+    assert result.code != 0 and all(r["conclusion"] != "success" for r in runs), result.stdout + result.stderr
