@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_SAMPLE_INDEX = 2**31 - 1  # the sample column's int32, which the fast block decoder also stops at
+
+# "n/a": the check does not apply to this output (it says when it applies); never a fail.
+AnswerWord = Literal["yes", "no", "n/a"]
+
+
+class ItemKey(Protocol):
+    """What a verdict lookup reads of an item: a calibration item, or a journal's record of one."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def content_hash(self) -> str: ...
 
 
 class Usage(BaseModel):
@@ -30,8 +43,7 @@ class Verdict(BaseModel):
 
     item: str = Field(min_length=1)
     check_text: str = Field(min_length=1)
-    # "n/a": the check does not apply to this output (it says when it applies); never a fail.
-    answer: Literal["yes", "no", "n/a"]
+    answer: AnswerWord
     judge: str | None = None
     prompt: str | None = None
     item_hash: str | None = None
@@ -43,7 +55,7 @@ class Verdict(BaseModel):
     # Repeated sampling (`--samples N`): the 0-based index of this answer among a pair's
     # samples. Absent means 0, so verdicts recorded before sampling existed stay sample 0.
     # Bounded like the column it is kept in: a larger index is bad input, not a crash.
-    sample: int | None = Field(None, ge=0, le=MAX_SAMPLE_INDEX, strict=True)
+    sample: int | None = Field(default=None, ge=0, le=MAX_SAMPLE_INDEX, strict=True)
     batch: str | None = None  # the provider batch id, for verdicts judged through a Batch API
 
     @property
