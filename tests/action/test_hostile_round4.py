@@ -535,3 +535,17 @@ def test_a_re_run_of_a_head_force_pushed_away_gates_that_head(scenario: Scenario
     result = scenario.run(bad, payload=json.loads(event.read_text()))  # the old run, re-run
     runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == bad]
     assert result.code != 0 and all(r["conclusion"] != "success" for r in runs), result.stdout + result.stderr
+
+
+def test_creating_the_labels_of_a_rubric_that_has_none_needs_the_override(scenario: Scenario) -> None:
+    """demo.yaml names a calibration set main does not have (it does not load: it vouches for
+    nothing). A PR that only creates that set, labeled as it likes, makes it load; the next PR
+    is gated on those labels (here: nothing flawed, so deleting any check is free)."""
+    from harness import CALIBRATION, calibration_jsonl
+
+    main = _on_main(scenario, {CALIBRATION: None}, "labels to come")
+    scenario.git("reset", "-q", "--hard", main)
+    lenient = calibration_jsonl({item: "pass" for item in ("R4", "R5")}) + _item("R1", "pass").replace(
+        '"review R1"', '"review R1."')
+    one, two = _two_prs(scenario, {CALIBRATION: lenient}, {RUBRIC: rubric_yaml(["C", "D"])})
+    _not_both_green(one, two)

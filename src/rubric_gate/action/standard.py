@@ -48,7 +48,8 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
     this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
     (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
     # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
-    # in the cache) is created as the record the next PR is gated on.
+    # in the cache) is created as the record the next PR is gated on; a calibration set so
+    # created is the standard of a rubric that did not load.
     changed = {f.base_path: f for f in files if f.status != "added"}
     created = {f.path: f for f in files if f.status == "added"}
     calibrations: dict[str, list[str]] = {}
@@ -66,8 +67,9 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
     calibrations = {k: v for k, v in calibrations.items() if not set(v) <= deleted}
     verdict_files = {k: v for k, v in verdict_files.items() if not {u for u, _ in v} <= deleted}
     for cal_path, users in sorted(calibrations.items()):
-        if cal_path in changed:
-            findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed[cal_path], tuple(users)))
+        if cal_path in changed or cal_path in created:
+            findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed.get(cal_path) or created[cal_path],
+                                            tuple(users)))
     for v_path, users_and_cal in sorted(verdict_files.items()):
         if v_path in changed or v_path in created:
             v_users = tuple(u for u, _ in users_and_cal)
@@ -118,7 +120,13 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
                     users: tuple[str, ...]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
-        return []
+        if change.status != "added":
+            return []
+        # A rubric at the base names it, so that rubric did not load there: labels this PR
+        # writes would become the standard the next PR is gated on, vouched for by nobody.
+        return [StandardFinding(path, users, UNREADABLE_BASE.format(
+            what="the calibration set", why="this PR creates it") + "; the labels it writes become the standard "
+            "later PRs are gated on", True)]
     try:
         base = parse_calibration(SourceText(_display(base_sha, path), base_text, None))
     except InputError as exc:  # vouches for nothing: what the PR changes in it cannot be compared
