@@ -549,3 +549,24 @@ def test_creating_the_labels_of_a_rubric_that_has_none_needs_the_override(scenar
         '"review R1"', '"review R1."')
     one, two = _two_prs(scenario, {CALIBRATION: lenient}, {RUBRIC: rubric_yaml(["C", "D"])})
     _not_both_green(one, two)
+
+
+def test_answers_filled_in_while_the_rubrics_labels_are_missing_are_reviewed(scenario: Scenario) -> None:
+    """As above, with the rubric broken by a missing calibration set: PR 1 fills (B, R1) "no";
+    PR 2 restores the labels (overridden); PR 3 deletes A."""
+    from harness import CALIBRATION, calibration_jsonl
+
+    record = "".join(line for line in verdicts_jsonl(TEXTS).splitlines(keepends=True)
+                     if not (json.loads(line)["item"] == "R1" and json.loads(line)["check_text"] == TEXTS["B"]))
+    main = _on_main(scenario, {CALIBRATION: None, VERDICTS: record}, "labels to come")
+    scenario.git("reset", "-q", "--hard", main)
+    first = scenario.git.commit({VERDICTS: record + _verdict("B", "R1", "no")}, "PR 1: fill (B, R1)")
+    one = _gate(scenario, first)
+    _merge_pr(scenario)
+    fix = scenario.git.commit({CALIBRATION: calibration_jsonl()}, "PR 2: the labels, overridden")
+    _label(scenario, "labeled")
+    assert _gate(scenario, fix, labels=(OVERRIDE,)).code == 0
+    _merge_pr(scenario)
+    scenario.fake.label_events.clear()
+    third = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "PR 3: delete A")
+    _not_both_green(one, _gate(scenario, third))

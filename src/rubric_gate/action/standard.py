@@ -77,7 +77,7 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             in_use = _texts_in_use(reader, head_sha, v_users, rubric_changes)
             trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], v_users)
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed.get(v_path) or created[v_path],
-                                              cal_paths, v_users, judged, in_use, trusted))
+                                              cal_paths, v_users, judged, in_use, trusted, tip[0] if tip else None))
     for change in rubric_changes:
         if change.status in ("modified", "renamed"):
             findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))
@@ -190,7 +190,8 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
                       cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str, str | None], str],
-                      in_use: set[str] | None, trusted: set[str] | None) -> list[StandardFinding]:
+                      in_use: set[str] | None, trusted: set[str] | None,
+                      tip_sha: str | None = None) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None and change.status != "added":
         return []
@@ -200,11 +201,16 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     except InputError as exc:
         return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the verdict store", why=exc.message), True)]
     item_sets = []
-    for cal_path in cal_paths:
-        cal_text = reader.read(base_sha, cal_path)
+    for cal_path in cal_paths or ("(none named)",):
+        # Missing or broken, the rubrics reading this file did not load at the base: which of
+        # its answers are evidence is unknown, and what this PR records would become the record.
+        cal_text = reader.read(base_sha, cal_path) if cal_paths else None
+        if cal_text is None and tip_sha is not None and cal_paths and reader.read(tip_sha, cal_path) is not None:
+            continue  # the labels of a rubric the base branch added since the merge base
         try:
-            if cal_text is not None:
-                item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
+            if cal_text is None:
+                raise InputError(_display(base_sha, cal_path), "not found")
+            item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
         except InputError as exc:  # the items its verdicts answer cannot be told apart
             return [StandardFinding(path, users, UNREADABLE_BASE.format(
                 what=f"the calibration set {cal_path} its verdicts answer", why=exc.message), True)]
