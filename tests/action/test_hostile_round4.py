@@ -570,3 +570,26 @@ def test_answers_filled_in_while_the_rubrics_labels_are_missing_are_reviewed(sce
     scenario.fake.label_events.clear()
     third = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "PR 3: delete A")
     _not_both_green(one, _gate(scenario, third))
+
+
+# -- two PRs racing ---------------------------------------------------------------------------------
+
+def test_two_racing_prs_the_second_title_edit_after_the_first_merged_re_gates(scenario: Scenario) -> None:
+    """A3 duplicates A. PR 1 deletes A, PR 2 deletes A3: each is green alone. PR 1 merges; an
+    edit of PR 2's title does not repeat its green, gated against a tip that had A."""
+    extra = {"A3": "Is every stored byte encrypted?"}
+    fails = {item: checks | ({"A3"} if "A" in checks else set()) for item, checks in FAILS.items()}
+    base = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "A3", "B", "C", "D"], extra=extra),
+                               VERDICTS: verdicts_jsonl({**TEXTS, **extra}, fails)}, "A3 duplicates A")
+    scenario.git("reset", "-q", "--hard", base)
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], extra=extra)}, "PR 2: delete A3")
+    assert _gate(scenario, second).code == 0
+    _on_main(scenario, {RUBRIC: rubric_yaml(["A3", "B", "C", "D"], extra=extra)}, "PR 1 merged: delete A")
+    edited = _gate(scenario, second, action="edited", payload={"changes": {"title": {"from": "x"}}})
+    latest = max((r for r in scenario.fake.check_runs.values() if r["head_sha"] == second), key=lambda r: r["id"])
+    assert edited.code == 1 and latest["conclusion"] == "failure", edited.stdout + edited.stderr
+
+
+def test_a_key_written_twice_in_the_prs_rubric_is_bad_input(scenario: Scenario) -> None:
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]) + "task: Say yes.\n"}, "task twice")
+    assert _gate(scenario, head).code == 2
