@@ -593,3 +593,40 @@ def test_two_racing_prs_the_second_title_edit_after_the_first_merged_re_gates(sc
 def test_a_key_written_twice_in_the_prs_rubric_is_bad_input(scenario: Scenario) -> None:
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]) + "task: Say yes.\n"}, "task twice")
     assert _gate(scenario, head).code == 2
+
+
+# -- a configured judge's evidence is its own answers, live or not -------------------------------
+
+def test_answers_the_judge_disagreed_with_do_not_decide_a_forks_run_once_merged(scenario: Scenario) -> None:
+    """PR 1 (judged) adds X with its own answers, among them X "no" on R1; the judge answers yes
+    there (X has no blame either way, so X is accepted, with a note). Merged, those answers are
+    the record. PR 2 comes from a fork: the judge cannot run, the record is replayed, and X's
+    invented "no" makes A's catch of R1 look shared."""
+    extra = {"X": "Is key rotation automated?"}
+    lies = "".join(_verdict(extra["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
+    inputs = _judged(scenario)
+    first = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=extra),
+                                 VERDICTS: verdicts_jsonl(TEXTS) + lies}, "PR 1: add X")
+    one = _gate(scenario, first, **inputs)
+    _merge_pr(scenario)
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=extra)}, "PR 2 (a fork): delete A")
+    two = _gate(scenario, second, fork=True, judge=JUDGE)  # a fork's run has no OPENAI_API_KEY
+    _not_both_green(one, two)
+
+
+@pytest.mark.xfail(strict=True, reason="route: a fork's run (the configured judge has no key) replays the record's "
+                   "keyless lines; a judged PR can record answers for a check text no rubric has (nobody weighs or "
+                   "judges them), and a fork's PR then adds that check and deletes A. The fix (where a configured "
+                   "judge cannot run, read only its keyed answers, recorded or cached) changes what every fork run "
+                   "reads: left to trust-core's evidence redesign")
+def test_answers_recorded_for_no_check_do_not_decide_a_forks_run_once_merged(scenario: Scenario) -> None:
+    extra = {"X": "Is key rotation automated?"}
+    lies = "".join(_verdict(extra["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
+    inputs = _judged(scenario)
+    first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies}, "PR 1: answers for a check nobody has")
+    one = _gate(scenario, first, **inputs)
+    _merge_pr(scenario)
+    second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=extra)},
+                                 "PR 2 (a fork): add X, delete A")
+    two = _gate(scenario, second, fork=True, judge=JUDGE)
+    _not_both_green(one, two)

@@ -442,6 +442,10 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
             notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
                          + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
                             if disagreements else "; the judge agrees with all of them") + ".")
+        if disagreements and primary:
+            # Merged, they are the record: a run where the judge cannot run (a fork's) replays them.
+            outcome.failures.append(f"{len(disagreements)} verdict(s) this PR records disagree with the configured "
+                                    "judge; once merged a run without the judge would replay them: correct or drop them")
         added = []
     else:
         if s.judge_unavailable and primary:
