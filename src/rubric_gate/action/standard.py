@@ -223,7 +223,9 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    tasks = {task_hash(keys["task"]) for keys in (rubric_keys(reader, base_sha, u) for u in users) if "task" in keys}
+    # Every task the file is read under once this PR merges: its rubrics at the base and the tip.
+    tasks = {task_hash(keys["task"]) for sha in (base_sha, *([tip_sha] if tip_sha else []))
+             for keys in (rubric_keys(reader, sha, u) for u in users) if "task" in keys}
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
     rejudged = [a for a in answers if _rejudged(a, judged, tasks)]
     unjudged = [a for a in answers if not _rejudged(a, judged, tasks)]
