@@ -630,3 +630,18 @@ def test_answers_recorded_for_no_check_do_not_decide_a_forks_run_once_merged(sce
                                  "PR 2 (a fork): add X, delete A")
     two = _gate(scenario, second, fork=True, judge=JUDGE)
     _not_both_green(one, two)
+
+
+def test_a_commit_status_stands_only_for_the_base_it_was_gated_against(scenario: Scenario) -> None:
+    """Where check runs are refused the result is a commit status: the retarget route again."""
+    scenario.fake.checks_forbidden = True
+    main_sha = scenario.base_sha
+    scenario.git("checkout", "-q", "-b", "staging", "main")
+    staging = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "staging: no A")
+    scenario.git("checkout", "-q", "-B", "pr", staging)
+    head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change on top of staging")
+    scenario.base_sha = scenario.fake.base_sha = staging
+    assert _gate(scenario, head).code == 0
+    scenario.base_sha = scenario.fake.base_sha = main_sha
+    edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+    assert edited.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", edited.stdout

@@ -83,7 +83,8 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
     state = "pending" if conclusion == "pending" else "success" if conclusion in ("success", "neutral") else "failure"
     try:
         repo.get_commit(head_sha).create_status(
-            state, target_url=target_url or NotSet, description=title[:STATUS_DESCRIPTION_LIMIT], context=CHECK_NAME
+            state, target_url=target_url or NotSet, description=_status_description(title, base_sha),
+            context=CHECK_NAME
         )
         return CheckResult("status", f"check runs refused ({refused}); posted a commit status instead")
     except GithubException as exc:
@@ -92,8 +93,9 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
 
 def standing_exit_code(repo: Repository, head_sha: str, base_sha: str,
                        still_overridden: Callable[[], bool] = lambda: True) -> int | None:
-    """The exit code the head's last `rubric-gate` check run stands for (0 for a completed success
-    or neutral, 1 for anything else), None when the head has none that still holds.
+    """The exit code the head's last `rubric-gate` result stands for (0 for a completed success or
+    neutral check run or a success status, 1 for anything else), None when the head has none that
+    still holds.
 
     For an event that changes nothing the gate decides: its job's status (which a required
     check may name) repeats the head's result instead of passing bare, e.g. after the run of
@@ -101,22 +103,38 @@ def standing_exit_code(repo: Repository, head_sha: str, base_sha: str,
     A result holds only as what it was computed under: gated against `base_sha`, the base tip
     now (a retarget, or a merge into the base, whose run this very event may have cancelled),
     and, for a pass an override gave, while `still_overridden()` (its label is on: the
-    `unlabeled` run may have been cancelled). A commit status records no base: it never stands.
+    `unlabeled` run may have been cancelled). A commit status records the base in its description.
     """
     try:
         commit = repo.get_commit(head_sha)
         runs = [r for r in commit.get_check_runs(check_name=CHECK_NAME)
                 if r.app is not None and r.app.slug == "github-actions"]
+        if runs:
+            latest = max(runs, key=lambda r: r.id)
+            passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
+            title = (latest.output.title if latest.output is not None else None) or ""
+            return _standing(passed, latest.external_id == gated_against(base_sha), title, still_overridden)
+        for status in commit.get_statuses():  # newest first
+            if status.context == CHECK_NAME:
+                description = status.description or ""
+                return _standing(status.state == "success", description == _status_description(
+                    description.rsplit(_BASE_MARK, 1)[0], base_sha), description, still_overridden)
     except GithubException:
         return None
-    if not runs:
-        return None
-    latest = max(runs, key=lambda r: r.id)
-    if latest.external_id != gated_against(base_sha):
-        return None
-    passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
-    title = (latest.output.title if latest.output is not None else None) or ""
-    if passed and title.endswith(OVERRIDDEN) and not still_overridden():
-        return None
+    return None
+
+
+_BASE_MARK = " · base "
+
+
+def _status_description(title: str, base_sha: str) -> str:
+    """A commit status has no external_id: its description ends with the base tip it was gated against."""
+    suffix = f"{_BASE_MARK}{base_sha}"
+    return title[:STATUS_DESCRIPTION_LIMIT - len(suffix)] + suffix
+
+
+def _standing(passed: bool, same_base: bool, title: str, still_overridden: Callable[[], bool]) -> int | None:
+    if not same_base or (passed and OVERRIDDEN in title and not still_overridden()):
+        return None  # gate the head again
     return 0 if passed else 1
 
