@@ -5,7 +5,6 @@ from __future__ import annotations
 from rubric_gate.boundary import (
     apply_check_changes,
     catches_withheld,
-    ids_added_on_both_sides,
     usable_pr_verdicts,
 )
 from rubric_gate.rubric import Rubric
@@ -30,15 +29,6 @@ def test_the_prs_changes_land_on_the_tip_and_mains_stay() -> None:
 def test_an_edit_of_a_check_main_deleted_comes_back_with_the_merge() -> None:
     merged = apply_check_changes(_rubric({"A": "a", "B": "b"}), _rubric({"A": "a2", "B": "b"}), _rubric({"B": "b"}))
     assert [c.id for c in merged.checks] == ["B", "A"]
-
-
-def test_an_id_both_sides_added_since_the_merge_base_is_named() -> None:
-    """Main added X, and renamed B to Y; the PR adds X and Y, and a Z nobody else has."""
-    merge_base = _rubric({"A": "a", "B": "b"})
-    tip = _rubric({"A": "a", "Y": "b", "X": "main's x"})
-    head = _rubric({"X": "the PR's x", "A": "a", "B": "b", "Y": "y", "Z": "z"})
-    assert ids_added_on_both_sides(merge_base, head, tip) == ["X", "Y"]
-    assert ids_added_on_both_sides(merge_base, head, merge_base) == []
 
 
 def test_pr_verdicts_for_the_base_checks_are_never_used_and_withheld_catches_are_yes() -> None:

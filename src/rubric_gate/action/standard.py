@@ -11,13 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rubric_gate.action.changed import ChangedFile, matches_any
-from rubric_gate.action.evaluate import UNREADABLE_BASE
+from rubric_gate.action.gate_file import UNREADABLE_BASE
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.boundary import classify_rubric_changes
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
-from rubric_gate.guard import changed_answers, diff_labels, filled_answers, removed_answers
+from rubric_gate.guard import (
+    JudgedKey,
+    changed_answers,
+    confirmed_by_judge,
+    diff_labels,
+    filled_answers,
+    removed_answers,
+)
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
@@ -39,14 +46,15 @@ def _display(sha: str, path: str) -> str:
     return f"{sha[:7]}:{path}"
 
 
-def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
+def gate_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: dict[tuple[str, str, str | None], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+                    judged: dict[JudgedKey, str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
     since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges.
-    `judged`: the (normalised check text, item content hash, task hash) a configured judge answered in
-    this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
-    (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
+    `judged`: what a configured judge answered in this run, by (task, check text, item): a changed
+    answer is excused only where the judge gave the same one under the task of every rubric
+    reading the file. An answer changed for any other pair (the same text on the items, or under
+    the task, of a rubric sharing the verdict file) was never re-judged."""
     # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
     # in the cache) is created as the record the next PR is gated on; a calibration set so
     # created is the standard of a rubric that did not load.
@@ -76,8 +84,12 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
             in_use = _texts_in_use(reader, head_sha, v_users, rubric_changes)
             trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], v_users)
+            # The tasks its rubrics read it under, on the merge base and the tip alike.
+            tasks = {task_hash(keys["task"]) for sha in (base_sha, *([tip[0]] if tip else []))
+                     for keys in (rubric_keys(reader, sha, u) for u in v_users) if "task" in keys}
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed.get(v_path) or created[v_path],
-                                              cal_paths, v_users, judged, in_use, trusted, tip[0] if tip else None))
+                                              cal_paths, v_users, judged, in_use, trusted, tasks,
+                                              tip[0] if tip else None))
     for change in rubric_changes:
         if change.status in ("modified", "renamed"):
             findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))
@@ -189,8 +201,8 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str, str | None], str],
-                      in_use: set[str] | None, trusted: set[str] | None,
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[JudgedKey, str],
+                      in_use: set[str] | None, trusted: set[str] | None, tasks: set[str],
                       tip_sha: str | None = None) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None and change.status != "added":
@@ -223,18 +235,15 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    # Every task the file is read under once this PR merges: its rubrics at the base and the tip.
-    tasks = {task_hash(keys["task"]) for sha in (base_sha, *([tip_sha] if tip_sha else []))
-             for keys in (rubric_keys(reader, sha, u) for u in users) if "task" in keys}
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
-    rejudged = [a for a in answers if _rejudged(a, judged, tasks)]
-    unjudged = [a for a in answers if not _rejudged(a, judged, tasks)]
+    rejudged = [a for a in answers if confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
+    unjudged = [a for a in answers if not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
                if in_use is None or normalize_text(r.text) in in_use]
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
     filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
-              if (trusted is None or normalize_text(a.text) in trusted) and not _rejudged(a, judged, tasks)]
+              if (trusted is None or normalize_text(a.text) in trusted) and not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "
@@ -255,14 +264,6 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
                                    f"({_shown(removed)}); a lost answer is lost evidence, and the gap could be "
                                    "filled with another answer later", True))
     return out
-
-
-def _rejudged(answer: ChangedAnswer, judged: dict[tuple[str, str, str | None], str], tasks: set[str]) -> bool:
-    """The configured judge gave the new answer in this run under every task it changed under
-    (an answer recorded without a task is read under each task of a rubric reading the file)."""
-    key = normalize_text(answer.text), answer.item_hash
-    under = {task for t in answer.tasks for task in ([t] if t is not None else tasks)}
-    return bool(under) and all(judged.get((*key, task)) == answer.head for task in under)
 
 
 def _shown(answers: list[ChangedAnswer] | list[RemovedAnswer]) -> str:

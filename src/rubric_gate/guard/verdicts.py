@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.rubric import normalize_text
 from rubric_gate.verdicts import VerdictStore
+
+# What a configured judge answered in this run: (task hash, normalised check text, item content
+# hash) -> "yes" | "no". The task is part of the key: an answer judged under one rubric's task
+# says nothing about the same text and item read under another's.
+JudgedKey = tuple[str, str, str]
+
+
+def confirmed_by_judge(text: str, item_hash: str, answer: str, judged: Mapping[JudgedKey, str],
+                       tasks: Iterable[str]) -> bool:
+    """Whether the judge gave `answer` for this (check text, item) pair under every task that reads
+    it (each rubric using the verdict file): only then does a changed recorded answer stand excused."""
+    tasks = tuple(dict.fromkeys(tasks))
+    key = normalize_text(text)
+    return bool(tasks) and all(judged.get((task, key, item_hash)) == answer for task in tasks)
 
 
 @dataclass(frozen=True)
@@ -17,9 +32,6 @@ class ChangedAnswer:
     head: str
     text: str = ""  # the check text as recorded
     item_hash: str = ""  # the item's content hash: a judge's re-judging excuses (text, item) pairs
-    # The task hashes under which the answer as read changed (None: replay under any task, i.e.
-    # under every task of a rubric reading the file): a re-judging excuses it only under these.
-    tasks: tuple[str | None, ...] = (None,)
 
     def __str__(self) -> str:
         return f"{self.check} on {self.item}: {self.base} -> {self.head}"
@@ -54,8 +66,6 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     out = []
     for (text, item_id), keys in views.items():
         item = by_id[item_id]
-        first: ChangedAnswer | None = None
-        changed_under: list[str | None] = []
         for judge, prompt, task, sample in sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)):
             before = base.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
             after = head.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
@@ -63,13 +73,11 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
                 continue
             if before is None and judge is None:
                 continue
-            changed_under.append(task)
-            if first is None:
-                name = after.check or (before.check if before is not None else None) or text[:60]
-                first = ChangedAnswer(name, item_id, before.answer if before is not None else "none", after.answer,
-                                      text, item.content_hash)
-        if first is not None:
-            out.append(replace(first, tasks=tuple(dict.fromkeys(changed_under))))
+            name = after.check or (before.check if before is not None else None) or text[:60]
+            out.append(ChangedAnswer(name, item_id,
+                                     before.answer if before is not None else "none", after.answer, text,
+                                     item.content_hash))
+            break
     return out
 
 
