@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from rubric_gate.boundary import apply_check_changes, catches_withheld, usable_pr_verdicts
+from rubric_gate.boundary import (
+    apply_check_changes,
+    catches_withheld,
+    usable_pr_verdicts,
+)
 from rubric_gate.rubric import Rubric
 from rubric_gate.verdicts import Verdict
 

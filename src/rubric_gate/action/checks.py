@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ SUMMARY_LIMIT = 65535  # check run output.summary and output.text limit, in UTF-
 ANNOTATION_MESSAGE_BYTES = 60_000  # annotations[].message: "The maximum size is 64 KB"
 ANNOTATION_TITLE_LIMIT = 255  # annotations[].title, characters
 STATUS_DESCRIPTION_LIMIT = 140  # "description is too long (maximum is 140 characters)"
+OVERRIDDEN = " (overridden)"  # ends the title of a result an override label turned into a pass
 
 
 @dataclass(frozen=True)
@@ -54,15 +56,23 @@ def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
     return out
 
 
+def gated_against(base_sha: str) -> str:
+    """The check run's `external_id`: the base tip its result was gated against."""
+    return f"base:{base_sha}"
+
+
 def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, summary: str,
-                  annotations: list[dict[str, Any]], target_url: str | None) -> CheckResult:
+                  annotations: list[dict[str, Any]], target_url: str | None, base_sha: str = "") -> CheckResult:
     batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
     output: dict[str, Any] = {"title": title, "summary": _cut_bytes(summary, SUMMARY_LIMIT), "annotations": batches[0]}
+    external_id = gated_against(base_sha)
     try:
         if conclusion == "pending":  # batches still judging: neither pass nor fail until collected
-            run = repo.create_check_run(CHECK_NAME, head_sha, status="in_progress", output=output)
+            run = repo.create_check_run(CHECK_NAME, head_sha, status="in_progress", output=output,
+                                        external_id=external_id)
         else:
-            run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output)
+            run = repo.create_check_run(CHECK_NAME, head_sha, status="completed", conclusion=conclusion, output=output,
+                                        external_id=external_id)
         for batch in batches[1:]:  # later batches are appended by updating the run
             run.edit(output={"title": title, "summary": output["summary"], "annotations": batch})
         return CheckResult("check_run", url=run.html_url)
@@ -73,20 +83,27 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
     state = "pending" if conclusion == "pending" else "success" if conclusion in ("success", "neutral") else "failure"
     try:
         repo.get_commit(head_sha).create_status(
-            state, target_url=target_url or NotSet, description=title[:STATUS_DESCRIPTION_LIMIT], context=CHECK_NAME
+            state, target_url=target_url or NotSet, description=_status_description(title, base_sha),
+            context=CHECK_NAME
         )
         return CheckResult("status", f"check runs refused ({refused}); posted a commit status instead")
     except GithubException as exc:
         return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")
 
 
-def standing_exit_code(repo: Repository, head_sha: str) -> int | None:
+def standing_exit_code(repo: Repository, head_sha: str, base_sha: str,
+                       still_overridden: Callable[[], bool] = lambda: True) -> int | None:
     """The exit code the head's last `rubric-gate` result stands for (0 for a completed success or
-    neutral check run or a success status, 1 for anything else), None when the head has none.
+    neutral check run or a success status, 1 for anything else), None when the head has none that
+    still holds.
 
     For an event that changes nothing the gate decides: its job's status (which a required
     check may name) repeats the head's result instead of passing bare, e.g. after the run of
     a push was cancelled by the next event. Only the workflow token's app writes these runs.
+    A result holds only as what it was computed under: gated against `base_sha`, the base tip
+    now (a retarget, or a merge into the base, whose run this very event may have cancelled),
+    and, for a pass an override gave, while `still_overridden()` (its label is on: the
+    `unlabeled` run may have been cancelled). A commit status records the base in its description.
     """
     try:
         commit = repo.get_commit(head_sha)
@@ -94,10 +111,30 @@ def standing_exit_code(repo: Repository, head_sha: str) -> int | None:
                 if r.app is not None and r.app.slug == "github-actions"]
         if runs:
             latest = max(runs, key=lambda r: r.id)
-            return 0 if latest.status == "completed" and latest.conclusion in ("success", "neutral") else 1
+            passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
+            title = (latest.output.title if latest.output is not None else None) or ""
+            return _standing(passed, latest.external_id == gated_against(base_sha), title, still_overridden)
         for status in commit.get_statuses():  # newest first
             if status.context == CHECK_NAME:
-                return 0 if status.state == "success" else 1
+                description = status.description or ""
+                return _standing(status.state == "success", description == _status_description(
+                    description.rsplit(_BASE_MARK, 1)[0], base_sha), description, still_overridden)
     except GithubException:
         return None
     return None
+
+
+_BASE_MARK = " · base "
+
+
+def _status_description(title: str, base_sha: str) -> str:
+    """A commit status has no external_id: its description ends with the base tip it was gated against."""
+    suffix = f"{_BASE_MARK}{base_sha}"
+    return title[:STATUS_DESCRIPTION_LIMIT - len(suffix)] + suffix
+
+
+def _standing(passed: bool, same_base: bool, title: str, still_overridden: Callable[[], bool]) -> int | None:
+    if not same_base or (passed and OVERRIDDEN in title and not still_overridden()):
+        return None  # gate the head again
+    return 0 if passed else 1
+

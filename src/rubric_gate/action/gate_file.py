@@ -398,6 +398,11 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
             notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.request.judges[0]}` and "
                          "not used" + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
                                        if disagreements else "; the judge agrees with all of them") + ".")
+            if disagreements:
+                # Merged, they are the record: a run where the judge cannot run (a fork's) replays them.
+                outcome.failures.append(f"{len(disagreements)} verdict(s) this PR records disagree with the configured "
+                                        "judge; once merged a run without the judge would replay them: correct or drop "
+                                        "them")
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")

@@ -27,6 +27,16 @@ class Override:
     text: str  # shown in the comment (as the report's override, or as a notice when refused)
 
 
+def label_on(repo: Repository, pr: PullRequest, label: str) -> bool:
+    """Whether the label is on the PR now, read from the API (False when that cannot be read)."""
+    if not label or pr.merge_group:
+        return False
+    try:
+        return label in {current.name for current in repo.get_issue(pr.number).get_labels()}
+    except GithubException:
+        return False
+
+
 def check_override(repo: Repository, pr: PullRequest, label: str) -> Override | None:
     """None when the label is not on the PR now; else whether it counts for this head, and why."""
     if not label or pr.merge_group:

@@ -24,6 +24,7 @@ from rubric_gate.action.changed import (
     unmatched_globs,
 )
 from rubric_gate.action.checks import (
+    OVERRIDDEN,
     SUMMARY_LIMIT,
     annotations_for,
     publish_check,
@@ -42,7 +43,7 @@ from rubric_gate.action.judging import (
     secret_values,
 )
 from rubric_gate.action.outputs import append_summary, command, write_outputs
-from rubric_gate.action.override import check_override
+from rubric_gate.action.override import check_override, label_on
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
@@ -83,7 +84,9 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     if unchanged and config.token:
         # Nothing the gate decides changed: the head's last result stands (and this job repeats
         # it); a head with none (its run cancelled) is gated now.
-        standing = standing_exit_code(connect(config.token, config.api_url, config.repository), pr.head_sha)
+        repo = connect(config.token, config.api_url, config.repository)
+        standing = standing_exit_code(repo, pr.head_sha, _current_base(repo, pr).base_sha,
+                                      lambda: label_on(repo, pr, config.override_label))
         if standing is not None:
             return _nothing_to_do(config, f"nothing to re-gate: {unchanged}; the head's last rubric-gate result "
                                   "stands", standing)
@@ -456,10 +459,11 @@ def _publish(config: ActionConfig, repo: Repository, pr: PullRequest, summary: R
             posted_notices.append(f"No PR comment was posted: {why} ({result.detail}); {FORK_DOCS}.")
     conclusion = ("pending" if summary.decision == "pending" and exit_code != EXIT_BAD_INPUT
                   else "failure" if exit_code else ("success" if summary.decision == "pass" else "neutral"))
-    title = f"rubric-gate: {summary.decision}" + (" (overridden)" if summary.override else "")
+    title = f"rubric-gate: {summary.decision}" + (OVERRIDDEN if summary.override else "")
     check = publish_check(repo, pr.head_sha, conclusion, title,
                           fit(render_body(summary), SUMMARY_LIMIT, where, unit="bytes"),
-                          annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url)
+                          annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url,
+                          pr.base_sha)
     if not pr.merge_group:
         posted_notices.extend(_post_repairs(repo, pr, summary.outcomes))
     if check.kind == "none":

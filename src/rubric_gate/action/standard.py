@@ -55,7 +55,11 @@ def gate_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: 
     answer is excused only where the judge gave the same one under the task of every rubric
     reading the file. An answer changed for any other pair (the same text on the items, or under
     the task, of a rubric sharing the verdict file) was never re-judged."""
+    # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
+    # in the cache) is created as the record the next PR is gated on; a calibration set so
+    # created is the standard of a rubric that did not load.
     changed = {f.base_path: f for f in files if f.status != "added"}
+    created = {f.path: f for f in files if f.status == "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
     for sha, paths in ((base_sha, base_files), *([tip] if tip else [])):
@@ -71,10 +75,11 @@ def gate_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: 
     calibrations = {k: v for k, v in calibrations.items() if not set(v) <= deleted}
     verdict_files = {k: v for k, v in verdict_files.items() if not {u for u, _ in v} <= deleted}
     for cal_path, users in sorted(calibrations.items()):
-        if cal_path in changed:
-            findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed[cal_path], tuple(users)))
+        if cal_path in changed or cal_path in created:
+            findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed.get(cal_path) or created[cal_path],
+                                            tuple(users)))
     for v_path, users_and_cal in sorted(verdict_files.items()):
-        if v_path in changed:
+        if v_path in changed or v_path in created:
             v_users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
             in_use = _texts_in_use(reader, head_sha, v_users, rubric_changes)
@@ -82,8 +87,9 @@ def gate_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: 
             # The tasks its rubrics read it under, on the merge base and the tip alike.
             tasks = {task_hash(keys["task"]) for sha in (base_sha, *([tip[0]] if tip else []))
                      for keys in (rubric_keys(reader, sha, u) for u in v_users) if "task" in keys}
-            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
-                                              v_users, judged, in_use, trusted, tasks))
+            findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed.get(v_path) or created[v_path],
+                                              cal_paths, v_users, judged, in_use, trusted, tasks,
+                                              tip[0] if tip else None))
     for change in rubric_changes:
         if change.status in ("modified", "renamed"):
             findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))
@@ -126,7 +132,13 @@ def _label_findings(reader: FileReader, base_sha: str, head_sha: str, path: str,
                     users: tuple[str, ...]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
-        return []
+        if change.status != "added":
+            return []
+        # A rubric at the base names it, so that rubric did not load there: labels this PR
+        # writes would become the standard the next PR is gated on, vouched for by nobody.
+        return [StandardFinding(path, users, UNREADABLE_BASE.format(
+            what="the calibration set", why="this PR creates it") + "; the labels it writes become the standard "
+            "later PRs are gated on", True)]
     try:
         base = parse_calibration(SourceText(_display(base_sha, path), base_text, None))
     except InputError as exc:  # vouches for nothing: what the PR changes in it cannot be compared
@@ -172,8 +184,10 @@ def _texts_in_use(reader: FileReader, head_sha: str, users: tuple[str, ...],
     return texts
 
 
-def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) -> set[str]:
-    """The check texts (normalised) of the rubrics using a verdict file, as the base branch has them."""
+def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) -> set[str] | None:
+    """The check texts (normalised) of the rubrics using a verdict file, as the base branch has
+    them; None when one of them does not load there: which texts its checks have is unknown, so
+    an answer filled in for any text may be one for its checks (once fixed, the record)."""
     texts: set[str] = set()
     for sha in shas:
         for user in users:
@@ -182,26 +196,33 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
                 if text is not None:
                     texts.update(c.normalized_text for c in parse_rubric_text(text, _display(sha, user)).rubric.checks)
             except InputError:
-                continue  # a rubric broken on the base: its checks vouch for nothing
+                return None
     return texts
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
                       cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[JudgedKey, str],
-                      in_use: set[str] | None, trusted: set[str], tasks: set[str]) -> list[StandardFinding]:
+                      in_use: set[str] | None, trusted: set[str] | None, tasks: set[str],
+                      tip_sha: str | None = None) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
-    if base_text is None:
+    if base_text is None and change.status != "added":
         return []
     try:
-        base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text, None))
+        # Created by the PR: every answer in it is new to the record (none there before).
+        base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text or "", None))
     except InputError as exc:
         return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the verdict store", why=exc.message), True)]
     item_sets = []
-    for cal_path in cal_paths:
-        cal_text = reader.read(base_sha, cal_path)
+    for cal_path in cal_paths or ("(none named)",):
+        # Missing or broken, the rubrics reading this file did not load at the base: which of
+        # its answers are evidence is unknown, and what this PR records would become the record.
+        cal_text = reader.read(base_sha, cal_path) if cal_paths else None
+        if cal_text is None and tip_sha is not None and cal_paths and reader.read(tip_sha, cal_path) is not None:
+            continue  # the labels of a rubric the base branch added since the merge base
         try:
-            if cal_text is not None:
-                item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
+            if cal_text is None:
+                raise InputError(_display(base_sha, cal_path), "not found")
+            item_sets.append(parse_calibration(SourceText(_display(base_sha, cal_path), cal_text, None)).items)
         except InputError as exc:  # the items its verdicts answer cannot be told apart
             return [StandardFinding(path, users, UNREADABLE_BASE.format(
                 what=f"the calibration set {cal_path} its verdicts answer", why=exc.message), True)]
@@ -222,7 +243,7 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
     filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
-              if normalize_text(a.text) in trusted and not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
+              if (trusted is None or normalize_text(a.text) in trusted) and not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "

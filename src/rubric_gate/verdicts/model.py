@@ -8,6 +8,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+MAX_SAMPLE_INDEX = 2**31 - 1  # the sample column's int32, which the fast block decoder also stops at
+
 # "n/a": the check does not apply to this output (it says when it applies); never a fail.
 AnswerWord = Literal["yes", "no", "n/a"]
 
@@ -52,7 +54,8 @@ class Verdict(BaseModel):
     at: str | None = None
     # Repeated sampling (`--samples N`): the 0-based index of this answer among a pair's
     # samples. Absent means 0, so verdicts recorded before sampling existed stay sample 0.
-    sample: int | None = Field(default=None, ge=0, strict=True)
+    # Bounded like the column it is kept in: a larger index is bad input, not a crash.
+    sample: int | None = Field(default=None, ge=0, le=MAX_SAMPLE_INDEX, strict=True)
     batch: str | None = None  # the provider batch id, for verdicts judged through a Batch API
 
     @property
