@@ -13,18 +13,19 @@ import pytest
 
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges import PROMPT_VERSION, parse_judge_spec
-from rubric_gate.judges.backend import (
+from rubric_gate.judges.parse import MalformedReply, parse_answer, parse_checklist
+from rubric_gate.judges.pricing import estimate_cost, model_price
+from rubric_gate.judges.progress import ProgressReporter
+from rubric_gate.judges.prompt import render_checklist, render_per_check
+from rubric_gate.llm.errors import (
     AuthFailure,
     FatalError,
     TransientError,
     classify,
     parse_retry_after,
 )
-from rubric_gate.judges.limits import AdaptiveLimiter, RetryPolicy
-from rubric_gate.judges.parse import MalformedReply, parse_answer, parse_checklist
-from rubric_gate.judges.pricing import estimate_cost, model_price
-from rubric_gate.judges.progress import ProgressReporter
-from rubric_gate.judges.prompt import render_checklist, render_per_check
+from rubric_gate.llm.limiter import AdaptiveLimiter
+from rubric_gate.llm.retry import RetryPolicy
 
 
 @pytest.mark.parametrize("text", [
@@ -96,7 +97,11 @@ def test_backoff_and_retry_after() -> None:
     assert 3.0 <= policy.delay(0, 3.0) <= 3.25
     assert parse_retry_after({"retry-after": "2"}) == 2.0
     assert parse_retry_after({"retry-after-ms": "250"}) == 0.25
-    assert parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None
+    # The HTTP-date form (RFC 9110): seconds from now; a date already past means "now".
+    date = "Wed, 21 Oct 2015 07:28:00 GMT"
+    assert parse_retry_after({"retry-after": date}, now=1445412480.0 - 30) == 30.0
+    assert parse_retry_after({"retry-after": date}) == 0.0
+    assert parse_retry_after({"retry-after": "soon"}) is None
 
 
 def test_classify_statuses() -> None:
@@ -111,7 +116,10 @@ def test_classify_statuses() -> None:
     assert isinstance(classify(StatusErr(403), "p"), AuthFailure)
     limited = classify(StatusErr(429), "p")
     assert isinstance(limited, TransientError) and limited.rate_limited and limited.retry_after == 1.0
-    assert isinstance(classify(StatusErr(529), "p"), TransientError)
+    overloaded = classify(StatusErr(529), "p")  # Anthropic's "overloaded": back pressure like a 429
+    assert isinstance(overloaded, TransientError) and overloaded.rate_limited and overloaded.retry_after == 1.0
+    unavailable = classify(StatusErr(503), "p")
+    assert isinstance(unavailable, TransientError) and not unavailable.rate_limited
     assert isinstance(classify(StatusErr(404), "p"), FatalError)
 
 

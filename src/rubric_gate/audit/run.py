@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import CheckAudit
 from rubric_gate.audit.parse import (
     GROUNDING_SCHEMA,
@@ -20,8 +19,9 @@ from rubric_gate.audit.parse import (
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.backend import JudgeRequest
-from rubric_gate.judges.spec import parse_judge_spec
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.protocols import JudgeRequest
+from rubric_gate.llm.spec import parse_judge_spec
 from rubric_gate.rubric import Check, normalize_text
 
 PACKAGE = "rubric_gate.audit"

@@ -14,14 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.audit.calls import (
-    Ask,
-    CallStats,
-    merged_stats,
-    planned_cost,
-    raise_failures,
-    run_asks,
-)
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.discover.embed import Embedder
@@ -45,8 +37,16 @@ from rubric_gate.discover.select import (
     preference_share,
 )
 from rubric_gate.errors import InputError
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.asks import (
+    Ask,
+    CallStats,
+    merged_stats,
+    planned_cost,
+    raise_failures,
+    run_asks,
+)
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.pairs import PairSet
 from rubric_gate.rubric import Check, Rubric, normalize_text
 from rubric_gate.rubric.ids import fresh_check_id

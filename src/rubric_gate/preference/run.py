@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rubric_gate.audit.calls import Ask, CallStats, merged_stats, raise_failures, run_asks
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.asks import Ask, CallStats, merged_stats, raise_failures, run_asks
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.pairs import PairSet, PreferencePair
 from rubric_gate.preference.fit import bradley_terry, effective_dimensionality, mean_abs_correlation
 from rubric_gate.preference.model import CheckFit, PreferenceFit

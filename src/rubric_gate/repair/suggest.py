@@ -18,7 +18,6 @@ import numpy as np
 
 from rubric_gate.attribution import failure_counts
 from rubric_gate.audit import AuditReport, AuditStore, audit_checks, audit_rule
-from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import Fool
 from rubric_gate.audit.render import excerpt
 from rubric_gate.audit.store import context_hash
@@ -26,8 +25,9 @@ from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import Decision, GateOptions, run_gate
 from rubric_gate.judges import judge_missing
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.pipeline import Evaluation
 from rubric_gate.repair.model import (
     ItemExcerpt,

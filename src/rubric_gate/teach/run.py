@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from rubric_gate.attribution import rubric_fails
-from rubric_gate.audit.calls import Ask, CallStats, planned_cost, raise_failures, run_asks
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import GateOptions, RuleContext, Violation, run_gate
-from rubric_gate.judges.backend import JudgeRequest
+from rubric_gate.llm.asks import Ask, CallStats, planned_cost, raise_failures, run_asks
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.pipeline import Evaluation
 from rubric_gate.repair.yaml_spans import checks_yaml
 from rubric_gate.rubric import Check, Rubric, normalize_text
