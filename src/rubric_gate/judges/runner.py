@@ -41,7 +41,7 @@ CHECKLIST_BASE_TOKENS = 200
 CHECKLIST_TOKENS_PER_CHECK = 250
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
     """One provider call: a single pair (per-check) or one item's pending checks (checklist).
 
