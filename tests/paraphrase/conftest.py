@@ -1,3 +1,1 @@
-"""Fixtures: the fake provider server of the judge tests."""
-
-from tests.judges.conftest import fake  # noqa: F401 - fixture re-export
+from tests.ensemble.conftest import fake, project  # noqa: F401  (the ensemble tests' fruit project and provider)

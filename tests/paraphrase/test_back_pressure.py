@@ -10,7 +10,7 @@ import pytest
 
 from rubric_gate.llm.errors import UnansweredError
 from rubric_gate.paraphrase import ParaphraseStore, ensure_paraphrases
-from tests.judges.fake_llm import FakeLLM
+from tests.fakes.llm import FakeLLM
 
 TEXTS = ["The output mentions apple", "The output mentions pear"]
 

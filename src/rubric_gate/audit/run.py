@@ -3,8 +3,7 @@ each answer stored and reused; several judges decide by majority."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from rubric_gate.audit.model import CheckAudit
 from rubric_gate.audit.parse import (
@@ -65,10 +64,6 @@ def _majority(votes: Sequence[bool]) -> bool:
     return 2 * sum(votes) >= len(votes)
 
 
-def _first_agreeing(answers: Sequence[Any], get: Callable[[Any], bool], outcome: bool) -> Any:
-    return next(a for a in answers if get(a) == outcome)
-
-
 def _combine(check: Check, line: int | None, judges: Sequence[str],
              structures: Sequence[StructureAnswer], groundings: Sequence[GroundingAnswer]) -> CheckAudit:
     structure: dict[str, bool] = {}
@@ -76,9 +71,9 @@ def _combine(check: Check, line: int | None, judges: Sequence[str],
     for name in PROPERTIES:
         holds = _majority([s.holds[name] for s in structures])
         structure[name] = holds
-        reasons[name] = _first_agreeing(structures, lambda s, n=name: s.holds[n], holds).reasons[name]
+        reasons[name] = next(s for s in structures if s.holds[name] == holds).reasons[name]
     grounded = _majority([g.grounded for g in groundings])
-    chosen = _first_agreeing(groundings, lambda g: g.grounded, grounded)
+    chosen = next(g for g in groundings if g.grounded == grounded)
     votes = {
         judge: {**s.holds, "grounded": g.grounded}
         for judge, s, g in zip(judges, structures, groundings, strict=True)

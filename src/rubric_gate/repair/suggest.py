@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -218,7 +219,7 @@ def suggest_repairs(
     # 1. Candidates, one stored call per rejected check.
     stats = CallStats(model, "repair")
     keys = {target.check.id: _key(model, task, target, k) for target in targets}
-    asks = unstored(((keys[t.check.id], lambda t=t: _ask(store, keys[t.check.id], task, t, k)) for t in targets),
+    asks = unstored(((keys[t.check.id], partial(_ask, store, keys[t.check.id], task, t, k)) for t in targets),
                     store, stats)
     run_asks(asks, model, stats, concurrency=concurrency)
     report.usage.append(stats)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -134,7 +135,7 @@ def teach_checks(
     # 2. One stored call per group.
     version = teach_prompt_version()
     stats = CallStats(teacher, "teach")
-    asks = unstored(((p.key(teacher, version), lambda p=p: p.ask(audits, teacher, version)) for p in prepared),
+    asks = unstored(((p.key(teacher, version), partial(p.ask, audits, teacher, version)) for p in prepared),
                     audits, stats)
     report.usage.append(stats)
     if dry_run:

@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -107,7 +107,7 @@ class OpenAIClient:
     async def aclose(self) -> None:
         await self.client.close()
 
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Final = "/v1/chat/completions"
 # Per batch input file: 50,000 requests and 200 MB (OpenAI Batch API reference).
 LIMITS = BatchLimits(max_requests=50_000, max_bytes=200_000_000)
 ENDED = ("completed", "expired", "cancelled", "failed")
