@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from rubric_gate.audit.store import AuditStore
-from rubric_gate.judges.parse import MalformedReply
 from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
-from rubric_gate.llm.errors import classify
+from rubric_gate.llm.errors import MalformedReply, classify
 from rubric_gate.llm.protocols import JudgeRequest, Reply
 from rubric_gate.llm.spec import parse_judge_spec
 
