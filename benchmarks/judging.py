@@ -7,9 +7,13 @@ time vs the lower bound ceil(calls / concurrency) x latency. Then, at scale:
 - CPU per call at 1,000 and 10,000 pairs (zero latency, concurrency 32): flat in the number
   of pairs queued is the target (10k <= 1.2x 1k);
 - calls per second at concurrency 8, 32 and 64 with zero latency;
-- wall time vs the floor ceil(calls / 32) x 100 ms at 10,000 calls (target <= 1.15x).
+- wall time vs the floor ceil(calls / 32) x 100 ms at 10,000 calls (target <= 1.15x);
+- memory per pending pair (`--memory`): what the runner holds for the pairs still queued when
+  the first call goes out, at 10k and 100k pairs, beside the same queue with every prompt
+  rendered up front (the runner before issue 21) and the pairs alone (the floor: the list
+  `missing_pairs` returns). Flat in the number of pairs and near the floor is the target.
 
-    python benchmarks/judging.py [--latency 0.1] [--concurrency 16] [--quick]
+    python benchmarks/judging.py [--latency 0.1] [--concurrency 16] [--quick] [--memory]
 """
 
 from __future__ import annotations
@@ -24,12 +28,12 @@ import time
 from pathlib import Path
 
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
-from rubric_gate.judges.backend import JudgeRequest, Reply
-from rubric_gate.judges.limits import RetryPolicy
 from rubric_gate.judges.pairs import all_pairs, missing_pairs
 from rubric_gate.judges.prompt import PROMPT_VERSION
 from rubric_gate.judges.runner import build_jobs, run_jobs
 from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.llm.protocols import JudgeRequest, Reply
+from rubric_gate.llm.retry import RetryPolicy
 from rubric_gate.rubric import Check, Rubric
 from rubric_gate.verdicts import VerdictStore
 
@@ -177,12 +181,69 @@ def at_scale(quick: bool) -> None:
           f"= {wall / bound:.2f}x (target <= 1.15x)")
 
 
+class FirstCallProbe:
+    """Answers at once; records traced memory when the first call arrives (every job queued)."""
+
+    def __init__(self) -> None:
+        self.at_first_call: int | None = None
+
+    async def complete(self, request: JudgeRequest) -> Reply:
+        import tracemalloc
+
+        if self.at_first_call is None:
+            self.at_first_call = tracemalloc.get_traced_memory()[0]
+        return Reply('{"answer": "yes", "quote": ""}', 300, 12)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def pending_memory(n_items: int, eager: bool) -> tuple[int, float, float]:
+    """(pairs, bytes per pending pair held by the runner, bytes per pair of the pairs alone).
+
+    With `eager`, every prompt is rendered before the run and kept until it ends, as the runner
+    did before prompts were rendered when a worker takes them."""
+    import gc
+    import tracemalloc
+
+    calibration = items(n_items)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = VerdictStore.load(Path(tmp) / "verdicts.jsonl", missing_ok=True)
+        gc.collect()
+        tracemalloc.start()
+        empty = tracemalloc.get_traced_memory()[0]
+        pairs = missing_pairs([rubric()], calibration, store, JUDGE)
+        with_pairs = tracemalloc.get_traced_memory()[0]
+        jobs = build_jobs(pairs, "per-check")
+        rendered = [job.request for job in jobs] if eager else []
+        probe = FirstCallProbe()
+        asyncio.run(run_jobs(jobs, probe, store, JUDGE, PROMPT_VERSION, JudgeRunStats(JUDGE),
+                             concurrency=32, policy=RetryPolicy(), progress=False))
+        tracemalloc.stop()
+        assert probe.at_first_call is not None and len(rendered) in (0, len(pairs))
+        return len(pairs), (probe.at_first_call - with_pairs) / len(pairs), (with_pairs - empty) / len(pairs)
+
+
+def memory_section() -> None:
+    print("\n== live runner: memory per pending pair (tracemalloc, when the first call goes out)")
+    for n_items in (1_000, 10_000):
+        n, lazy, floor = pending_memory(n_items, eager=False)
+        _, eager, _ = pending_memory(n_items, eager=True)
+        print(f"{n:7d} pairs: runner {lazy:6.0f} B/pair (prompts rendered as workers take them), "
+              f"{eager:6.0f} B/pair with every prompt rendered up front = {eager / lazy:.1f}x; "
+              f"the pairs alone (floor) {floor:6.0f} B/pair")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per simulated call")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--quick", action="store_true", help="skip the 10,000-call latency run (about 35 s)")
+    parser.add_argument("--memory", action="store_true", help="only the memory per pending pair (about 1 min)")
     args = parser.parse_args()
+    if args.memory:
+        memory_section()
+        return
     calibration = items()
     base, head = rubric(), rubric(reworded=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -121,8 +121,7 @@ def test_usage_errors_exit_2(project: Project) -> None:
                                              ("RUBRIC_GATE_MAX_REASKS", "-2")])
 def test_bad_tuning_variables_are_input_errors(name: str, value: str) -> None:
     from rubric_gate.errors import InputError
-    from rubric_gate.judges.backend import request_timeout
-    from rubric_gate.judges.limits import RetryPolicy
+    from rubric_gate.llm.retry import RetryPolicy, request_timeout
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(name, value)

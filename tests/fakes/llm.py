@@ -21,7 +21,7 @@ OUTPUT = re.compile(r"<output>\n(.*?)\n</output>", re.DOTALL)
 ORIGINAL = re.compile(r"<original>\n(.*?)\n</original>", re.DOTALL)
 REWORDING = re.compile(r"rewording (\d+) of")
 
-# Behaviours: ok, 429, 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape)
+# Behaviours: ok, 429, 529 (Anthropic's overloaded), 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape)
 
 
 def keyword(check: str) -> str:
@@ -127,7 +127,7 @@ class FakeLLM:
             if behaviour == "hang":
                 time.sleep(self.hang_seconds)
                 return
-            if behaviour in ("429", "500", "401", "400"):
+            if behaviour in ("429", "529", "500", "401", "400"):
                 self._error(handler, int(behaviour), anthropic)
                 return
             text = self._answer_text(prompt, behaviour, body.get("model", "m"))
@@ -194,8 +194,8 @@ class FakeLLM:
         handler.wfile.write(data)
 
     def _error(self, handler: BaseHTTPRequestHandler, status: int, anthropic: bool) -> None:
-        kinds = {429: "rate_limit_error", 500: "api_error", 401: "authentication_error", 400: "invalid_request_error"}
-        headers = {"retry-after": self.retry_after} if status == 429 and self.retry_after is not None else {}
+        kinds = {429: "rate_limit_error", 529: "overloaded_error", 500: "api_error", 401: "authentication_error", 400: "invalid_request_error"}
+        headers = {"retry-after": self.retry_after} if status in (429, 529) and self.retry_after is not None else {}
         headers["x-should-retry"] = "false"
         if anthropic:
             payload: dict[str, Any] = {"type": "error", "error": {"type": kinds[status], "message": f"fake {status}"}}

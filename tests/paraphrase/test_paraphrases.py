@@ -102,7 +102,9 @@ def test_unparseable_paraphrases_are_never_guessed(fake: FakeLLM, project: Path,
     write_twin(project)
     code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
                            "--judge", TRUTHFUL, "--paraphrases", "2")
-    assert code == 2 and "no valid paraphrase after 3 replies" in err.splitlines()[-1]
+    last = err.splitlines()[-1]
+    assert code == 2 and last.startswith("rubric-gate: error: 2 paraphrase calls have no valid answer, none guessed: ")
+    assert last.count("no valid answer after 3 replies (not JSON: ") == 2
     assert not (project / "verdicts.paraphrases.jsonl").exists()
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rubric_gate.audit.parse import parse_grounding, parse_structure
-from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.repair import ExistingComment, RepairSuggestion, check_spans, plan_review_comments
 from rubric_gate.repair.parse import parse_repairs
 from rubric_gate.repair.render import suggestion_comment_body

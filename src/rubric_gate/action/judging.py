@@ -8,19 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.calibration import CalibrationSet
+from rubric_gate.llm.registry import PROVIDERS, secret_variables
 from rubric_gate.rubric import RubricDocument
 from rubric_gate.service.request import CallBudget
 from rubric_gate.verdicts import VerdictStore
 
-__all__ = ["CREDENTIAL_VARIABLES", "SECRET_VARIABLES", "CallBudget", "JudgeBackend", "has_credentials",
-           "load_backend", "secret_values"]  # CallBudget: the gate service's, one per run
+__all__ = ["SECRET_VARIABLES", "CallBudget", "JudgeBackend", "has_credentials", "load_backend",
+           "secret_values"]  # CallBudget: the gate service's, one per run
 
-# Provider -> variables of which one must be set (OPENAI_BASE_URL: a local compatible server).
-CREDENTIAL_VARIABLES = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-}
-SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
+# Every provider's secret variables, from the provider registry (which loads no SDK).
+SECRET_VARIABLES = secret_variables()
 
 
 @dataclass(frozen=True)
@@ -38,9 +35,8 @@ class JudgeBackend:
 
 def has_credentials(spec: str, env: dict[str, str] | None = None) -> bool:
     env = dict(os.environ) if env is None else env
-    provider = spec.split(":", 1)[0].lower()
-    names = CREDENTIAL_VARIABLES.get(provider)
-    return names is None or any(env.get(name, "").strip() for name in names)
+    entry = PROVIDERS.get(spec.split(":", 1)[0].strip().lower())
+    return entry is None or entry.has_credentials(env)
 
 
 def secret_values(env: dict[str, str] | None = None) -> list[str]:

@@ -12,15 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import Fool
-from rubric_gate.audit.parse import load_object, one_line, yes_no
+from rubric_gate.audit.parse import one_line, yes_no
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.calibration import CalibrationItem
-from rubric_gate.judges.backend import JudgeRequest
-from rubric_gate.judges.parse import ANSWER_SCHEMA, MalformedReply, parse_answer
+from rubric_gate.judges.parse import ANSWER_SCHEMA, parse_answer
 from rubric_gate.judges.prompt import PROMPT_VERSION, as_text, render_per_check
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.protocols import JudgeRequest
+from rubric_gate.llm.replies import reply_object
 from rubric_gate.rubric import Check
 
 PACKAGE = "rubric_gate.audit"
@@ -52,14 +54,14 @@ VERIFY_SCHEMA: dict[str, Any] = {
 
 
 def parse_attack(text: str) -> str:
-    output = load_object(text, {"output"})["output"]
+    output = reply_object(text, {"output"})["output"]
     if not isinstance(output, str) or not output.strip():
         raise MalformedReply("output must be a non-empty string")
     return output[:MAX_OUTPUT_CHARS]
 
 
 def parse_verify(text: str) -> tuple[bool, str]:
-    obj = load_object(text, {"meets_check", "reason"})
+    obj = reply_object(text, {"meets_check", "reason"})
     return yes_no(obj["meets_check"], "meets_check"), one_line(obj["reason"], "reason")
 
 

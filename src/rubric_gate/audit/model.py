@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_gate.audit.calls import CallStats
 from rubric_gate.audit.parse import PROPERTIES
+from rubric_gate.llm.asks import CallStats
 
 # How each failing property reads in a finding.
 MISSING = {

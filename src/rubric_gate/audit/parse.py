@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
 
 PROPERTIES = ("atomic", "consistent", "observable", "operational", "scoped")
 MAX_REASON_CHARS = 400
@@ -64,18 +64,6 @@ class GroundingAnswer:
         return cls(bool(result["grounded"]), str(result["quote"]), str(result["reason"]))
 
 
-def load_object(text: str, keys: set[str]) -> dict[str, Any]:
-    try:
-        value = json.loads(text.strip())
-    except (json.JSONDecodeError, AttributeError) as exc:
-        raise MalformedReply(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise MalformedReply("reply is not a JSON object")
-    if set(value) != keys:
-        raise MalformedReply(f"expected keys {sorted(keys)}, got {sorted(value)}")
-    return value
-
-
 def one_line(value: Any, what: str) -> str:
     if not isinstance(value, str):
         raise MalformedReply(f"{what} is not a string")
@@ -89,7 +77,7 @@ def yes_no(value: Any, what: str) -> bool:
 
 
 def parse_structure(text: str) -> StructureAnswer:
-    obj = load_object(text, set(PROPERTIES))
+    obj = reply_object(text, set(PROPERTIES))
     holds: dict[str, bool] = {}
     reasons: dict[str, str] = {}
     for name in PROPERTIES:
@@ -117,7 +105,7 @@ def occurs_in(quote: str, text: str) -> bool:
 def parse_grounding(text: str, task: str, check: str) -> GroundingAnswer:
     """The quote must come from the task (grounded) or from the check (beyond the task): a model
     that cannot point at the words it relies on has not answered."""
-    obj = load_object(text, {"beyond_task", "quote", "reason"})
+    obj = reply_object(text, {"beyond_task", "quote", "reason"})
     beyond = yes_no(obj["beyond_task"], "beyond_task")
     quote = one_line(obj["quote"], "quote")
     reason = one_line(obj["reason"], "reason")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import CheckAudit
 from rubric_gate.audit.parse import (
     GROUNDING_SCHEMA,
@@ -19,8 +18,10 @@ from rubric_gate.audit.parse import (
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.backend import JudgeRequest
-from rubric_gate.judges.spec import parse_judge_spec
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.cache import CallKey, stored_ask
+from rubric_gate.llm.protocols import JudgeRequest
+from rubric_gate.llm.spec import parse_judge_spec
 from rubric_gate.rubric import Check, normalize_text
 
 PACKAGE = "rubric_gate.audit"
@@ -41,28 +42,21 @@ def task_context(task: str) -> str:
 
 
 def _structure_ask(store: AuditStore, judge: str, task: str, check: Check) -> Ask:
-    prompt, context = structure_prompt_version(), task_context(task)
-
-    def done(answer: StructureAnswer, tin: int, tout: int) -> None:
-        store.record("structure", judge, prompt, check.text, context, answer.to_result(), tin, tout)
-
+    key = CallKey("structure", judge, structure_prompt_version(), check.text, task_context(task))
     request = JudgeRequest(render(PACKAGE, "structure.j2", task=task, check=check.text),
                            STRUCTURE_SCHEMA, "check_structure", STRUCTURE_MAX_TOKENS)
-    return Ask(f"structure of {check.id}", request, parse_structure, done)
+    return stored_ask(store, key, f"structure of {check.id}", request, parse_structure, StructureAnswer.to_result)
 
 
 def _grounding_ask(store: AuditStore, judge: str, task: str, check: Check) -> Ask:
-    prompt, context = grounding_prompt_version(), task_context(task)
-
-    def done(answer: GroundingAnswer, tin: int, tout: int) -> None:
-        store.record("grounding", judge, prompt, check.text, context, answer.to_result(), tin, tout)
+    key = CallKey("grounding", judge, grounding_prompt_version(), check.text, task_context(task))
 
     def parse(text: str) -> GroundingAnswer:
         return parse_grounding(text, task, check.text)
 
     request = JudgeRequest(render(PACKAGE, "grounding.j2", task=task, check=check.text),
                            GROUNDING_SCHEMA, "check_grounding", GROUNDING_MAX_TOKENS)
-    return Ask(f"grounding of {check.id}", request, parse, done)
+    return stored_ask(store, key, f"grounding of {check.id}", request, parse, GroundingAnswer.to_result)
 
 
 def _majority(votes: Sequence[bool]) -> bool:

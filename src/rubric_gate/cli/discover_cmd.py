@@ -70,7 +70,7 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
         plan_discovery,
         render_discover_text,
     )
-    from rubric_gate.judges.spec import parse_judge_spec
+    from rubric_gate.llm.spec import parse_judge_spec
     from rubric_gate.pairs import load_pairs
     from rubric_gate.verdicts import VerdictStore
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.store import AuditStore
-from rubric_gate.judges.backend import JudgeRequest, Reply, classify
-from rubric_gate.judges.parse import MalformedReply
-from rubric_gate.judges.spec import parse_judge_spec
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.errors import MalformedReply, classify
+from rubric_gate.llm.protocols import JudgeRequest, Reply
+from rubric_gate.llm.spec import parse_judge_spec
 
 KIND = "embed"
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_gate.audit.parse import load_object, one_line
+from rubric_gate.audit.parse import one_line
 from rubric_gate.audit.render import plain
-from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
 
 MIN_CRITERIA = 5
 MAX_CRITERIA = 15
@@ -106,7 +107,7 @@ def _score(value: Any, what: str) -> int:
 
 
 def parse_extraction(text: str) -> list[Criterion]:
-    entries = load_object(text, {"criteria"})["criteria"]
+    entries = reply_object(text, {"criteria"})["criteria"]
     if not isinstance(entries, list) or not MIN_CRITERIA <= len(entries) <= MAX_CRITERIA:
         count = len(entries) if isinstance(entries, list) else "no"
         raise MalformedReply(f"expected {MIN_CRITERIA}-{MAX_CRITERIA} criteria, got {count}")
@@ -123,7 +124,7 @@ def parse_extraction(text: str) -> list[Criterion]:
 
 def parse_merge(text: str, ids: set[str]) -> list[Merge]:
     """Groups of at least two known ids, none in two groups."""
-    entries = load_object(text, {"groups"})["groups"]
+    entries = reply_object(text, {"groups"})["groups"]
     if not isinstance(entries, list):
         raise MalformedReply("groups is not a list")
     used: set[str] = set()

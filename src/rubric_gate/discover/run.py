@@ -11,17 +11,10 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from rubric_gate.audit.calls import (
-    Ask,
-    CallStats,
-    merged_stats,
-    planned_cost,
-    raise_failures,
-    run_asks,
-)
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.discover.embed import Embedder
@@ -45,8 +38,17 @@ from rubric_gate.discover.select import (
     preference_share,
 )
 from rubric_gate.errors import InputError
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.asks import (
+    Ask,
+    CallStats,
+    merged_stats,
+    planned_cost,
+    raise_failures,
+    run_asks,
+)
+from rubric_gate.llm.cache import CallKey, stored_ask
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.pairs import PairSet
 from rubric_gate.rubric import Check, Rubric, normalize_text
 from rubric_gate.rubric.ids import fresh_check_id
@@ -90,6 +92,14 @@ def _dedupe(pool: Sequence[Candidate]) -> list[Candidate]:
     return list(by_text.values())
 
 
+def _criteria_result(found: list[Criterion]) -> dict[str, Any]:
+    return {"criteria": [c.to_result() for c in found]}
+
+
+def _groups_result(found: list[Merge]) -> dict[str, Any]:
+    return {"groups": [g.to_result() for g in found]}
+
+
 def _extraction_asks(pairs: PairSet, model: str, store: AuditStore,
                      stats: CallStats) -> tuple[list[Ask], dict[str, str]]:
     version = _version("extract.j2")
@@ -105,11 +115,9 @@ def _extraction_asks(pairs: PairSet, model: str, store: AuditStore,
                         prompt=as_text(pair.prompt)[:RESPONSE_CHARS], chosen=as_text(pair.chosen)[:RESPONSE_CHARS],
                         rejected=as_text(pair.rejected)[:RESPONSE_CHARS])
 
-        def done(found: list[Criterion], tin: int, tout: int, pid: str = pair.id, ctx: str = context) -> None:
-            store.record("extract", model, version, pid, ctx, {"criteria": [c.to_result() for c in found]}, tin, tout)
-
-        asks.append(Ask(f"criteria of pair {pair.id}", JudgeRequest(prompt, EXTRACT_SCHEMA, "pair_criteria",
-                                                                    EXTRACT_MAX_TOKENS), parse_extraction, done))
+        asks.append(stored_ask(store, CallKey("extract", model, version, pair.id, context), f"criteria of pair {pair.id}",
+                               JudgeRequest(prompt, EXTRACT_SCHEMA, "pair_criteria", EXTRACT_MAX_TOKENS),
+                               parse_extraction, _criteria_result))
     return asks, contexts
 
 
@@ -151,11 +159,9 @@ def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, sto
         def parse(text: str, ids: frozenset[str] = frozenset(labels)) -> list[Merge]:
             return parse_merge(text, set(ids))
 
-        def done(found: list[Merge], tin: int, tout: int, k: str = key, ctx: str = context) -> None:
-            store.record("merge", model, version, k, ctx, {"groups": [g.to_result() for g in found]}, tin, tout)
-
-        asks.append(Ask(f"merge of {len(members)} criteria", JudgeRequest(prompt, MERGE_SCHEMA, "merged_criteria",
-                                                                          MERGE_MAX_TOKENS), parse, done))
+        asks.append(stored_ask(store, CallKey("merge", model, version, key, context), f"merge of {len(members)} criteria",
+                               JudgeRequest(prompt, MERGE_SCHEMA, "merged_criteria", MERGE_MAX_TOKENS),
+                               parse, _groups_result))
     run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
     usage.append(stats)
     raise_failures([stats])

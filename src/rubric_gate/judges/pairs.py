@@ -12,7 +12,7 @@ from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import VerdictStore, task_hash
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pair:
     check_id: str
     check_text: str

@@ -1,11 +1,13 @@
-"""Strict parsing of judge replies: a reply that is not exactly the expected object is rejected."""
+"""Strict parsing of judge replies: a reply that is not exactly the expected object is rejected
+(MalformedReply, defined in `rubric_gate.llm.errors`, is named here for the batch collector)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
 from rubric_gate.verdicts.model import AnswerWord
 
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -40,24 +42,10 @@ CHECKLIST_SCHEMA: dict[str, Any] = {
 }
 
 
-class MalformedReply(ValueError):
-    """The reply does not match the schema; the caller may ask again, never guess."""
-
-
 @dataclass(frozen=True)
 class Answer:
     answer: AnswerWord
     quote: str
-
-
-def _load_object(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text.strip())
-    except (json.JSONDecodeError, AttributeError) as exc:
-        raise MalformedReply(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise MalformedReply("reply is not a JSON object")
-    return value
 
 
 def _answer(obj: Any, extra: frozenset[str] = frozenset()) -> Answer:
@@ -89,13 +77,17 @@ def normalize_answer(value: Any) -> AnswerWord | None:
 _ANSWER_WORDS: dict[str, AnswerWord] = {"yes": "yes", "no": "no", "n/a": "n/a"}
 
 
+__all__ = ["ANSWER_SCHEMA", "CHECKLIST_SCHEMA", "Answer", "MalformedReply", "normalize_answer", "parse_answer",
+           "parse_checklist"]
+
+
 def parse_answer(text: str) -> Answer:
-    return _answer(_load_object(text))
+    return _answer(reply_object(text))
 
 
 def parse_checklist(text: str, ids: list[str]) -> dict[str, Answer]:
     """Answers by check id; every id asked must be answered exactly once and nothing else."""
-    obj = _load_object(text)
+    obj = reply_object(text)
     if set(obj) != {"answers"} or not isinstance(obj["answers"], list):
         raise MalformedReply("expected an object with one key 'answers' holding a list")
     answers: dict[str, Answer] = {}

@@ -7,31 +7,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from rubric_gate.errors import JudgeAuthError, JudgeError
-from rubric_gate.judges.backend import (
-    AuthFailure,
-    Backend,
-    FatalError,
-    JudgeRequest,
-    TransientError,
-)
-from rubric_gate.judges.limits import AdaptiveLimiter, RetryPolicy
 from rubric_gate.judges.pairs import Pair
 from rubric_gate.judges.parse import (
     ANSWER_SCHEMA,
     CHECKLIST_SCHEMA,
     Answer,
-    MalformedReply,
     parse_answer,
     parse_checklist,
 )
 from rubric_gate.judges.progress import ProgressReporter
 from rubric_gate.judges.prompt import Mode, render_checklist, render_per_check
 from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.limiter import AdaptiveLimiter
+from rubric_gate.llm.protocols import JudgeRequest, LiveClient, Reply
+from rubric_gate.llm.retry import CallEvents, RetryPolicy, Unanswered, call_with_retries
 from rubric_gate.verdicts import Usage, Verdict, VerdictStore
 
 PER_CHECK_MAX_TOKENS = 400
@@ -46,7 +41,7 @@ CHECKLIST_BASE_TOKENS = 200
 CHECKLIST_TOKENS_PER_CHECK = 250
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
     """One provider call: a single pair (per-check) or one item's pending checks (checklist).
 
@@ -84,6 +79,24 @@ def _parse(job: Job, text: str) -> list[Answer]:
     return [answers[label] for label in job.labels]
 
 
+class _JobEvents(CallEvents):
+    def __init__(self, engine: _Engine, job: Job) -> None:
+        self.engine, self.job = engine, job
+
+    def replied(self, reply: Reply) -> None:
+        stats = self.engine.stats
+        stats.calls += 1  # a billed call, whether or not its reply parses
+        stats.input_tokens += reply.input_tokens
+        stats.output_tokens += reply.output_tokens
+
+    def retrying(self) -> None:
+        self.engine.stats.retries += 1
+        self.engine.progress.retry()
+
+    def malformed(self, exc: MalformedReply) -> None:
+        self.engine.malformed(self.job, exc)
+
+
 def _split(total: int, parts: int) -> list[int]:
     """Split a call's token count over its verdicts so the per-verdict usage sums right."""
     share, rest = divmod(total, parts)
@@ -92,7 +105,7 @@ def _split(total: int, parts: int) -> list[int]:
 
 class _Engine:
     def __init__(
-        self, backend: Backend, store: VerdictStore, judge: str, prompt: str,
+        self, backend: LiveClient, store: VerdictStore, judge: str, prompt: str,
         stats: JudgeRunStats, policy: RetryPolicy, limiter: AdaptiveLimiter, progress: ProgressReporter,
     ) -> None:
         self.backend, self.store, self.judge, self.prompt = backend, store, judge, prompt
@@ -107,7 +120,7 @@ class _Engine:
         self.stats.failed += len(job.pairs)
         self.stats.failures.extend(f"{p.check_id} @ {p.item.id}: {reason}" for p in job.pairs)
 
-    def _malformed(self, job: Job, exc: MalformedReply) -> None:
+    def malformed(self, job: Job, exc: MalformedReply) -> None:
         if self.parsed_any:
             return
         reason, count = self.same_failures
@@ -122,45 +135,16 @@ class _Engine:
                              f"({exc}); stopped early (is the model able to produce the JSON answer format?)")
 
     async def run_job(self, job: Job) -> None:
-        transport_attempt = reasks = 0
-        while True:
-            try:
-                request = job.request  # rendered now, dropped once the call is answered
-                async with self.limiter:
-                    reply = await self.backend.complete(request)
-            except TransientError as exc:
-                if exc.rate_limited:
-                    self.limiter.on_rate_limited()
-                if transport_attempt >= self.policy.max_retries:
-                    self._fail(job, f"gave up after {transport_attempt} retries ({exc})")
-                    return
-                self.stats.retries += 1
-                self.progress.retry()
-                await asyncio.sleep(self.policy.delay(transport_attempt, exc.retry_after))
-                transport_attempt += 1
-                continue
-            except AuthFailure as exc:
-                raise JudgeAuthError(str(exc)) from None
-            except FatalError as exc:
-                raise JudgeError(str(exc)) from None
-            self.limiter.on_success()
-            self.stats.calls += 1  # a billed call, whether or not its reply parses
-            self.stats.input_tokens += reply.input_tokens
-            self.stats.output_tokens += reply.output_tokens
-            try:
-                answers = _parse(job, reply.text)
-            except MalformedReply as exc:
-                self._malformed(job, exc)
-                if reasks >= self.policy.max_reasks:
-                    self._fail(job, f"no valid answer after {reasks + 1} replies ({exc})")
-                    return
-                reasks += 1
-                self.stats.retries += 1
-                self.progress.retry()
-                continue
-            self.parsed_any = True
-            self._record(job, answers, reply.input_tokens, reply.output_tokens)
+        def send() -> Awaitable[Reply]:
+            return self.backend.complete(job.request)  # rendered now, dropped once answered
+
+        outcome = await call_with_retries(send, lambda text: _parse(job, text), policy=self.policy,
+                                          limiter=self.limiter, events=_JobEvents(self, job))
+        if isinstance(outcome, Unanswered):
+            self._fail(job, outcome.reason)
             return
+        self.parsed_any = True
+        self._record(job, outcome.value, outcome.input_tokens, outcome.output_tokens)
 
     def _record(self, job: Job, answers: list[Answer], input_tokens: int, output_tokens: int) -> None:
         at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -228,7 +212,7 @@ async def _worker(queue: Iterator[Job], engine: _Engine) -> None:
 
 async def run_jobs(
     jobs: Sequence[Job],
-    backend: Backend,
+    backend: LiveClient,
     store: VerdictStore,
     judge: str,
     prompt: str,

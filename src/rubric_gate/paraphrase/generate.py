@@ -1,80 +1,36 @@
-"""Ask a model for the paraphrases the store lacks, with the judges' retry rules."""
+"""Ask a model for the paraphrases the store lacks, through the shared call layer (its retry
+loop honours 429/529 back pressure and retry-after like every other model call)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
-from rubric_gate.errors import JudgeAuthError, JudgeError
-from rubric_gate.judges.api import run_sync
-from rubric_gate.judges.backend import (
-    AuthFailure,
-    Backend,
-    FatalError,
-    JudgeRequest,
-    TransientError,
-    make_backend,
-)
-from rubric_gate.judges.limits import RetryPolicy
-from rubric_gate.judges.spec import parse_judge_spec
-from rubric_gate.paraphrase.prompt import SCHEMA, MalformedParaphrase, parse, render
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.protocols import JudgeRequest
+from rubric_gate.paraphrase.prompt import SCHEMA, parse, render
 from rubric_gate.paraphrase.store import Paraphrase, ParaphraseStore
 
 MAX_TOKENS = 300
 CONCURRENCY = 4
 
 
-async def _ask(backend: Backend, request: JudgeRequest, policy: RetryPolicy, gate: asyncio.Semaphore) -> str:
-    transport = reasks = 0
-    while True:
-        try:
-            async with gate:
-                reply = await backend.complete(request)
-        except TransientError as exc:
-            if transport >= policy.max_retries:
-                raise JudgeError(f"paraphraser gave up after {transport} retries ({exc})") from None
-            await asyncio.sleep(policy.delay(transport, exc.retry_after))
-            transport += 1
-            continue
-        except AuthFailure as exc:
-            raise JudgeAuthError(str(exc)) from None
-        except FatalError as exc:
-            raise JudgeError(str(exc)) from None
-        try:
-            return parse(reply.text)
-        except MalformedParaphrase as exc:
-            if reasks >= policy.max_reasks:
-                raise JudgeError(f"paraphraser: no valid paraphrase after {reasks + 1} replies ({exc})") from None
-            reasks += 1
+def _ask(text: str, index: int, count: int, model: str, store: ParaphraseStore) -> Ask:
+    def done(paraphrase: str, _tin: int, _tout: int) -> None:
+        store.append([Paraphrase(text, model, index, paraphrase)])
 
-
-async def _generate(model: str, missing: list[tuple[str, int]], count: int, store: ParaphraseStore) -> None:
-    backend = make_backend(parse_judge_spec(model))
-    policy = RetryPolicy.from_env()
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def one(text: str, index: int) -> None:
-        # Sampled like extra `--samples` answers, so rewordings differ from one another.
-        request = JudgeRequest(render(text, index, count), SCHEMA, "paraphrase", MAX_TOKENS, sampled=True)
-        store.append([Paraphrase(text, model, index, await _ask(backend, request, policy, gate))])
-
-    try:
-        async with asyncio.TaskGroup() as group:
-            for text, index in missing:
-                group.create_task(one(text, index))
-    except BaseExceptionGroup as grouped:
-        raise grouped.exceptions[0] from None
-    finally:
-        await backend.aclose()
+    # Sampled like extra `--samples` answers, so rewordings differ from one another.
+    request = JudgeRequest(render(text, index, count), SCHEMA, "paraphrase", MAX_TOKENS, sampled=True)
+    return Ask(f"paraphrase {index + 1} of {text[:60]!r}", request, parse, done)
 
 
 def ensure_paraphrases(check_texts: Sequence[str], model: str, count: int, store: ParaphraseStore) -> tuple[dict[str, list[str]], int]:
     """`count` paraphrases of each text by `model`, asking only for those the store lacks.
-    Returns (check text -> paraphrases in index order, number of calls made)."""
+    Returns (check text -> paraphrases in index order, number of paraphrases asked for)."""
     texts = list(dict.fromkeys(check_texts))
     missing = [(text, i) for text in texts for i in range(count) if store.get(text, model, i) is None]
-    if missing:
-        run_sync(_generate(model, missing, count, store))
+    stats = CallStats(model, "paraphrase", reused=len(texts) * count - len(missing))
+    run_asks([_ask(text, i, count, model, store) for text, i in missing], model, stats, concurrency=CONCURRENCY)
+    raise_failures([stats])
     result = {}
     for text in texts:
         found = [store.get(text, model, i) for i in range(count)]

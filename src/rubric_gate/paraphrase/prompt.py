@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
+
 SCHEMA = {
     "type": "object",
     "properties": {"paraphrase": {"type": "string"}},
@@ -25,20 +28,11 @@ def render(check_text: str, index: int, count: int) -> str:
     )
 
 
-class MalformedParaphrase(ValueError):
-    pass
-
-
 def parse(text: str) -> str:
-    import json
-
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MalformedParaphrase(f"not JSON: {exc.msg}") from None
-    if not isinstance(data, dict) or set(data) != {"paraphrase"} or not isinstance(data["paraphrase"], str):
-        raise MalformedParaphrase('expected {"paraphrase": "..."}')
+    data = reply_object(text, {"paraphrase"})
+    if not isinstance(data["paraphrase"], str):
+        raise MalformedReply('expected {"paraphrase": "..."}')
     value = " ".join(data["paraphrase"].split())
     if not value:
-        raise MalformedParaphrase("empty paraphrase")
+        raise MalformedReply("empty paraphrase")
     return value

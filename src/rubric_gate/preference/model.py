@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_gate.audit.calls import CallStats
+from rubric_gate.llm.asks import CallStats
 
 
 def _round(value: float | None) -> float | None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rubric_gate.audit.parse import load_object, yes_no
-from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.audit.parse import yes_no
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
 
 PREFER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -33,7 +34,7 @@ APPLIES_SCHEMA: dict[str, Any] = {
 
 
 def parse_prefer(text: str) -> str:
-    better = load_object(text, {"better"})["better"]
+    better = reply_object(text, {"better"})["better"]
     if better not in ("A", "B"):
         raise MalformedReply(f"better must be 'A' or 'B', got {better!r}")
     return better
@@ -41,7 +42,7 @@ def parse_prefer(text: str) -> str:
 
 def parse_applies(text: str, ids: list[str]) -> dict[str, bool]:
     """Exactly one answer per check id shown."""
-    entries = load_object(text, {"answers"})["answers"]
+    entries = reply_object(text, {"answers"})["answers"]
     if not isinstance(entries, list):
         raise MalformedReply("answers is not a list")
     out: dict[str, bool] = {}

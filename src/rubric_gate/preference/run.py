@@ -11,14 +11,17 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 import numpy as np
 
-from rubric_gate.audit.calls import Ask, CallStats, merged_stats, raise_failures, run_asks
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.asks import Ask, CallStats, merged_stats, raise_failures, run_asks
+from rubric_gate.llm.cache import CallKey, stored_ask
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.pairs import PairSet, PreferencePair
 from rubric_gate.preference.fit import bradley_terry, effective_dimensionality, mean_abs_correlation
 from rubric_gate.preference.model import CheckFit, PreferenceFit
@@ -57,12 +60,19 @@ def _prefer_asks(pairs: PairSet, checks: Sequence[str], model: str, store: Audit
         prompt = render(PACKAGE, "prefer.j2", checks=list(checks), prompt=as_text(pair.prompt)[:TEXT_CHARS],
                         a=as_text(a)[:TEXT_CHARS], b=as_text(b)[:TEXT_CHARS])
 
-        def done(better: str, tin: int, tout: int, pid: str = pair.id, ctx: str = context) -> None:
-            store.record("prefer", model, version, pid, ctx, {"better": better}, tin, tout)
-
         label = f"{'rubric' if checks else 'no-rubric'} preference on {pair.id}"
-        asks.append(Ask(label, JudgeRequest(prompt, PREFER_SCHEMA, "preference", PREFER_MAX_TOKENS), parse_prefer, done))
+        asks.append(stored_ask(store, CallKey("prefer", model, version, pair.id, context), label,
+                               JudgeRequest(prompt, PREFER_SCHEMA, "preference", PREFER_MAX_TOKENS), parse_prefer,
+                               _better_result))
     return asks, contexts
+
+
+def _better_result(better: str) -> dict[str, Any]:
+    return {"better": better}
+
+
+def _applies_result(ids: Sequence[str], answers: dict[str, bool]) -> dict[str, Any]:
+    return {"applies": [answers[i] for i in ids]}
 
 
 def _applies_asks(pairs: PairSet, checks: Sequence[str], model: str, store: AuditStore,
@@ -83,15 +93,13 @@ def _applies_asks(pairs: PairSet, checks: Sequence[str], model: str, store: Audi
         prompt = render(PACKAGE, "applies.j2", prompt=as_text(pair.prompt)[:TEXT_CHARS],
                         checks=list(zip(ids, checks, strict=True)))
 
-        def done(answers: dict[str, bool], tin: int, tout: int, k: str = key) -> None:
-            store.record("applies", model, version, k, context, {"applies": [answers[i] for i in ids]}, tin, tout)
-
         def parse(text: str) -> dict[str, bool]:
             return parse_applies(text, ids)
 
         request = JudgeRequest(prompt, APPLIES_SCHEMA, "applicability",
                                APPLIES_BASE_TOKENS + APPLIES_TOKENS_PER_CHECK * len(ids))
-        asks.append(Ask(f"applicability for {pair.id}", request, parse, done))
+        asks.append(stored_ask(store, CallKey("applies", model, version, key, context), f"applicability for {pair.id}",
+                               request, parse, partial(_applies_result, ids)))
     return asks, keys
 
 

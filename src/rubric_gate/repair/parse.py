@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_gate.audit.parse import load_object, one_line
-from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.audit.parse import one_line
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
 from rubric_gate.repair.operators import (
     MAX_ANTI_GAMING,
     MAX_APPLICABILITY_GATES,
@@ -78,7 +79,7 @@ class Candidate:
 def parse_repairs(text: str, original: str, k: int) -> list[Candidate]:
     """Candidates in the model's order, duplicates and no-op rewrites dropped; anything outside
     the operator library, or more than `k` candidates, makes the whole reply invalid."""
-    obj = load_object(text, {"candidates"})
+    obj = reply_object(text, {"candidates"})
     entries = obj["candidates"]
     if not isinstance(entries, list):
         raise MalformedReply("candidates is not a list")

@@ -12,13 +12,13 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from rubric_gate.attribution import failure_counts
 from rubric_gate.audit import AuditReport, AuditStore, audit_checks, audit_rule
-from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import Fool
 from rubric_gate.audit.render import excerpt
 from rubric_gate.audit.store import context_hash
@@ -26,8 +26,10 @@ from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import Decision, GateOptions, run_gate
 from rubric_gate.judges import judge_missing
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.cache import CallKey, stored_ask, unstored
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.repair.model import (
     ItemExcerpt,
     ProtectedCheck,
@@ -105,15 +107,18 @@ def _replace(head: Rubric, check_id: str, replacement: list[Check]) -> Rubric:
     return head.model_copy(update={"checks": checks})
 
 
-def _ask(store: AuditStore, model: str, task: str, target: _Target, k: int) -> tuple[str, Ask]:
-    version = repair_prompt_version()
-    reason = target.decision.reason
-    context = context_hash("repair", task, target.old_text, reason, list(target.findings), k,
+def _key(model: str, task: str, target: _Target, k: int) -> CallKey:
+    context = context_hash("repair", task, target.old_text, target.decision.reason, list(target.findings), k,
                            [i.content_hash for i in target.failed_correct], [i.content_hash for i in target.caught_flawed],
                            [i.content_hash for i in target.false_accepts], [f.output for f in target.fools],
                            [i.content_hash for i in target.unstable], sorted(OPERATORS))
+    return CallKey("repair", model, repair_prompt_version(), target.check.text, context)
+
+
+def _ask(store: AuditStore, key: CallKey, task: str, target: _Target, k: int) -> Ask:
+    """Rendered only when the repairs are not stored yet."""
     prompt = render(PACKAGE, "repair.j2", k=k, operators=list(OPERATORS.items()), task=task, check=target.check.text,
-                    old_text=target.old_text, reason=reason, findings=list(target.findings),
+                    old_text=target.old_text, reason=target.decision.reason, findings=list(target.findings),
                     failed_correct=[_example(i) for i in target.failed_correct[:EXAMPLES_PER_SIDE]],
                     caught_flawed=[_example(i) for i in target.caught_flawed[:EXAMPLES_PER_SIDE]],
                     false_accepts=[_example(i) for i in target.false_accepts[:EXAMPLES_PER_SIDE]],
@@ -125,12 +130,11 @@ def _ask(store: AuditStore, model: str, task: str, target: _Target, k: int) -> t
     def parse(text: str) -> list[Candidate]:
         return parse_repairs(text, target.check.text, k)
 
-    def done(candidates: list[Candidate], tin: int, tout: int) -> None:
-        store.record("repair", model, version, target.check.text, context,
-                     {"candidates": [c.to_result() for c in candidates]}, tin, tout)
+    def to_result(candidates: list[Candidate]) -> dict[str, Any]:
+        return {"candidates": [c.to_result() for c in candidates]}
 
     request = JudgeRequest(prompt, REPAIR_SCHEMA, "check_repairs", REPAIR_MAX_TOKENS)
-    return context, Ask(f"repairs of {target.check.id}", request, parse, done)
+    return stored_ask(store, key, f"repairs of {target.check.id}", request, parse, to_result)
 
 
 def suggest_repairs(
@@ -214,21 +218,15 @@ def suggest_repairs(
 
     # 1. Candidates, one stored call per rejected check.
     stats = CallStats(model, "repair")
-    version = repair_prompt_version()
-    contexts, asks = {}, []
-    for target in targets:
-        context, ask = _ask(store, model, task, target, k)
-        contexts[target.check.id] = context
-        if store.find("repair", model, version, target.check.text, context) is None:
-            asks.append(ask)
-        else:
-            stats.reused += 1
+    keys = {target.check.id: _key(model, task, target, k) for target in targets}
+    asks = unstored(((keys[t.check.id], partial(_ask, store, keys[t.check.id], task, t, k)) for t in targets),
+                    store, stats)
     run_asks(asks, model, stats, concurrency=concurrency)
     report.usage.append(stats)
     raise_failures([stats])
     proposals: list[tuple[_Target, Candidate, Rubric, list[Check]]] = []
     for target in targets:
-        record = store.find("repair", model, version, target.check.text, contexts[target.check.id])
+        record = keys[target.check.id].find(store)
         assert record is not None
         for candidate in (Candidate.from_result(c) for c in record.result["candidates"]):
             checks = _candidate_checks(target.check, candidate, set(head.rubric.check_ids))

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from rubric_gate.audit.calls import CallStats
 from rubric_gate.audit.model import Fool
 from rubric_gate.audit.store import AuditStore
 from rubric_gate.calibration import CalibrationSet
+from rubric_gate.llm.asks import CallStats
 from rubric_gate.repair.objective import DEFAULT_DELTA, Robustness, agreement
 from rubric_gate.rubric import Check, Rubric
 from rubric_gate.verdicts import VerdictStore

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_gate.audit.parse import load_object, one_line
+from rubric_gate.audit.parse import one_line
 from rubric_gate.audit.render import plain
-from rubric_gate.judges.parse import MalformedReply
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.replies import reply_object
 
 MAX_CHECK_CHARS = 600
 
@@ -33,7 +34,7 @@ class TaughtText:
 
 
 def parse_teach(text: str) -> TaughtText:
-    obj = load_object(text, {"text", "why"})
+    obj = reply_object(text, {"text", "why"})
     check = obj["text"]
     if not isinstance(check, str) or not check.strip():
         raise MalformedReply("text must be a non-empty string")

@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from rubric_gate.attribution import rubric_fails
-from rubric_gate.audit.calls import Ask, CallStats, planned_cost, raise_failures, run_asks
 from rubric_gate.audit.store import AuditStore, context_hash
 from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import GateOptions, RuleContext, Violation, run_gate
-from rubric_gate.judges.backend import JudgeRequest
+from rubric_gate.llm.asks import Ask, CallStats, planned_cost, raise_failures, run_asks
+from rubric_gate.llm.cache import CallKey, stored_ask, unstored
+from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.repair.yaml_spans import checks_yaml
 from rubric_gate.rubric import Check, Rubric, normalize_text
 from rubric_gate.rubric.model import Origin
@@ -78,12 +80,13 @@ class _Group:
         self.prompt = render(PACKAGE, "teach.j2", task=task, checks=list(checks), flaw=group.flaw,
                              missed=[_example(i) for i in self.shown], correct=[_example(i) for i in self.correct])
 
-    def ask(self, store: AuditStore, model: str, version: str) -> Ask:
-        def done(answer: TaughtText, tin: int, tout: int) -> None:
-            store.record(KIND, model, version, self.group.name, self.context, answer.to_result(), tin, tout)
+    def key(self, model: str, version: str) -> CallKey:
+        return CallKey(KIND, model, version, self.group.name, self.context)
 
+    def ask(self, store: AuditStore, model: str, version: str) -> Ask:
         request = JudgeRequest(self.prompt, TEACH_SCHEMA, "taught_check", TEACH_MAX_TOKENS)
-        return Ask(f"check for {self.group.name} misses", request, parse_teach, done)
+        return stored_ask(store, self.key(model, version), f"check for {self.group.name} misses", request,
+                          parse_teach, TaughtText.to_result)
 
 
 def teach_checks(
@@ -132,12 +135,8 @@ def teach_checks(
     # 2. One stored call per group.
     version = teach_prompt_version()
     stats = CallStats(teacher, "teach")
-    asks = []
-    for prep in prepared:
-        if audits.find(KIND, teacher, version, prep.group.name, prep.context) is None:
-            asks.append(prep.ask(audits, teacher, version))
-        else:
-            stats.reused += 1
+    asks = unstored(((p.key(teacher, version), partial(p.ask, audits, teacher, version)) for p in prepared),
+                    audits, stats)
     report.usage.append(stats)
     if dry_run:
         cost = planned_cost(asks, teacher)
@@ -154,7 +153,7 @@ def teach_checks(
     taken = set(rubric.check_ids)
     checks: list[Check] = []
     for prep in prepared:
-        record = audits.find(KIND, teacher, version, prep.group.name, prep.context)
+        record = prep.key(teacher, version).find(audits)
         if record is None:
             continue  # dry run: not asked yet
         answer = TaughtText.from_result(record.result)

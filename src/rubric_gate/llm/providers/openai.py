@@ -1,11 +1,12 @@
-"""OpenAI Batch: upload a JSONL input file (purpose=batch), create a batch for the Chat
-Completions endpoint the live judge uses (24h window, metadata naming the tool and store),
-retrieve it, and stream its output and error files. Works against compatible servers that
-implement /v1/files and /v1/batches (vLLM does) through OPENAI_BASE_URL."""
+"""OpenAI: Chat Completions live (OpenAI itself or any compatible server via OPENAI_BASE_URL)
+and the Batch API (upload a JSONL input file, create a batch for the same endpoint with a 24h
+window and metadata naming the tool and store, retrieve it, stream its output and error
+files; vLLM implements /v1/files and /v1/batches too)."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -14,14 +15,97 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
-from rubric_gate.batch.client import CONTROL_RETRIES, BatchState, RequestResult, provider_errors
 from rubric_gate.batch.requests import BatchLimits
-from rubric_gate.judges.backend import JudgeRequest, request_timeout
-from rubric_gate.judges.openai_backend import (
-    chat_params,
-    openai_credentials,
-    reply_from_completion,
-)
+from rubric_gate.llm.errors import classify, provider_errors
+from rubric_gate.llm.protocols import BatchState, JudgeRequest, Reply, RequestResult
+from rubric_gate.llm.registry import provider
+from rubric_gate.llm.retry import request_timeout
+
+# The SDK retries the few control calls a batch run makes (create, retrieve, list, download).
+CONTROL_RETRIES = 5
+
+
+def live_client(model: str) -> OpenAIClient:
+    return OpenAIClient(model)
+
+
+def batch_client(model: str) -> OpenAIBatches:
+    return OpenAIBatches(model)
+
+
+# Local servers (vLLM, Ollama, llama.cpp) ignore the key, but the SDK insists on one.
+LOCAL_PLACEHOLDER_KEY = "not-needed-for-local-server"
+
+
+def sampling_options(max_tokens: int, *, local: bool, sampled: bool = False) -> dict[str, Any]:
+    """Temperature 0 unless RUBRIC_GATE_TEMPERATURE=none (reasoning models reject it).
+
+    Extra `--samples` answers (sample 1, 2, ...) are drawn at RUBRIC_GATE_SAMPLE_TEMPERATURE
+    (default 0.7, as in PReMISE's re-runs) so repeated asks can disagree; with
+    RUBRIC_GATE_TEMPERATURE=none no temperature is sent at all (the model's default sampling).
+    Local servers widely accept `max_tokens`; OpenAI's newer models want `max_completion_tokens`.
+    """
+    options: dict[str, Any] = {"max_tokens" if local else "max_completion_tokens": max_tokens}
+    temperature = os.environ.get("RUBRIC_GATE_TEMPERATURE", "0").strip().lower()
+    if temperature not in ("none", ""):
+        if sampled:
+            temperature = os.environ.get("RUBRIC_GATE_SAMPLE_TEMPERATURE", "0.7").strip()
+        options["temperature"] = float(temperature)
+    return options
+
+
+def chat_params(model: str, request: JudgeRequest, *, local: bool) -> dict[str, Any]:
+    """The Chat Completions body for one judge call (also an OpenAI Batch request line's `body`)."""
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": request.prompt}],
+        **sampling_options(request.max_tokens, local=local, sampled=request.sampled),
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+        },
+    }
+
+
+def reply_from_completion(completion: Any) -> Reply:
+    """Text and token usage of a ChatCompletion (a live reply or a batch output line's body)."""
+    text = completion.choices[0].message.content if completion.choices else None
+    usage = completion.usage
+    return Reply(
+        text or "",
+        usage.prompt_tokens if usage else 0,
+        usage.completion_tokens if usage else 0,
+    )
+
+
+def openai_credentials() -> tuple[str, bool]:
+    """The API key (a placeholder for a keyless local server) and whether the server is local."""
+    api_key = os.environ.get("OPENAI_API_KEY")
+    local = bool(os.environ.get("OPENAI_BASE_URL"))
+    if not api_key:
+        provider("openai").require_credentials()  # OPENAI_BASE_URL set: a keyless local server
+        api_key = LOCAL_PLACEHOLDER_KEY
+    return api_key, local
+
+
+class OpenAIClient:
+    def __init__(self, model: str) -> None:
+        api_key, self.local = openai_credentials()
+        self.model = model
+        # Our runner owns retries (backoff, retry-after, adaptive concurrency): the SDK's are off.
+        self.client = openai.AsyncOpenAI(api_key=api_key, max_retries=0, timeout=request_timeout())
+
+    async def complete(self, request: JudgeRequest) -> Reply:
+        try:
+            completion = await self.client.chat.completions.create(
+                **chat_params(self.model, request, local=self.local)
+            )
+        except openai.APIError as exc:
+            raise classify(exc, "openai") from None
+        return reply_from_completion(completion)
+
+    async def aclose(self) -> None:
+        await self.client.close()
 
 ENDPOINT: Final = "/v1/chat/completions"
 # Per batch input file: 50,000 requests and 200 MB (OpenAI Batch API reference).

@@ -1,9 +1,9 @@
-"""Anthropic Message Batches: create with per-request custom_id and params, retrieve, stream
-results (succeeded / errored / canceled / expired), list (to find a batch whose id was lost)."""
+"""Anthropic: the Messages API live (the answer schema enforced as structured output) and
+Message Batches (create with per-request custom_id and params, retrieve, stream results, list
+to find a batch whose id was lost)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,11 +11,59 @@ from typing import Any
 import anthropic
 from anthropic.types.messages import MessageBatch
 
-from rubric_gate.batch.client import CONTROL_RETRIES, BatchState, RequestResult, provider_errors
 from rubric_gate.batch.requests import BatchLimits
-from rubric_gate.errors import JudgeError
-from rubric_gate.judges.anthropic_backend import message_params, reply_from_message
-from rubric_gate.judges.backend import JudgeRequest, request_timeout
+from rubric_gate.llm.errors import classify, provider_errors
+from rubric_gate.llm.protocols import BatchState, JudgeRequest, Reply, RequestResult
+from rubric_gate.llm.retry import request_timeout
+
+# The SDK retries the few control calls a batch run makes (create, retrieve, list, download).
+CONTROL_RETRIES = 5
+
+
+def live_client(model: str) -> AnthropicClient:
+    return AnthropicClient(model)
+
+
+def batch_client(model: str) -> AnthropicBatches:
+    return AnthropicBatches(model)
+
+
+def message_params(model: str, request: JudgeRequest) -> dict[str, Any]:
+    """The Messages API body for one judge call (also a Message Batches request's `params`)."""
+    # The SDK no longer exposes `temperature`; structured output pins the reply shape.
+    return {
+        "model": model,
+        "max_tokens": request.max_tokens,
+        "messages": [{"role": "user", "content": request.prompt}],
+        "output_config": {"format": {"type": "json_schema", "schema": request.schema}},
+    }
+
+
+def reply_from_message(message: Any) -> Reply:
+    """Text and token usage of a Message (a live reply or a batch's succeeded result)."""
+    text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
+    usage = message.usage
+    return Reply(text, usage.input_tokens or 0, usage.output_tokens or 0)
+
+
+class AnthropicClient:
+    def __init__(self, model: str) -> None:
+        self.model = model
+        # Our runner owns retries (backoff, retry-after, adaptive concurrency): the SDK's are off.
+        self.client = anthropic.AsyncAnthropic(max_retries=0, timeout=request_timeout())
+
+    async def complete(self, request: JudgeRequest) -> Reply:
+        try:
+            # The SDK no longer exposes `temperature` (API 2026-10-21 rejects it), so `--samples`
+            # answers rely on the model's default sampling; structured output pins the reply shape.
+            message = await self.client.messages.create(**message_params(self.model, request))
+        except anthropic.APIError as exc:
+            raise classify(exc, "anthropic") from None
+        return reply_from_message(message)
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
 
 # Per batch: 100,000 requests or 256 MB, whichever comes first (Anthropic's batch processing
 # guide). The margin leaves room for the body's own JSON around the requests.
@@ -39,8 +87,6 @@ class AnthropicBatches:
     provider = "anthropic"
 
     def __init__(self, model: str) -> None:
-        if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
-            raise JudgeError("anthropic judge: set the ANTHROPIC_API_KEY environment variable")
         self.model = model
         self.limits = LIMITS.lowered_by_env()
         self.client = anthropic.Anthropic(max_retries=CONTROL_RETRIES, timeout=request_timeout())

@@ -1,44 +1,14 @@
-"""Retry timing and an adaptive concurrency limit (halve on sustained 429s, creep back up)."""
+"""How much is asked at once and in all: an adaptive concurrency limit (halve on back pressure,
+creep back up) and the call budget (`--max-calls`, the action's `max_judge_calls`)."""
 
 from __future__ import annotations
 
 import asyncio
 import math
-import random
 import time
-from dataclasses import dataclass
 from types import TracebackType
 
-from rubric_gate.tuning import env_int, env_number
-
-MAX_RETRY_AFTER_S = 120.0
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 6  # per call, for 429/5xx/timeouts/connection errors
-    max_reasks: int = 2  # per call, after a reply that does not parse
-    base_delay: float = 1.0
-    max_delay: float = 60.0
-    cooldown: float = 2.0  # at most one concurrency cut per window: one burst of 429s is one signal
-
-    @classmethod
-    def from_env(cls) -> RetryPolicy:
-        base = env_number("RUBRIC_GATE_RETRY_BASE", cls.base_delay)
-        return cls(
-            max_retries=env_int("RUBRIC_GATE_MAX_RETRIES", cls.max_retries),
-            max_reasks=env_int("RUBRIC_GATE_MAX_REASKS", cls.max_reasks),
-            base_delay=base,
-            max_delay=max(base, env_number("RUBRIC_GATE_RETRY_MAX", cls.max_delay)),
-            cooldown=env_number("RUBRIC_GATE_RATE_COOLDOWN", 2 * base if base < 1 else cls.cooldown),
-        )
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Exponential backoff with jitter; a server's retry-after is a floor, not a suggestion."""
-        backoff = min(self.max_delay, self.base_delay * 2**attempt) * random.uniform(0.5, 1.0)
-        if retry_after is not None and math.isfinite(retry_after):
-            return min(retry_after, MAX_RETRY_AFTER_S) + random.uniform(0, self.base_delay / 4)
-        return backoff
+from rubric_gate.errors import JudgeError
 
 
 class AdaptiveLimiter:
@@ -82,3 +52,13 @@ class AdaptiveLimiter:
         if self.limit < self.ceiling and self._successes >= self.limit:
             self.limit += 1
             self._successes = 0
+
+
+def refuse_over_budget(needed: int, max_calls: int | None, *, who: str, what: str, nothing: str) -> None:
+    """Before the first call: refuse a run that needs more calls than `max_calls` allows.
+
+    `what` names the calls ("calls", "audit calls", "batch requests"), `nothing` what did not
+    happen ("nothing was judged"), so every caller says it the same way.
+    """
+    if max_calls is not None and needed > max_calls:
+        raise JudgeError(f"{who}: {needed} {what} needed, above --max-calls {max_calls}; {nothing}")

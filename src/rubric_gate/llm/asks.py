@@ -1,9 +1,6 @@
-"""Run audit requests through the judge backends: bounded concurrency, retries, strict parsing.
-
-The verdict runner is built around (check, item) pairs; audits ask other questions (about a
-check, not an output), so they get this small generic loop over the same backend interface.
-A reply that does not parse is asked again a few times and then recorded as a failure: never
-guessed into a finding.
+"""Questions that are not (check, item) verdicts: audits, repairs, teaching, discovery,
+preferences, embeddings, paraphrases. Each `Ask` is one stored call; `run_asks` sends them
+through the shared retry loop and limiter; what has no valid answer is listed, never guessed.
 """
 
 from __future__ import annotations
@@ -13,20 +10,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_gate.errors import JudgeAuthError, JudgeError
-from rubric_gate.judges.backend import (
-    AuthFailure,
-    FatalError,
-    JudgeRequest,
-    TransientError,
-    make_backend,
-)
-from rubric_gate.judges.limits import AdaptiveLimiter, RetryPolicy
-from rubric_gate.judges.parse import MalformedReply
-from rubric_gate.judges.pricing import estimate_cost
-from rubric_gate.judges.spec import parse_judge_spec
-
-MAX_LISTED_FAILURES = 10
+from rubric_gate.errors import JudgeAuthError
+from rubric_gate.llm.accounting import estimated_tokens, raise_unanswered
+from rubric_gate.llm.limiter import AdaptiveLimiter, refuse_over_budget
+from rubric_gate.llm.pricing import estimate_cost
+from rubric_gate.llm.protocols import JudgeRequest, LiveClient, Reply
+from rubric_gate.llm.retry import CallEvents, RetryPolicy, Unanswered, call_with_retries
+from rubric_gate.llm.spec import live_client, parse_judge_spec
+from rubric_gate.llm.sync import run_sync
 
 
 @dataclass(frozen=True)
@@ -37,14 +28,14 @@ class Ask:
     request: JudgeRequest
     parse: Callable[[str], Any]
     done: Callable[[Any, int, int], None]  # (result, input tokens, output tokens): stores it
-    # Another call on the same backend than a completion (e.g. embeddings): backend -> Reply.
-    # It raises the backend's neutral errors, so retries and failures work as for completions.
-    send: Callable[[Any], Awaitable[Any]] | None = None
+    # Another call on the same client than a completion (e.g. embeddings): client -> Reply.
+    # It raises the neutral errors, so retries and failures work as for completions.
+    send: Callable[[Any], Awaitable[Reply]] | None = None
 
 
 @dataclass
 class CallStats:
-    """Calls one model made for audits or repairs: the cost line."""
+    """Calls one model made for one role (audit, repair, teach, ...): the cost line."""
 
     model: str
     role: str = "audit"
@@ -93,63 +84,49 @@ def merged_stats(usage: Sequence[CallStats]) -> list[CallStats]:
     return list(merged.values())
 
 
-async def _run_one(ask: Ask, backend: Any, limiter: AdaptiveLimiter, policy: RetryPolicy, stats: CallStats) -> None:
-    transport = reasks = 0
-    while True:
-        try:
-            async with limiter:
-                reply = await (ask.send(backend) if ask.send is not None else backend.complete(ask.request))
-        except TransientError as exc:
-            if exc.rate_limited:
-                limiter.on_rate_limited()
-            if transport >= policy.max_retries:
-                stats.failures.append(f"{ask.label}: gave up after {transport} retries ({exc})")
-                return
-            stats.retries += 1
-            await asyncio.sleep(policy.delay(transport, exc.retry_after))
-            transport += 1
-            continue
-        except AuthFailure as exc:
-            raise JudgeAuthError(str(exc)) from None
-        except FatalError as exc:
-            raise JudgeError(str(exc)) from None
-        limiter.on_success()
-        stats.calls += 1
-        stats.input_tokens += reply.input_tokens
-        stats.output_tokens += reply.output_tokens
-        try:
-            result = ask.parse(reply.text)
-        except MalformedReply as exc:
-            if reasks >= policy.max_reasks:
-                stats.failures.append(f"{ask.label}: no valid answer after {reasks + 1} replies ({exc})")
-                return
-            reasks += 1
-            stats.retries += 1
-            continue
-        ask.done(result, reply.input_tokens, reply.output_tokens)
+class _Counted(CallEvents):
+    def __init__(self, stats: CallStats) -> None:
+        self.stats = stats
+
+    def replied(self, reply: Reply) -> None:
+        self.stats.calls += 1
+        self.stats.input_tokens += reply.input_tokens
+        self.stats.output_tokens += reply.output_tokens
+
+    def retrying(self) -> None:
+        self.stats.retries += 1
+
+
+async def _run_one(ask: Ask, client: LiveClient, limiter: AdaptiveLimiter, policy: RetryPolicy,
+                   stats: CallStats) -> None:
+    def send() -> Awaitable[Reply]:
+        return ask.send(client) if ask.send is not None else client.complete(ask.request)
+
+    outcome = await call_with_retries(send, ask.parse, policy=policy, limiter=limiter, events=_Counted(stats))
+    if isinstance(outcome, Unanswered):
+        stats.failures.append(f"{ask.label}: {outcome.reason}")
         return
+    ask.done(outcome.value, outcome.input_tokens, outcome.output_tokens)
 
 
 async def _run_all(asks: Sequence[Ask], model: str, stats: CallStats, concurrency: int) -> None:
-    backend = make_backend(parse_judge_spec(model))
+    client = live_client(parse_judge_spec(model))
     policy = RetryPolicy.from_env()
     limiter = AdaptiveLimiter(concurrency, policy.cooldown)
     try:
         async with asyncio.TaskGroup() as group:
             for ask in asks:
-                group.create_task(_run_one(ask, backend, limiter, policy, stats))
+                group.create_task(_run_one(ask, client, limiter, policy, stats))
     except BaseExceptionGroup as grouped:
         errors = list(grouped.exceptions)
         raise next((e for e in errors if isinstance(e, JudgeAuthError)), errors[0]) from None
     finally:
-        await backend.aclose()
+        await client.aclose()
 
 
 def planned_cost(asks: Sequence[Ask], model: str) -> float | None:
     """Rough cost of `asks` for a dry run: ~4 characters a token in, half the token cap out."""
-    from rubric_gate.judges.api import CHARS_PER_TOKEN
-
-    tokens_in = sum(len(a.request.prompt) // CHARS_PER_TOKEN for a in asks)
+    tokens_in = sum(estimated_tokens(a.request.prompt) for a in asks)
     tokens_out = sum(a.request.max_tokens // 2 for a in asks)
     return estimate_cost(parse_judge_spec(model).model, tokens_in, tokens_out)
 
@@ -162,11 +139,7 @@ def run_asks(asks: Sequence[Ask], model: str, stats: CallStats, *, concurrency: 
     """
     if not asks:
         return
-    if max_calls is not None and len(asks) > max_calls:
-        raise JudgeError(f"{model}: {len(asks)} {stats.role} calls needed, above --max-calls {max_calls}; "
-                         "nothing was asked")
-    from rubric_gate.judges.api import run_sync
-
+    refuse_over_budget(len(asks), max_calls, who=model, what=f"{stats.role} calls", nothing="nothing was asked")
     run_sync(_run_all(asks, model, stats, concurrency))
 
 
@@ -175,6 +148,5 @@ def raise_failures(stats: Sequence[CallStats]) -> None:
     failures = [f"{s.model}: {f}" for s in stats for f in s.failures]
     if not failures:
         return
-    listed = "; ".join(failures[:MAX_LISTED_FAILURES])
-    more = f" (+{len(failures) - MAX_LISTED_FAILURES} more)" if len(failures) > MAX_LISTED_FAILURES else ""
-    raise JudgeError(f"{len(failures)} audit calls have no valid answer, none guessed: {listed}{more}")
+    roles = list(dict.fromkeys(s.role for s in stats if s.failures))
+    raise_unanswered(f"{roles[0] if len(roles) == 1 else 'model'} calls", failures, stats=list(stats))
