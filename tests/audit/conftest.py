@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.cli.main import main
 from tests.fakes.audit_llm import FakeAuditLLM
 
 TASK = "List the fruit in the basket, naming apple, pear and plum when present."
@@ -48,10 +47,3 @@ def write_items(path: Path, items: list[tuple[str, str, str]]) -> None:
         json.dumps({"id": i, "input": f"basket {i}", "output": out, "label": label}) + "\n" for i, out, label in items
     ))
 
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, root: Path, capsys: pytest.CaptureFixture[str],
-            *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from rubric_gate.cli.main import COMMAND_MODULES, cli
-from tests.support.git_repo import CHECKS, Repo, rubric_text, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import CHECKS, Repo, rubric_text
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.cli.main import main
 from tests.fakes.discover_llm import FakeDiscoverLLM
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,11 +56,3 @@ def hand_truth(root: Path) -> dict[str, set[str]]:
             bucket.add(outputs[v["item"]])
     return truth
 
-
-def run(monkeypatch: pytest.MonkeyPatch, root: Path, capsys: pytest.CaptureFixture[str],
-        *args: str) -> tuple[int, str, str]:
-    """The CLI in `root`: (exit code, stdout, stderr)."""
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.paraphrase import ParaphraseStore
-from tests.ensemble.conftest import CONTRARY, TRUTHFUL, check_json, run_cli, write_base_head
+from tests.ensemble.conftest import CONTRARY, TRUTHFUL, check_json, write_base_head
 from tests.fakes.llm import FakeLLM
+from tests.support.cli import run_cli
 
 # Head adds "clearly-apple", a faithful twin of "apple" (no blame: accepted). Its second
 # rewording names pear instead: pear and apple answer alike on r0, r3, r4, r7 only (4 of 8), so

@@ -20,7 +20,8 @@ from rubric_gate.report.charts import (
 from rubric_gate.report.model import CheckRow
 from rubric_gate.rubric import parse_rubric_text
 from rubric_gate.verdicts import VerdictStore
-from tests.support.git_repo import CHECKS, Repo, rubric_text, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import CHECKS, Repo, rubric_text
 
 HOSTILE_ID = "<script>alert(1)</script> @admin"
 HOSTILE_TEXT = "<img src=x onerror=alert(1)> </svg><a href='https://evil.example'>x</a>"
