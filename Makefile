@@ -1,6 +1,6 @@
 # Two entry points, both self-installing into .venv on a fresh machine:
 #   make example   run the gate on the bundled example (offline, no API key)
-#   make test      lint and run the test suite
+#   make test      lint, type-check src/ (mypy) and run the test suite
 #   make test-lowest   the SDK, action and core tests at the lowest declared dependency versions
 #                      (a separate .venv-lowest; not part of `make test`)
 PYTHON ?= python3
@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE := rubrics/cloud-security-review.yaml
 
-.PHONY: example test lint bench install test-lowest lock-image dist
+.PHONY: example test lint typecheck bench install test-lowest lock-image dist
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,10 @@ example: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: lint
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: lint typecheck
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
