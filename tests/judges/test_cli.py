@@ -1,4 +1,4 @@
-"""The `judge` and `check --judge` commands as subprocesses, including kill -9 and resume."""
+"""The `judge` and `check --judge` commands as a user runs them, including kill -9 (a subprocess) and resume."""
 
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ from pathlib import Path
 from rubric_gate.verdicts import VerdictStore
 from tests.fakes.llm import FakeLLM
 from tests.judges.conftest import expected, make_items, make_rubric, write_project
+from tests.support.cli import rubric_gate
 
 JUDGE = "anthropic:claude-haiku-4-5"
 
 
-def cli(root: Path, *args: str, **popen: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rubric_gate", *args], cwd=root, capture_output=True,
-                          text=True, check=False, env=os.environ.copy(), timeout=120)
+cli = rubric_gate  # in this process; the kill -9 test starts its own subprocess
 
 
 def judge_args(*extra: str) -> list[str]:
