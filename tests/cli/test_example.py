@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import rubric_gate
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "rubrics/cloud-security-review.yaml"
 
 
 def check(head: str) -> tuple[int, dict]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head", head, "--format", "json"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
+    proc = rubric_gate(ROOT, "check", "--base", BASE, "--head", head, "--format", "json")
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
