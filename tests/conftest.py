@@ -1,13 +1,21 @@
-"""Shared test setup: the opt-in `live` marker for tests that call real provider APIs."""
+"""Shared test setup: the opt-in `live` marker for tests that call real provider APIs, the
+fixtures many packages' tests use, and `--cpu-durations` (where the suite's CPU time goes)."""
 
 from __future__ import annotations
 
+import resource
+
 import pytest
+
+CPU_SECONDS = pytest.StashKey[dict[str, float]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--live", action="store_true", default=False,
                      help="run tests marked `live` (they call real provider APIs and need API keys)")
+    parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
+                     help="list the N tests that used the most CPU time: this process (its threads, such as "
+                          "the fakes' servers) and the child processes it waited for (git, the CLI)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -17,6 +25,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "live" in item.keywords:
             item.add_marker(skip_live)
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    if item.config.getoption("--cpu-durations") is None:
+        return (yield)
+    started = _cpu_seconds()
+    try:
+        return (yield)
+    finally:
+        item.config.stash.setdefault(CPU_SECONDS, {})[item.nodeid] = _cpu_seconds() - started
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    count = config.getoption("--cpu-durations")
+    seconds = config.stash.get(CPU_SECONDS, {})
+    if count is None or not seconds:
+        return
+    terminalreporter.write_sep("=", f"CPU seconds per test (setup, call, teardown): {count} most of {len(seconds)}")
+    for nodeid, spent in sorted(seconds.items(), key=lambda kv: -kv[1])[:count]:
+        terminalreporter.write_line(f"{spent:8.2f}s  {nodeid}")
+    terminalreporter.write_line(f"{sum(seconds.values()):8.2f}s  in all")
 
 
 @pytest.fixture(autouse=True)

@@ -29,6 +29,12 @@ from rubric_gate.calibration.model import item_content_hash
 JUDGE = "openai:fake-model"
 
 
+def _closed(*codes: int) -> bool:
+    """A route in steps is closed when one step stops: rejected (1) or an input error (2); any
+    other exit (3 is a crash) closes nothing."""
+    return all(code in (0, 1, 2) for code in codes) and any(code in (1, 2) for code in codes)
+
+
 def _judge_env(scenario: Scenario) -> dict[str, str]:
     return {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"}
 
@@ -83,7 +89,7 @@ def test_two_no_op_prs_merging_into_a_broken_rubric_let_the_next_pr_delete_a_cat
     main = _merge_into_main(scenario, "a", "b")  # git merges the two hunks cleanly: `aggregation` twice
     c = _branch(scenario, "c", main, {RUBRIC: rubric_yaml(["B", "C", "D"])}, "fix the duplicate key; delete A")
     result = _gate(scenario, c)
-    assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
 def test_two_item_prs_merging_into_a_broken_calibration_set_let_the_next_pr_relabel(scenario: Scenario) -> None:
@@ -99,7 +105,7 @@ def test_two_item_prs_merging_into_a_broken_calibration_set_let_the_next_pr_rela
     c = _branch(scenario, "c", main, {CALIBRATION: relabeled, RUBRIC: rubric_yaml(["B", "C", "D"])},
                 "fix the duplicate; relabel R1 as pass; delete A")
     result = _gate(scenario, c)
-    assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
 # -- the check is per commit: every base the commit is proposed into --------------------------
@@ -176,8 +182,8 @@ def test_an_invisible_rewording_of_a_frozen_check_is_rejected_or_a_no_op(scenari
     head = scenario.git.commit({RUBRIC: _with_origin(rubric_yaml(["A=A9", "B", "C", "D"], extra={"A9": text}),
                                                      A="label")}, "invisible edit of A")
     result = _gate(scenario, head)
-    # zero-width: a new text with no verdicts (exit 2) or rejected (1), never green
-    assert (result.code != 0) if mark == "\u200b" else (result.code == 0), result.stdout + result.stderr
+    # zero-width: a new text with no verdicts (exit 2), never green
+    assert (result.code == 2) if mark == "\u200b" else (result.code == 0), result.stdout + result.stderr
 
 
 # -- verdict lines dressed up as something they are not ---------------------------------------
@@ -241,7 +247,7 @@ def test_a_verdict_line_with_a_stale_item_hash_cannot_hide_a_recorded_answer(sce
     scenario.git("checkout", "-q", "pr")
     second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = _gate(scenario, second)
-    assert first_result.code != 0 or result.code != 0, first_result.stdout + result.stdout
+    assert (first_result.code, result.code) == (0, 2), first_result.stdout + result.stdout
 
 
 def test_a_torn_last_verdict_line_is_not_a_silent_deletion(scenario: Scenario) -> None:
@@ -254,7 +260,7 @@ def test_a_torn_last_verdict_line_is_not_a_silent_deletion(scenario: Scenario) -
     head = scenario.git.commit({VERDICTS: rest + a_r1.rstrip("\n")[:-2], RUBRIC: rubric_yaml(["B", "C", "D"])},
                                "delete A; tear (A, R1)")
     result = _gate(scenario, head)
-    assert result.code != 0, result.stdout + result.stderr
+    assert result.code == 1, result.stdout + result.stderr
 
 
 # -- labels --------------------------------------------------------------------------------------
@@ -323,7 +329,7 @@ def test_making_a_correction_line_stale_is_a_changed_answer(scenario: Scenario, 
     scenario.git("checkout", "-q", "pr")
     second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     second_result = _gate(scenario, second)
-    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+    assert _closed(first_result.code, second_result.code), first_result.stdout + second_result.stdout
 
 
 def test_flipping_a_keyed_answer_behind_a_keyless_one_is_a_changed_answer(scenario: Scenario) -> None:
@@ -349,7 +355,7 @@ def test_flipping_a_keyed_answer_behind_a_keyless_one_is_a_changed_answer(scenar
     scenario.git("checkout", "-q", "pr")
     second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     second_result = _gate(scenario, second, **inputs)
-    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+    assert _closed(first_result.code, second_result.code), first_result.stdout + second_result.stdout
 
 
 def test_a_keyed_answer_inserted_before_the_record_is_a_changed_answer(scenario: Scenario) -> None:
@@ -368,7 +374,7 @@ def test_a_keyed_answer_inserted_before_the_record_is_a_changed_answer(scenario:
     scenario.git("checkout", "-q", "pr")
     second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     second_result = _gate(scenario, second, **inputs)
-    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+    assert _closed(first_result.code, second_result.code), first_result.stdout + second_result.stdout
 
 
 # -- the verdict cache: only what the action judged ------------------------------------------
@@ -427,7 +433,7 @@ def test_a_decoy_rubric_spending_the_judge_budget_does_not_excuse_a_deletion(sce
                                 VERDICTS: verdicts_jsonl(TEXTS) + lines}, "a decoy; delete A")
     scenario.fake.judge = _truthful_judge
     result = _gate(scenario, head, judge=JUDGE, env_extra=_judge_env(scenario), max_judge_calls="30")
-    assert result.code != 0, result.stdout + result.stderr
+    assert result.code == 2, result.stdout + result.stderr
 
 
 BLAMED = "Does the review mention a threat model?"  # the judge: "no" on R4, a correct item
@@ -455,7 +461,7 @@ def test_removing_the_rubrics_judge_key_then_adding_a_blamed_check(scenario: Sce
     second = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": BLAMED}),
                                   VERDICTS: verdicts_jsonl(TEXTS) + lies}, "add X, 'never fails'")
     second_result = _gate(scenario, second, env_extra=env)
-    assert first_result.code != 0 or second_result.code != 0, first_result.stdout + second_result.stdout
+    assert _closed(first_result.code, second_result.code), first_result.stdout + second_result.stdout
 
 
 def test_with_the_judge_key_kept_a_blamed_check_is_rejected(scenario: Scenario) -> None:
@@ -503,7 +509,7 @@ def test_a_fork_cannot_stand_in_for_a_configured_judge_with_its_own_verdicts(sce
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": BLAMED}),
                                 VERDICTS: verdicts_jsonl(TEXTS) + lies}, "add X, 'never fails'")
     result = _gate(scenario, head, fork=True, judge=JUDGE)  # no OPENAI_API_KEY on a fork's run
-    assert result.code != 0, result.stdout + result.stderr
+    assert result.code == 1, result.stdout + result.stderr
 
 
 # -- a shallow checkout: the PR's file list is the PR's now, not the event's -------------------------

@@ -202,7 +202,7 @@ def test_a_refilled_verdict_line_does_not_excuse_deleting_its_check(scenario: Sc
                                 RUBRIC: rubric_yaml(["B", "C", "D"])}, "fill A on R1 with yes, delete A")
     for trust in ("true", "false"):
         result = scenario.run(head, trust_pr_verdicts=trust)
-        assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+        assert result.code == 2 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
 # -- gate what lands: every changed file, on the base tip ---------------------------------------

@@ -8,25 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.cli.main import main
 from tests.fakes.audit_llm import FakeAuditLLM
+from tests.fakes.llm import serve_to_sdks
 
 TASK = "List the fruit in the basket, naming apple, pear and plum when present."
 
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAuditLLM]:
-    server = FakeAuditLLM().start()
-    for name in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CUSTOM_HEADERS", "RUBRIC_GATE_PRICES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_url)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-anthropic-SECRET")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai-SECRET")
-    monkeypatch.setenv("RUBRIC_GATE_RETRY_BASE", "0.01")
-    monkeypatch.setenv("RUBRIC_GATE_JUDGE_TIMEOUT", "2")
-    yield server
-    server.stop()
+    yield from serve_to_sdks(FakeAuditLLM(), monkeypatch)
 
 
 def write_rubric(path: Path, checks: list[tuple[str, str]], *, judge: str | None = None,
@@ -48,10 +38,3 @@ def write_items(path: Path, items: list[tuple[str, str, str]]) -> None:
         json.dumps({"id": i, "input": f"basket {i}", "output": out, "label": label}) + "\n" for i, out, label in items
     ))
 
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, root: Path, capsys: pytest.CaptureFixture[str],
-            *args: str) -> tuple[int, str, str]:
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err

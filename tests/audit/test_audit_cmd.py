@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.audit import AuditStore
-from tests.audit.conftest import run_cli, write_rubric
+from tests.audit.conftest import write_rubric
 from tests.fakes.audit_llm import FakeAuditLLM
+from tests.support.cli import run_cli
 
 JUDGE = "anthropic:claude-haiku-4-5"
 CHECKS = [
@@ -26,7 +27,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def audit_json(monkeypatch, project, capsys, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run_cli(monkeypatch, project, capsys, "audit", "--rubric", "rubric.yaml", "--root", ".",
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "audit", "--rubric", "rubric.yaml", "--root", ".",
                              "--format", "json", *args)
     return code, (json.loads(out) if out.strip() else {}), err
 
@@ -108,12 +110,14 @@ def test_malformed_or_unquoted_replies_are_never_guessed(fake: FakeAuditLLM, pro
 
 def test_markdown_and_text_keep_pr_text_inert(fake: FakeAuditLLM, tmp_path: Path, monkeypatch, capsys) -> None:
     write_rubric(tmp_path / "rubric.yaml", [("ping", "The output pings @octocat and <img src=x> kiwi")])
-    code, out, _ = run_cli(monkeypatch, tmp_path, capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE,
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE,
                            "--format", "markdown")
     assert code == 0
     assert "@octocat" not in out and "<img" not in out and "| `ping` |" in out
     assert "not atomic" in out and "beyond the task" in out
-    code, out, _ = run_cli(monkeypatch, tmp_path, capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(capsys, "audit", "--rubric", "rubric.yaml", "--judge", JUDGE)
     assert code == 0 and "FINDINGS ping" in out and fake.received == 2
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.audit.conftest import run_cli, write_items, write_rubric
+from tests.audit.conftest import write_items, write_rubric
 from tests.fakes.audit_llm import FakeAuditLLM
+from tests.support.cli import run_cli
 
 JUDGE = "anthropic:claude-haiku-4-5"
 BASE = [("apple", "The output mentions apple"), ("pear", "The output mentions pear")]
@@ -31,7 +32,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def check(monkeypatch, project, capsys, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run_cli(monkeypatch, project, capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
                              "--root", ".", "--judge", JUDGE, "--format", "json", *args)
     return code, (json.loads(out) if out.strip() else {}), err
 
@@ -65,7 +67,8 @@ def test_audit_rule_rejects_an_ungrounded_addition(fake: FakeAuditLLM, project: 
 
 def test_audit_rule_markdown_and_reworded_check(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
     write_rubric(project / "rubric.yaml", [("apple", "The output is appropriate and mentions apple"), BASE[1]])
-    code, out, err = run_cli(monkeypatch, project, capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
                              "--root", ".", "--judge", JUDGE, "--audit-rule", "--format", "markdown")
     assert code == 1, err
     assert "### Check audit" in out and "not atomic" in out

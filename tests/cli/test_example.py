@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import rubric_gate
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "rubrics/cloud-security-review.yaml"
 
 
 def check(head: str) -> tuple[int, dict]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head", head, "--format", "json"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
+    proc = rubric_gate(ROOT, "check", "--base", BASE, "--head", head, "--format", "json")
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -26,10 +23,11 @@ def test_drifting_revision_fails_on_every_change() -> None:
     code, report = check("examples/drifting-revision.yaml")
     assert code == 1 and report["decision"] == "fail"
     decisions = {(c["check"], c["change"]): c["decision"] for c in report["changes"]}
-    assert set(decisions.values()) == {"rejected"}
-    assert ("reports-all", "modified") in decisions  # the frozen open coverage check
-    assert any(kind == "deleted" for _, kind in decisions)
-    assert all(kind != "added" or report["head"]["checks"] for _, kind in decisions)
+    # Three requirements the task never states added, the frozen coverage check reworded, the
+    # only check failing r26, r30 and r32 deleted (the example's header): each rejected.
+    assert decisions == {("cites-benchmark", "added"): "rejected", ("opens-with-summary", "added"): "rejected",
+                         ("recommends-remediation", "added"): "rejected", ("reports-all", "modified"): "rejected",
+                         ("severity-fits", "deleted"): "rejected"}
     # The drift collapses correct passed; the gated rubric keeps the base's rates.
     assert report["head"]["rates"]["correct_passed"]["count"] < report["base"]["rates"]["correct_passed"]["count"]
     assert report["gated"]["rates"] == report["base"]["rates"]
@@ -38,10 +36,13 @@ def test_drifting_revision_fails_on_every_change() -> None:
 def test_sound_revision_passes() -> None:
     code, report = check("examples/sound-revision.yaml")
     assert code == 0 and report["decision"] == "pass"
-    assert report["changes"] and all(c["decision"] == "accepted" for c in report["changes"])
+    assert {(c["check"], c["change"]): c["decision"] for c in report["changes"]} == {
+        ("names-resource", "modified"): "accepted", ("states-setting", "deleted"): "accepted",
+        ("states-severity", "added"): "accepted"}
     base, head = report["base"]["rates"], report["head"]["rates"]
-    assert head["correct_passed"]["count"] >= base["correct_passed"]["count"]
-    assert head["flawed_caught"]["count"] == base["flawed_caught"]["count"]
+    # Two more correct reports pass, and every flaw the base caught is still caught.
+    assert (base["correct_passed"]["count"], head["correct_passed"]["count"]) == (20, 22)
+    assert (base["flawed_caught"]["count"], head["flawed_caught"]["count"]) == (23, 23)
 
 
 @pytest.mark.parametrize("name", ["cloud-security-review"])

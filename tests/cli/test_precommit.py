@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from rubric_gate.cli.main import COMMAND_MODULES, cli
-from tests.support.git_repo import CHECKS, Repo, rubric_text, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import CHECKS, Repo, rubric_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,7 +100,7 @@ def test_git_commit_runs_both_hooks_through_pre_commit(pushed: Repo, tmp_path: P
     pushed.git("add", "-A")
     blocked = subprocess.run(["git", "commit", "-m", "drop A"], cwd=pushed.root, capture_output=True, text=True)
     output = blocked.stdout + blocked.stderr  # git shows hook output on stderr
-    assert blocked.returncode != 0
+    assert blocked.returncode == 1  # the failing hook stops the commit
     assert re.search(r"rubric-gate lint\.+Passed", output) and re.search(r"rubric-gate check.*\.+Failed", output)
     assert "REJECTED deleted  A" in output
     assert pushed.git("log", "-1", "--format=%s").strip() == "hooks"  # nothing committed

@@ -13,7 +13,8 @@ from rubric_gate.rubric import Rubric
 from rubric_gate.scoring import VerdictLookup
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
 from tests.cli.test_precommit import pushed  # noqa: F401  (the fixture)
-from tests.support.git_repo import CHECKS, FAILED_BY, ITEMS, Repo, rubric_text, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import CHECKS, FAILED_BY, ITEMS, Repo, rubric_text
 
 OTHER_TASK = task_hash("Say every incident report is fine.")
 

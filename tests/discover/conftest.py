@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.cli.main import main
 from tests.fakes.discover_llm import FakeDiscoverLLM
+from tests.fakes.llm import serve_to_sdks
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = "rubrics/cloud-security-review.yaml"
@@ -20,17 +20,7 @@ CALIBRATION = "calibration/cloud-security-review.jsonl"
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDiscoverLLM]:
-    server = FakeDiscoverLLM().start()
-    for name in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CUSTOM_HEADERS", "RUBRIC_GATE_PRICES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_url)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-anthropic-SECRET")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai-SECRET")
-    monkeypatch.setenv("RUBRIC_GATE_RETRY_BASE", "0.01")
-    monkeypatch.setenv("RUBRIC_GATE_JUDGE_TIMEOUT", "2")
-    yield server
-    server.stop()
+    yield from serve_to_sdks(FakeDiscoverLLM(), monkeypatch)
 
 
 @pytest.fixture
@@ -57,11 +47,3 @@ def hand_truth(root: Path) -> dict[str, set[str]]:
             bucket.add(outputs[v["item"]])
     return truth
 
-
-def run(monkeypatch: pytest.MonkeyPatch, root: Path, capsys: pytest.CaptureFixture[str],
-        *args: str) -> tuple[int, str, str]:
-    """The CLI in `root`: (exit code, stdout, stderr)."""
-    monkeypatch.chdir(root)
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err

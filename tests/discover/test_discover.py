@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.discover.conftest import run
+from tests.support.cli import run_cli
 
 OPENAI = "openai:gpt-4o-mini"
 ANTHROPIC = "anthropic:claude-haiku-4-5"
@@ -57,8 +57,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def discover(monkeypatch, root, capsys, judge: str, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run(monkeypatch, root, capsys, "discover", "--pairs", "pairs.jsonl", "--judge", judge,
-                         "--size", "2", "--out", "rubrics/fruit.yaml", "--root", ".", "--format", "json", *args)
+    monkeypatch.chdir(root)
+    code, out, err = run_cli(capsys, "discover", "--pairs", "pairs.jsonl", "--judge", judge,
+                             "--size", "2", "--out", "rubrics/fruit.yaml", "--root", ".", "--format", "json", *args)
     return code, (json.loads(out) if out.strip() else {}), err
 
 
@@ -98,10 +99,12 @@ def test_discover_writes_a_rubric_lint_and_check_accept(fake, project, monkeypat
     assert fake.received == calls, "a rerun makes no call"
     assert yaml.safe_load((project / "rubrics" / "fruit.yaml").read_text()) == rubric
 
-    code, out, err = run(monkeypatch, project, capsys, "lint", "rubrics/fruit.yaml", "--root", ".")
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "lint", "rubrics/fruit.yaml", "--root", ".")
     assert code == 0, out + err
-    code, out, err = run(monkeypatch, project, capsys, "check", "--base", "rubrics/fruit.yaml", "--head",
-                         "rubrics/fruit.yaml", "--root", ".", "--judge", judge)
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "check", "--base", "rubrics/fruit.yaml", "--head",
+                             "rubrics/fruit.yaml", "--root", ".", "--judge", judge)
     assert code == 0, out + err
 
 

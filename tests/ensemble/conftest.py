@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.cli.main import main
 from rubric_gate.rubric import Check, Rubric
 from tests.judges.conftest import fake, make_items, write_project  # noqa: F401 - fixture re-export
+from tests.support.cli import run_cli
 
 TRUTHFUL = "anthropic:judge-a"
 CONTRARY = "openai:judge-b"  # inverts every answer on checks ending in "kiwi"
@@ -31,11 +31,6 @@ def write_base_head(root: Path, base: list[str], head: list[str]) -> None:
     (root / "base.yaml").write_text((root / "rubric.yaml").read_text())
     write_project(root, fruit_rubric(head), make_items())
 
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def check_json(capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:

@@ -15,9 +15,10 @@ from rubric_gate.report import render_markdown
 from rubric_gate.rubric import Check, Rubric, RubricDocument
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
-from tests.ensemble.conftest import TRUTHFUL, run_cli, write_base_head
+from tests.ensemble.conftest import TRUTHFUL, write_base_head
 from tests.fakes.llm import FakeLLM
 from tests.paraphrase.test_paraphrases import write_twin
+from tests.support.cli import run_cli
 
 
 def markdown(capsys: pytest.CaptureFixture[str], *extra: str) -> str:

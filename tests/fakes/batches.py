@@ -1,7 +1,7 @@
 """A local stand-in for OpenAI Batch (files upload/content, batches create/retrieve/list) and
 Anthropic Message Batches (create/retrieve/list/results), on 127.0.0.1.
 
-Answers come from the same rule as fake_llm (a check's last word is its keyword). A batch stays
+Answers come from the same rule as tests/fakes/llm.py (a check's last word is its keyword). A batch stays
 `in_progress` while `hold` is set and for `polls_to_end` retrieves after that, then ends with
 its results shuffled. Faults per request: `rules` maps a check-text marker to a list of
 behaviours consumed one per request carrying it ("errored", "expired", "canceled", "nonjson",

@@ -11,9 +11,12 @@ import json
 import re
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 CHECK = re.compile(r"<check>\n(.*?)\n</check>", re.DOTALL)
 CHECKLIST = re.compile(r'<check id="(c\d+)">\n(.*?)\n</check>', re.DOTALL)
@@ -99,6 +102,7 @@ class FakeLLM:
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
+
 
     # -- request handling -----------------------------------------------------------------
     def _behaviour(self, prompt: str) -> str:
@@ -218,3 +222,24 @@ class FakeLLM:
             }
         self._send(handler, 200, payload)
 
+
+FakeLLMType = TypeVar("FakeLLMType", bound=FakeLLM)
+SDK_VARIABLES = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CUSTOM_HEADERS", "RUBRIC_GATE_PRICES")
+
+
+def serve_to_sdks(fake: FakeLLMType, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMType]:
+    """Start `fake` and point both SDKs at it (test keys, fast retries, a short timeout) for one
+    test: the body of each directory's `fake` fixture."""
+    server = fake.start()
+    for name in SDK_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_url)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-anthropic-SECRET")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai-SECRET")
+    monkeypatch.setenv("RUBRIC_GATE_RETRY_BASE", "0.01")
+    monkeypatch.setenv("RUBRIC_GATE_JUDGE_TIMEOUT", "2")
+    try:
+        yield server
+    finally:
+        server.stop()

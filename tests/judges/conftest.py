@@ -10,24 +10,14 @@ import pytest
 
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.rubric import Check, Rubric
-from tests.fakes.llm import FakeLLM
+from tests.fakes.llm import FakeLLM, serve_to_sdks
 
 KEYWORDS = ["apple", "pear", "plum", "fig", "kiwi"]
 
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    for name in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CUSTOM_HEADERS", "RUBRIC_GATE_PRICES"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_url)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-anthropic-SECRET")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-openai-SECRET")
-    monkeypatch.setenv("RUBRIC_GATE_RETRY_BASE", "0.01")
-    monkeypatch.setenv("RUBRIC_GATE_JUDGE_TIMEOUT", "2")
-    yield server
-    server.stop()
+    yield from serve_to_sdks(FakeLLM(), monkeypatch)
 
 
 def make_rubric(words: list[str] = KEYWORDS, prefix: str = "The output mentions") -> Rubric:

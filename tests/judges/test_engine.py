@@ -14,6 +14,7 @@ from rubric_gate.judges import (
     judge_missing,
     missing_pairs,
 )
+from rubric_gate.judges.pricing import model_price
 from rubric_gate.rubric import Check
 from rubric_gate.verdicts import VerdictStore, task_hash
 from tests.fakes.llm import FakeLLM
@@ -45,7 +46,8 @@ def test_answers_routed_to_their_pairs_under_concurrency(fake: FakeLLM, tmp_path
     assert len(VerdictStore.load(store.path)) == 80
     assert_routed(store, items, judge)
     assert (stats.input_tokens, stats.output_tokens) == (8000, 800)
-    assert stats.cost_usd is not None and stats.cost_usd > 0
+    price_in, price_out = model_price(judge.split(":", 1)[1]) or (0.0, 0.0)
+    assert price_in > 0 and stats.cost_usd == pytest.approx((8000 * price_in + 800 * price_out) / 1_000_000)
     assert "80 calls" in stats.to_dict()["summary"]
 
 

@@ -15,12 +15,13 @@ from rubric_gate.judges.progress import ProgressReporter
 from rubric_gate.judges.prompt import render_checklist, render_per_check
 
 
-@pytest.mark.parametrize("text", [
-    '{"answer": "yes", "quote": "x"}',
-    '  {"answer": "no", "quote": ""}\n',
+@pytest.mark.parametrize(("text", "answer", "quote"), [
+    ('{"answer": "yes", "quote": "x"}', "yes", "x"),
+    ('  {"answer": "no", "quote": ""}\n', "no", ""),
 ])
-def test_parse_accepts_exact_objects(text: str) -> None:
-    assert parse_answer(text).answer in ("yes", "no")
+def test_parse_accepts_exact_objects(text: str, answer: str, quote: str) -> None:
+    parsed = parse_answer(text)
+    assert (parsed.answer, parsed.quote) == (answer, quote)
 
 
 @pytest.mark.parametrize("text", [

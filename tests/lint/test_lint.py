@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.git_repo import CHECKS, Repo, rubric_text, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import CHECKS, Repo, rubric_text
 
 ROOT = Path(__file__).resolve().parents[2]
 

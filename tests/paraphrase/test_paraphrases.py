@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.paraphrase import ParaphraseStore
-from tests.ensemble.conftest import CONTRARY, TRUTHFUL, check_json, run_cli, write_base_head
+from tests.ensemble.conftest import CONTRARY, TRUTHFUL, check_json, write_base_head
 from tests.fakes.llm import FakeLLM
+from tests.support.cli import run_cli
 
 # Head adds "clearly-apple", a faithful twin of "apple" (no blame: accepted). Its second
 # rewording names pear instead: pear and apple answer alike on r0, r3, r4, r7 only (4 of 8), so
@@ -48,7 +49,8 @@ def test_paraphrase_agreement_and_reuse(rewording_fake: FakeLLM, project: Path,
     info = report["judging"]["paraphrases"]
     assert (info["generated"], info["reused"], info["model"]) == (3, 0, TRUTHFUL)
     stored = ParaphraseStore.load(project / "verdicts.paraphrases.jsonl")
-    assert stored.get("The output clearly   mentions apple", TRUTHFUL, 2) is not None  # keyed by normalised text
+    third = stored.get("The output clearly   mentions apple", TRUTHFUL, 2)  # keyed by normalised text
+    assert third is not None and third.text == row["paraphrases"][2] == "Reworded (3): the output names apple"
     # A rerun generates and judges nothing.
     _, again = check_json(capsys, "--judge", TRUTHFUL, "--paraphrases", "3")
     assert rewording_fake.received == 43 and again["judging"]["paraphrases"]["reused"] == 3

@@ -16,7 +16,7 @@ from rubric_gate.preference import (
     effective_dimensionality,
     weight_entropy,
 )
-from tests.discover.conftest import run
+from tests.support.cli import run_cli
 
 JUDGE = "anthropic:claude-haiku-4-5"
 N = 8
@@ -49,7 +49,8 @@ def test_preference_fit_matches_a_hand_computation(fake, project, monkeypatch, c
     assert 2 <= sum(sides) <= N - 2, "both orientations occur, so the regression has two classes"
     args = ("audit", "--rubric", "fruit.yaml", "--judge", JUDGE, "--root", ".", "--preference-fit",
             "--pairs", "pairs.jsonl")
-    code, out, err = run(monkeypatch, project, capsys, *args, "--format", "json")
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, *args, "--format", "json")
     assert code == 0, err
     fit = json.loads(out)["preference_fit"]
     # With the rubric the judge prefers the response naming more fruit: chosen every time.
@@ -69,21 +70,25 @@ def test_preference_fit_matches_a_hand_computation(fake, project, monkeypatch, c
     assert fit["checks"][1]["weight"] == 0.0 and fit["checks"][0]["weight"] > 0
 
     calls = fake.received
-    code, out, err = run(monkeypatch, project, capsys, *args)
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, *args)
     assert code == 0 and fake.received == calls, "a rerun makes no call"
     assert "pref_acc 100.0% with the rubric, 62.5% without (+37.5 points)" in out
     assert "weight_entropy 0.00" in out, out
-    code, out, _ = run(monkeypatch, project, capsys, *args, "--format", "markdown")
+    monkeypatch.chdir(project)
+    code, out, _ = run_cli(capsys, *args, "--format", "markdown")
     assert code == 0 and "### Preference fit (8 pairs)" in out and "| `pear` | 50.0% |" in out
 
 
 def test_bad_pairs_line_is_exit_2_before_any_call(fake, project, monkeypatch, capsys) -> None:
     (project / "pairs.jsonl").write_text(json.dumps(pair(0)) + "\n" + '{"id": "x", "prompt": "p"}\n')
-    code, _, err = run(monkeypatch, project, capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE,
-                       "--root", ".", "--preference-fit", "--pairs", "pairs.jsonl")
+    monkeypatch.chdir(project)
+    code, _, err = run_cli(capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE,
+                           "--root", ".", "--preference-fit", "--pairs", "pairs.jsonl")
     assert code == 2 and "pairs.jsonl:2: missing required key 'chosen'" in err and fake.received == 0
-    code, _, err = run(monkeypatch, project, capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE,
-                       "--root", ".", "--preference-fit")
+    monkeypatch.chdir(project)
+    code, _, err = run_cli(capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE,
+                           "--root", ".", "--preference-fit")
     assert code == 2 and "--preference-fit needs --pairs FILE" in err
 
 

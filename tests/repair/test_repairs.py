@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.repair import check_spans
-from tests.audit.conftest import run_cli, write_items, write_rubric
+from tests.audit.conftest import write_items, write_rubric
 from tests.fakes.audit_llm import FakeAuditLLM
+from tests.support.cli import run_cli
 
 JUDGE = "anthropic:claude-haiku-4-5"
 ITEMS = [
@@ -42,7 +43,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def check(monkeypatch, project, capsys, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run_cli(monkeypatch, project, capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
                              "--root", ".", "--judge", JUDGE, "--suggest-repairs", "--format", "json", *args)
     return code, (json.loads(out) if out.strip() else {}), err
 
@@ -93,8 +95,9 @@ def test_operators_outside_the_library_are_never_used(fake: FakeAuditLLM, projec
 
 def test_markdown_lists_repairs_and_protected_items(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
     fake.repairs = {FRESH: CANDIDATES}
-    code, out, _ = run_cli(monkeypatch, project, capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
-                           "--root", ".", "--judge", JUDGE, "--suggest-repairs", "--format", "markdown")
+    monkeypatch.chdir(project)
+    code, out, _ = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml",
+                         "--root", ".", "--judge", JUDGE, "--suggest-repairs", "--format", "markdown")
     assert code == 1
     assert "### Suggested repairs" in out and "`drop_unstated`" in out and "fig" not in out.split("Suggested repairs")[1]
     assert "deleting `pear` loses what only it catches: `f2` \"apple plum kiwi\"" in out

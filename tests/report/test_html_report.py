@@ -20,7 +20,8 @@ from rubric_gate.results import CheckRow
 from rubric_gate.rubric import parse_rubric_text
 from rubric_gate.scoring import VerdictLookup, run_check
 from rubric_gate.verdicts import VerdictStore
-from tests.support.git_repo import CHECKS, Repo, rubric_text, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import CHECKS, Repo, rubric_text
 
 HOSTILE_ID = "<script>alert(1)</script> @admin"
 HOSTILE_TEXT = "<img src=x onerror=alert(1)> </svg><a href='https://evil.example'>x</a>"
@@ -124,7 +125,9 @@ def test_mermaid_chart_in_markdown_only_up_to_40_checks(repo: Repo) -> None:
     block = re.search(r"<details><summary>Chart: credit vs blame per check \(head as proposed\)</summary>\n\n```mermaid\n(.*?)```\n\n</details>",
                       markdown, re.S)
     assert block and 'x-axis ["A", "B"]' in block.group(1)
-    assert credit_blame_mermaid(_rows([f"c{n}" for n in range(MERMAID_MAX_CHECKS)])) is not None
+    widest = credit_blame_mermaid(_rows([f"c{n}" for n in range(MERMAID_MAX_CHECKS)]))
+    labels = ", ".join(f'"c{n}"' for n in range(MERMAID_MAX_CHECKS))
+    assert widest is not None and f"x-axis [{labels}]" in widest
     assert credit_blame_mermaid(_rows([f"c{n}" for n in range(MERMAID_MAX_CHECKS + 1)])) is None
 
 

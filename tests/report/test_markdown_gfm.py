@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from rubric_gate.report import render_markdown
 from rubric_gate.report.markdown import code_span, neutralize
 from rubric_gate.results import ChangeRow, CheckReport, CheckRow, RubricSummary
 from tests.support import gfm
+from tests.support.cli import rubric_gate
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "rubrics/cloud-security-review.yaml"
@@ -28,8 +28,7 @@ HOSTILE = [
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rubric_gate", *args], cwd=ROOT, capture_output=True,
-                          text=True, check=False)
+    return rubric_gate(ROOT, *args)
 
 
 def test_bundled_example_renders_one_item_per_rejected_change() -> None:

@@ -15,7 +15,8 @@ import yaml
 from rubric_gate.scaffold import workflow_template
 from rubric_gate.scaffold.plan import FILES_DIR
 from rubric_gate.schema import render_schema
-from tests.support.git_repo import init_repo, run_cli
+from tests.support.cli import run_cli
+from tests.support.git_repo import init_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 CREATED = ["rubrics/shop-qa.yaml", "rubrics/rubric.schema.json", "calibration/shop-qa.jsonl",

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import rubric_gate
 
 FAILED_BY = {"R1": "A", "R2": "AB", "R3": "BCD", "R4": "D", "R5": ""}
 LABELS = {"R1": "fail", "R2": "fail", "R3": "fail", "R4": "pass", "R5": "pass"}
@@ -48,18 +46,8 @@ class Project:
         return path
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """`rubric-gate ARGS` in the project: in this process (the console script's own entry
-        point and error handling), or as a subprocess with RUBRIC_GATE_TEST_SUBPROCESS=1."""
-        if os.environ.get("RUBRIC_GATE_TEST_SUBPROCESS"):
-            return subprocess.run(
-                [sys.executable, "-m", "rubric_gate", *args], cwd=self.root, capture_output=True, text=True, check=False
-            )
-        from rubric_gate.cli.main import main
-
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
-        return subprocess.CompletedProcess(["rubric-gate", *args], code, out.getvalue(), err.getvalue())
+        """`rubric-gate ARGS` in the project (tests.support.cli.rubric_gate)."""
+        return rubric_gate(self.root, *args)
 
     def git(self, *args: str) -> str:
         return subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True, check=True).stdout

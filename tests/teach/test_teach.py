@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.discover.conftest import EXAMPLE, hand_truth, items, run
+from tests.discover.conftest import EXAMPLE, hand_truth, items
 from tests.fakes.discover_llm import FakeDiscoverLLM
+from tests.support.cli import run_cli
 
 JUDGE = "anthropic:claude-haiku-4-5"
 SEVERITY = ("No finding is rated a higher severity than the exposure the environment description shows "
@@ -23,8 +24,9 @@ def outputs(root: Path, predicate) -> set[str]:
 
 
 def teach(monkeypatch, root, capsys, *args: str, rubric: str = EXAMPLE) -> tuple[int, dict, str]:
-    code, out, err = run(monkeypatch, root, capsys, "teach", rubric, "--judge", JUDGE, "--root", ".",
-                         "--format", "json", *args)
+    monkeypatch.chdir(root)
+    code, out, err = run_cli(capsys, "teach", rubric, "--judge", JUDGE, "--root", ".",
+                             "--format", "json", *args)
     return code, (json.loads(out) if out.strip() else {}), err
 
 
@@ -55,8 +57,9 @@ def test_teach_on_the_bundled_example_keeps_a_check_the_gate_accepts(judged, exa
     # The snippet pasted into the rubric passes the gate as a PR, with the same judge.
     head = example / "head.yaml"
     head.write_text((example / EXAMPLE).read_text() + report["yaml"])
-    code, out, err = run(monkeypatch, example, capsys, "check", "--base", EXAMPLE, "--head", "head.yaml",
-                         "--root", ".", "--judge", JUDGE, "--format", "json")
+    monkeypatch.chdir(example)
+    code, out, err = run_cli(capsys, "check", "--base", EXAMPLE, "--head", "head.yaml",
+                             "--root", ".", "--judge", JUDGE, "--format", "json")
     assert code == 0, err
     change = json.loads(out)["changes"]
     assert [(c["check"], c["change"], c["decision"]) for c in change] == [("taught-exaggerated", "added", "accepted")]
@@ -88,10 +91,12 @@ def test_a_proposal_with_blame_is_dropped(judged, example, monkeypatch, capsys) 
     lines = (example / "calibration/cloud-security-review.verdicts.jsonl").read_text().splitlines()
     assert sum(1 for line in lines if json.loads(line)["check_text"] == STRICT) == 46
 
-    code, out, _ = run(monkeypatch, example, capsys, "teach", "v1.yaml", "--judge", JUDGE, "--root", ".",
-                       "--format", "yaml")
+    monkeypatch.chdir(example)
+    code, out, _ = run_cli(capsys, "teach", "v1.yaml", "--judge", JUDGE, "--root", ".",
+                           "--format", "yaml")
     assert code == 0 and yaml.safe_load(out)[0]["id"] == "taught-unplanned"
-    code, out, _ = run(monkeypatch, example, capsys, "teach", "v1.yaml", "--judge", JUDGE, "--root", ".")
+    monkeypatch.chdir(example)
+    code, out, _ = run_cli(capsys, "teach", "v1.yaml", "--judge", JUDGE, "--root", ".")
     assert "dropped taught-exaggerated" in out and "kept taught-unplanned" in out
 
 
@@ -119,8 +124,9 @@ def test_dry_run_makes_no_call_and_max_limits_groups(judged, example, monkeypatc
 
 
 def test_dry_run_after_judging_plans_the_teach_calls(judged, example, monkeypatch, capsys) -> None:
-    code, _, err = run(monkeypatch, example, capsys, "judge", "--rubric", EXAMPLE, "--judge", JUDGE, "--verdicts",
-                       "calibration/cloud-security-review.verdicts.jsonl", "--root", ".")
+    monkeypatch.chdir(example)
+    code, _, err = run_cli(capsys, "judge", "--rubric", EXAMPLE, "--judge", JUDGE, "--verdicts",
+                           "calibration/cloud-security-review.verdicts.jsonl", "--root", ".")
     assert code == 0, err
     calls = judged.received
     code, report, err = teach(monkeypatch, example, capsys, "--dry-run")
@@ -131,7 +137,8 @@ def test_dry_run_after_judging_plans_the_teach_calls(judged, example, monkeypatc
 
 
 def test_no_judge_and_max_calls_are_errors(fake, example, monkeypatch, capsys) -> None:
-    code, _, err = run(monkeypatch, example, capsys, "teach", EXAMPLE, "--root", ".")
+    monkeypatch.chdir(example)
+    code, _, err = run_cli(capsys, "teach", EXAMPLE, "--root", ".")
     assert code == 2 and "pass --judge" in err
     code, _, err = teach(monkeypatch, example, capsys, "--max-calls", "10")
     assert code == 2 and "above --max-calls 10" in err and fake.received == 0

@@ -22,15 +22,17 @@ def test_whitespace_is_normalised_and_later_lines_win() -> None:
 
 def test_a_verdict_for_old_item_content_is_stale() -> None:
     edited = ITEM.model_copy(update={"output": "a different report"})
-    store = VerdictStore([Verdict(item="r1", check_text="c", answer="no", item_hash=ITEM.content_hash)])
-    assert store.find("c", ITEM) is not None
+    verdict = Verdict(item="r1", check_text="c", answer="no", item_hash=ITEM.content_hash)
+    store = VerdictStore([verdict])
+    assert store.find("c", ITEM) == verdict
     assert store.find("c", edited) is None
 
 
 def test_item_hash_finds_a_renamed_item() -> None:
     renamed = ITEM.model_copy(update={"id": "r1-renamed"})
-    store = VerdictStore([Verdict(item="r1", check_text="c", answer="yes", item_hash=ITEM.content_hash)])
-    assert store.find("c", renamed) is not None
+    verdict = Verdict(item="r1", check_text="c", answer="yes", item_hash=ITEM.content_hash)
+    store = VerdictStore([verdict])
+    assert store.find("c", renamed) == verdict
 
 
 def test_keyed_lookup_needs_judge_and_prompt_to_match() -> None:
@@ -50,7 +52,7 @@ def test_append_survives_a_torn_last_line(tmp_path) -> None:
     reloaded = VerdictStore.load(path)
     assert len(reloaded) == 2  # the torn fragment is cut, every whole line stays
     assert path.read_text().count("\n") == 2
-    assert reloaded.find("d", ITEM) is not None
+    assert reloaded.find("d", ITEM) == Verdict(item="r1", check_text="d", answer="no")
 
 
 def test_samples_replay_only_the_first_and_key_live_lookups() -> None:

@@ -64,7 +64,8 @@ def test_values_pydantic_coerces_are_still_accepted(tmp_path: Path) -> None:
                     '{"item": "r1", "check_text": "say \\"x\\": y", "answer": "no", "usage": {"input_tokens": 3.0}}\n')
     store = VerdictStore.load(path)
     assert [v.usage.input_tokens for v in store] == [3, 3]  # type: ignore[union-attr]
-    assert store.find('say "x": y', ITEM) is not None
+    assert store.find('say "x": y', ITEM) == list(store)[1]
+    assert [(v.check_text, v.answer) for v in store] == [("c", "no"), ('say "x": y', "no")]
 
 
 def test_append_keeps_a_complete_last_line_without_newline(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_append_keeps_a_complete_last_line_without_newline(tmp_path: Path) -> No
     store.append([Verdict(item="r1", check_text="d", answer="no")])
     assert path.read_text().splitlines() == [GOOD, Verdict(item="r1", check_text="d", answer="no").to_json_line().strip()]
     reloaded = VerdictStore.load(path)
-    assert reloaded.find("c", ITEM) is not None and reloaded.find("d", ITEM) is not None
+    assert [reloaded.find(text, ITEM) for text in ("c", "d")] == list(reloaded)
 
 
 def test_append_cuts_a_torn_last_line_even_mid_character(tmp_path: Path) -> None:
@@ -130,7 +131,7 @@ def test_since_keyed_only_and_merged_into_a_new_file(tmp_path: Path) -> None:
     loaded = VerdictStore.load(path)
     keyed = loaded.keyed_only()
     assert [v.check_text for v in keyed] == ["judged"]
-    assert keyed.find("judged", ITEM, judge="openai:m", prompt="v1", task="t1") is not None
+    assert keyed.find("judged", ITEM, judge="openai:m", prompt="v1", task="t1") == Verdict(**lines[1])
     target = tmp_path / "out.jsonl"
     merged = VerdictStore.from_bytes(_store_text(lines[:1]).encode(), "base").merged(keyed, path=target)
     before = len(merged)

@@ -1,0 +1,105 @@
+"""The package's shape: no import cycle among its modules, the action never imports the CLI, and
+docs/architecture.md names every package."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import grimp
+import pytest
+
+import rubric_gate
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = Path(rubric_gate.__file__).parent
+
+# Cycles that exist today and are being removed (#22: the provider registry puts the protocols
+# in leaf modules). Each entry must still be a cycle: when one disappears, delete it here.
+KNOWN_CYCLES = {
+    frozenset({"rubric_gate.judges.backend", "rubric_gate.judges.anthropic_backend",
+               "rubric_gate.judges.openai_backend"}): "#22 provider registry",
+    frozenset({"rubric_gate.batch.client", "rubric_gate.batch.anthropic_batches",
+               "rubric_gate.batch.openai_batches"}): "#22 provider registry",
+}
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    # Every import, a function's lazy ones too (they still tie the modules together), but not the
+    # ones under `if TYPE_CHECKING:` (they never run).
+    return grimp.build_graph("rubric_gate", cache_dir=None, exclude_type_checking_imports=True)
+
+
+def cycles(graph: grimp.ImportGraph) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in sorted(graph.modules)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in edges[module]:
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.add(frozenset(component))
+
+    for module in edges:
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_cycles_finds_a_cycle_and_only_the_cycle() -> None:
+    class Graph:
+        def __init__(self, imports: dict[str, set[str]]) -> None:
+            self.modules, self.imports = set(imports), imports
+
+        def find_modules_directly_imported_by(self, module: str) -> set[str]:
+            return self.imports[module]
+
+    graph = Graph({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}})
+    assert cycles(graph) == {frozenset("abc")}  # type: ignore[arg-type]
+
+
+def test_no_import_cycle_beyond_the_known_ones(graph: grimp.ImportGraph) -> None:
+    found = cycles(graph)
+    new = [sorted(c) for c in found - KNOWN_CYCLES.keys()]
+    gone = [sorted(c) for c in KNOWN_CYCLES.keys() - found]
+    assert new == [], f"import cycles: {new}"
+    assert gone == [], f"these cycles are gone: delete them from KNOWN_CYCLES: {gone}"
+
+
+def test_the_action_does_not_import_the_cli(graph: grimp.ImportGraph) -> None:
+    chain = graph.find_shortest_chains(importer="rubric_gate.action", imported="rubric_gate.cli")
+    assert chain == set(), f"rubric_gate.action reaches rubric_gate.cli through {sorted(chain)}"
+
+
+def test_the_graph_sees_lazy_imports(graph: grimp.ImportGraph) -> None:
+    """`rubric_gate.cli.main` imports its command group inside a function (fast start-up): the graph
+    must count imports like that one, or it would miss cycles through them."""
+    assert graph.direct_import_exists(importer="rubric_gate.cli.main", imported="rubric_gate.cli.lazy_group")
+
+
+def test_architecture_doc_names_every_package() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    packages = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+    missing = [name for name in packages if not re.search(rf"`{name}/?`", text)]
+    assert missing == [], f"docs/architecture.md does not name these packages: {missing}"
