@@ -439,7 +439,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        store = base_store.merged(VerdictStore(added)) if added else base_store
+        store = base_store.merged_lines(added, head_store) if added else base_store
         evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "

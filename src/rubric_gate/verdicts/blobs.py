@@ -59,6 +59,10 @@ class ParsedBlob:
             known = self._added[id(other)] = (other, compute())
         return known[1]
 
+    def added_known(self, other: ParsedBlob) -> list[Any] | None:
+        known = self._added.get(id(other))
+        return None if known is None else known[1]
+
     def segment(self) -> Segment:
         return Segment(0, path=self.path, data=self.raw)
 

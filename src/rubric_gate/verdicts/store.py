@@ -134,10 +134,8 @@ class VerdictStore:
             segment = Segment(len(data), objects=[])
             data.segments.append(segment)
         assert segment.objects is not None
-        builder = RowBuilder(data)
-        for verdict in verdicts:
-            builder.add_verdict(verdict, len(segment.objects))
-            segment.objects.append(verdict)
+        _add_columns(data, verdicts, len(segment.objects))
+        segment.objects.extend(verdicts)
         data.changed()
 
     def __len__(self) -> int:
@@ -174,9 +172,33 @@ class VerdictStore:
                     raw = own.line(segment.path, offset)
             else:
                 raw = reader.line(segment.path, offset)
-        verdict = slow_line(raw, self.display, 0, last=False)
-        assert verdict is not None
-        return verdict
+        return self._read_back(raw)
+
+    def _read_back(self, raw: bytes) -> Verdict:
+        """A verdict line read back (it parsed before): pydantic's JSON reader for the common
+        line, the exact path for any it refuses."""
+        try:
+            return Verdict.model_validate_json(raw)
+        except ValueError:
+            verdict = slow_line(raw, self.display, 0, last=False)
+            assert verdict is not None
+            return verdict
+
+    def _verdicts(self, rows: np.ndarray) -> list[Verdict]:
+        """The verdicts of `rows` (ascending), each file read once in chunks."""
+        data = self._data
+        offsets = data.columns.arrays()["offset"]
+        bounds = [s.row_start for s in data.segments] + [len(data)]
+        out: list[Verdict] = []
+        for number, segment in enumerate(data.segments):
+            first, end = np.searchsorted(rows, bounds[number]), np.searchsorted(rows, bounds[number + 1])
+            if first == end:
+                continue
+            if segment.path is not None and segment.objects is None and segment.data is None:
+                out.extend(self._read_back(line) for line in _lines_at(segment.path, offsets[rows[first:end]].tolist()))
+            else:
+                out.extend(self._verdict(int(row), segment=segment) for row in rows[first:end])
+        return out
 
     # -- lookups -----------------------------------------------------------------------------
     def _keys_for(self, items: Sequence[CalibrationItem]) -> tuple[np.ndarray, np.ndarray]:
@@ -290,6 +312,20 @@ class VerdictStore:
         return VerdictStore._wrap(data, path if path is not None else self.path,
                                   display if display is not None else self.display)
 
+    def merged_lines(self, verdicts: list[Verdict], source: VerdictStore) -> VerdictStore:
+        """`self.merged(VerdictStore(verdicts))`, for `verdicts` taken from `source.added_since(self)`.
+
+        When they are all of them and `source`'s blob is this store's blob plus exactly those
+        lines, that is `source`'s own columns: shared (copied on write), not rebuilt per rubric."""
+        mine, theirs = self._blob, source._blob
+        known = theirs.added_known(mine) if mine is not None and theirs is not None else None
+        if (known is not None and len(verdicts) == len(known) == len(source) - len(self)
+                and all(a is b for a, b in zip(verdicts, known, strict=True)) and theirs.extends(mine)):  # type: ignore[union-attr, arg-type]
+            store = VerdictStore._wrap(source._data, self.path, self.display)
+            store._shared, store._blob = True, theirs
+            return store
+        return self.merged(VerdictStore(verdicts))
+
     def since(self, start: int) -> VerdictStore:
         """The verdicts after the first `start` (e.g. those appended by a judging run), in memory."""
         rows = np.arange(start, len(self._data), dtype=np.int64)
@@ -371,7 +407,7 @@ class VerdictStore:
             candidates = self._new_lines(base, prefix_rows)
         if not len(candidates):
             return []
-        fresh = [self._verdict(int(row)) for row in candidates]
+        fresh = self._verdicts(candidates)
         # Canonical lines of the base verdicts that share a (check text, item) with a candidate.
         base_data = base._data
         arrays = base_data.columns.arrays()
@@ -384,8 +420,8 @@ class VerdictStore:
         known: set[str] = set()
         if wanted:
             keys = arrays["text"].astype(np.int64) * max(1, len(base_data.items)) + arrays["item"]
-            for row in np.flatnonzero(np.isin(keys, np.fromiter(wanted, dtype=np.int64))):
-                known.add(base._verdict(int(row)).to_json_line())
+            rows = np.flatnonzero(np.isin(keys, np.fromiter(wanted, dtype=np.int64)))
+            known.update(verdict.to_json_line() for verdict in base._verdicts(rows))
         return [v for v in fresh if v.to_json_line() not in known]
 
     # -- writing -----------------------------------------------------------------------------
@@ -500,6 +536,27 @@ def _parses(raw: bytes, path: Path) -> bool:
     except InputError:
         return True  # complete JSON that is wrong in another way: the user's line, reported on read
     return True
+
+
+def _add_columns(data: VerdictData, verdicts: list[Verdict], first_offset: int) -> None:
+    """Append `verdicts`' rows (as `RowBuilder.add_verdict` would, a column at a time)."""
+    builder = RowBuilder(data)
+    texts = [builder.text_id(text) for text in dict.fromkeys(v.check_text for v in verdicts)]
+    text_ids = dict(zip(dict.fromkeys(v.check_text for v in verdicts), texts, strict=True))
+    sources: dict[tuple[str | None, str | None, str | None], int] = {}
+    tail = data.columns.tail
+    n = len(verdicts)
+    tail["text"].extend([text_ids[v.check_text] for v in verdicts])
+    tail["item"].extend([data.items.add(v.item) for v in verdicts])
+    tail["hash"].extend([NONE if v.item_hash is None else data.hashes.add(v.item_hash) for v in verdicts])
+    for v in verdicts:
+        key = (v.judge, v.prompt, v.task_hash)
+        if key not in sources:
+            sources[key] = data.sources.add(key)
+    tail["source"].extend([sources[(v.judge, v.prompt, v.task_hash)] for v in verdicts])
+    tail["answer"].extend([ANSWER_CODES[v.answer] for v in verdicts])
+    tail["sample"].extend([v.sample or 0 for v in verdicts])
+    tail["offset"].extend(range(first_offset, first_offset + n))
 
 
 def _lines_at(path: Path, offsets: list[int], chunk: int = 1 << 22) -> Iterator[bytes]:
