@@ -1,6 +1,6 @@
 # Two entry points, both self-installing into .venv on a fresh machine:
 #   make example   run the gate on the bundled example (offline, no API key)
-#   make test      lint and run the test suite
+#   make test      lint, type-check src/ (mypy) and run the test suite
 #   make test-lowest   the SDK, action and core tests at the lowest declared dependency versions
 #                      (a separate .venv-lowest; not part of `make test`)
 PYTHON ?= python3
@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE := rubrics/cloud-security-review.yaml
 
-.PHONY: example test lint bench install test-lowest lock-image dist
+.PHONY: example test lint typecheck bench install test-lowest lock-image dist
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,10 @@ example: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: lint
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: lint typecheck
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
@@ -41,8 +44,13 @@ bench: $(STAMP)
 
 # pyproject.toml's floors, installed exactly from constraints/lowest.txt on this Python.
 LOWEST := .venv-lowest
-LOWEST_TESTS := tests/judges tests/action tests/audit tests/discover tests/ensemble tests/core tests/reliability tests/render \
-  tests/tooling/test_schema.py tests/tooling/test_packaging_metadata.py
+LOWEST_TESTS := tests/judges tests/batch tests/action tests/audit tests/repair tests/discover tests/teach tests/preference \
+  tests/ensemble tests/paraphrase tests/attribution tests/boundary tests/calibration tests/gate tests/verdicts \
+  tests/test_globs.py tests/reliability tests/schema \
+  tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_hostile_inputs.py \
+  tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_newcomer.py \
+  tests/report/test_labels.py tests/report/test_markdown_gfm.py tests/report/test_terminal.py \
+  tests/repository/test_docs.py tests/repository/test_packaging_metadata.py
 
 test-lowest:
 	@test -x $(LOWEST)/bin/python || $(PYTHON) -m venv $(LOWEST)

@@ -30,12 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for helpers in (ROOT / "tests" / "fakes", ROOT / "tests" / "action"):  # where the fake GitHub lives
-    if (helpers / "fake_github.py").is_file():
-        sys.path.insert(0, str(helpers))
-        break
-from fake_github import FakeGitHub, serve  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test suite's fake GitHub
+from tests.fakes.github import FakeGitHub, serve
 
 REPO = "acme/rubrics"
 RUBRICS = 12

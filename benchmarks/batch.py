@@ -1,6 +1,6 @@
 """Benchmark: batch judging of 100,000 pairs against the local fake batch server.
 
-The fake (tests/judges/fake_batch.py) runs in its own process. The tool builds every request,
+The fake (tests/fakes/batches.py) runs in its own process. The tool builds every request,
 journals it, uploads the batch files (OpenAI: 50,000 requests per file), polls, streams the
 output files back, routes each result by custom_id and appends every verdict. Its own per-pair
 cost (CPU time of the tool's process) and peak memory are printed as ratios against reading
@@ -121,7 +121,7 @@ def main() -> None:
         print(json.dumps(phase_json(args.files, keep=args.phase == "json-keep")))
         return
 
-    fake = subprocess.Popen([sys.executable, "-m", "tests.judges.fake_batch", "0"], cwd=ROOT,
+    fake = subprocess.Popen([sys.executable, "-m", "tests.fakes.batches", "0"], cwd=ROOT,
                             stdout=subprocess.PIPE, text=True)
     try:
         port = int(fake.stdout.readline())  # type: ignore[union-attr]

@@ -87,7 +87,7 @@ SERVER = (
     f"sys.path.insert(0, {str(ROOT)!r})\n"
     "from http.server import ThreadingHTTPServer\n"
     "ThreadingHTTPServer.request_queue_size = 512  # the default backlog (5) resets bursts of connections\n"
-    "from tests.judges.fake_llm import FakeLLM\n"
+    "from tests.fakes.llm import FakeLLM\n"
     "server = FakeLLM().start()\n"
     "print(server.port, flush=True)\n"
     "time.sleep(10**6)\n"

@@ -23,3 +23,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _verdict_index_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Verdict indexes go to a per-session temp dir, never the user's cache."""
     monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path_factory.getbasetemp() / "verdict-index"))
+
+
+# Shared by many packages' tests; a directory's conftest may define its own of the same name.
+from tests.support.git_repo import repo  # noqa: E402, F401  (a committed demo rubric in a git repository)
+from tests.support.project import project  # noqa: E402, F401  (the paper's four-check example as files)

@@ -23,7 +23,9 @@ BARE_FOLDER_FILES = "**/*.y*ml"
 
 def split_globs(text: str) -> tuple[str, ...]:
     """An input's globs, one per line or comma-separated; a comma inside `{...}` is part of its glob."""
-    found, current, depth = [], [], 0
+    found: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text.replace("\r", "\n"):
         if ch in ",\n" and depth == 0:
             found.append("".join(current))

@@ -11,7 +11,6 @@ import pytest
 # Helper modules live next to the tests; make them importable as top-level modules.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fake_github import FakeGitHub, serve
 from harness import (
     CALIBRATION,
     REPO,
@@ -24,6 +23,7 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
+from tests.fakes.github import FakeGitHub, serve
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 import yaml
-from fake_github import FakeGitHub
+from tests.fakes.github import FakeGitHub
 
 REPO = "acme/rubrics"
 TOKEN = "write-token"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from harness import RUBRIC, Scenario, rubric_yaml
-from tests.judges.fake_batch import FakeBatches
+from tests.fakes.batches import FakeBatches
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from harness import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests import gfm
+from tests.support import gfm
 
 HOSTILE_ITEMS = ["GH-1", "a5c3785ed8d6a35868bc169f07e40e889087fd2e", "$\\color{green}PASS$",
                  "\u202eR5", "\\[Approve\\](/org/settings)", "@octocat", "www.evil.example"]

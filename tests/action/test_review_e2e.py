@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from harness import Scenario
-from tests.audit.fake_audit_llm import FakeAuditLLM
+from tests.fakes.audit_llm import FakeAuditLLM
 
 TASK = "List the fruit in the basket, naming apple, pear and plum when present."
 ITEMS = [("c1", "apple, pear, plum.", "pass"), ("c2", "pear and apple and plum and kiwi", "pass"),

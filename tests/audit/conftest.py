@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.cli.main import main
-from tests.audit.fake_audit_llm import FakeAuditLLM
+from tests.fakes.audit_llm import FakeAuditLLM
 
 TASK = "List the fruit in the basket, naming apple, pear and plum when present."
 

@@ -9,7 +9,7 @@ import pytest
 
 from rubric_gate.audit import AuditStore
 from tests.audit.conftest import run_cli, write_rubric
-from tests.audit.fake_audit_llm import FakeAuditLLM
+from tests.fakes.audit_llm import FakeAuditLLM
 
 JUDGE = "anthropic:claude-haiku-4-5"
 CHECKS = [

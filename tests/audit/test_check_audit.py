@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.audit.conftest import run_cli, write_items, write_rubric
-from tests.audit.fake_audit_llm import FakeAuditLLM
+from tests.fakes.audit_llm import FakeAuditLLM
 
 JUDGE = "anthropic:claude-haiku-4-5"
 BASE = [("apple", "The output mentions apple"), ("pear", "The output mentions pear")]

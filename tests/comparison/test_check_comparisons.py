@@ -7,7 +7,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from tests.core.conftest import Project
+from tests.support.project import Project
 
 RUBRIC = """\
 id: drop

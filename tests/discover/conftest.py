@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.cli.main import main
-from tests.discover.fake_models import FakeDiscoverLLM
+from tests.fakes.discover_llm import FakeDiscoverLLM
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = "rubrics/cloud-security-review.yaml"

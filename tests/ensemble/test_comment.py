@@ -16,8 +16,8 @@ from rubric_gate.rubric import Check, Rubric, RubricDocument
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
 from tests.ensemble.conftest import TRUTHFUL, run_cli, write_base_head
-from tests.ensemble.test_paraphrases import write_twin
-from tests.judges.fake_llm import FakeLLM
+from tests.fakes.llm import FakeLLM
+from tests.paraphrase.test_paraphrases import write_twin
 
 
 def markdown(capsys: pytest.CaptureFixture[str], *extra: str) -> str:

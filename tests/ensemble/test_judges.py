@@ -15,7 +15,7 @@ from tests.ensemble.conftest import (
     run_cli,
     write_base_head,
 )
-from tests.judges.fake_llm import FakeLLM
+from tests.fakes.llm import FakeLLM
 
 # Base [apple, pear] -> head [apple, kiwi]: kiwi is added, pear deleted. No item mentions kiwi,
 # so truthful judges answer no everywhere (blame on every correct item: rejected), judge B yes

@@ -18,8 +18,8 @@ from tests.ensemble.conftest import (
     run_cli,
     write_base_head,
 )
+from tests.fakes.llm import FakeLLM
 from tests.judges.conftest import make_items
-from tests.judges.fake_llm import FakeLLM
 
 UNSTABLE = ("pear", "apple and pear")  # r3, a correct item: the pear check answers no, yes, no
 

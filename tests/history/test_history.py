@@ -8,7 +8,7 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from tests.core.conftest import BASE_YAML, Project, write_example
+from tests.support.project import BASE_YAML, Project, write_example
 
 DROP_A = BASE_YAML.replace("  - id: A\n    text: The output satisfies requirement A.\n    origin: label\n    source: [R1]\n", "")
 ADD_E = BASE_YAML + "  - id: E\n    text: The output satisfies requirement E.\n"

@@ -10,7 +10,7 @@ import pytest
 
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.rubric import Check, Rubric
-from tests.judges.fake_llm import FakeLLM
+from tests.fakes.llm import FakeLLM
 
 KEYWORDS = ["apple", "pear", "plum", "fig", "kiwi"]
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from rubric_gate.verdicts import VerdictStore
+from tests.fakes.llm import FakeLLM
 from tests.judges.conftest import expected, make_items, make_rubric, write_project
-from tests.judges.fake_llm import FakeLLM
 
 JUDGE = "anthropic:claude-haiku-4-5"
 

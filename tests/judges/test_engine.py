@@ -16,8 +16,8 @@ from rubric_gate.judges import (
 )
 from rubric_gate.rubric import Check
 from rubric_gate.verdicts import VerdictStore, task_hash
+from tests.fakes.llm import FakeLLM
 from tests.judges.conftest import expected, make_items, make_rubric
-from tests.judges.fake_llm import FakeLLM
 
 JUDGES = ["anthropic:claude-haiku-4-5", "openai:gpt-4o-mini"]
 
@@ -255,7 +255,7 @@ def test_replay_check_does_not_load_the_judging_stack(tmp_path) -> None:
     import subprocess
     import sys
 
-    from tests.core.conftest import write_example
+    from tests.support.project import write_example
 
     project = write_example(tmp_path)
     code = (

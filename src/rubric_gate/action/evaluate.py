@@ -210,7 +210,8 @@ def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibr
     from rubric_gate.judges import PROMPT_VERSION
     from rubric_gate.service import combined_stats
 
-    judges = s.panel or (s.judge.spec,)  # type: ignore[union-attr]
+    assert s.judge is not None  # _measures_reliability
+    judges = s.panel or (s.judge.spec,)
     with judging_store(s.cache, base_store) as store:
         measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
                                paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))

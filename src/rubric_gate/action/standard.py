@@ -68,12 +68,12 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             findings.extend(_label_findings(reader, base_sha, head_sha, cal_path, changed[cal_path], tuple(users)))
     for v_path, users_and_cal in sorted(verdict_files.items()):
         if v_path in changed:
-            users = tuple(u for u, _ in users_and_cal)
+            v_users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
-            in_use = _texts_in_use(reader, head_sha, users, rubric_changes)
-            trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], users)
+            in_use = _texts_in_use(reader, head_sha, v_users, rubric_changes)
+            trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], v_users)
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
-                                              users, judged, in_use, trusted))
+                                              v_users, judged, in_use, trusted))
     for change in rubric_changes:
         if change.status in ("modified", "renamed"):
             findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))

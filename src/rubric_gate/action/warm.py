@@ -59,14 +59,15 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
             if spec not in backends:
                 backends[spec] = load_backend(spec)
         unavailable = [why for backend, why in (backends[spec] for spec in specs) if backend is None]
-        if unavailable:
+        first_backend = backends[specs[0]][0]
+        if unavailable or first_backend is None:
             lines.append(f"- {shown}: {neutralize(str(unavailable[0]), table=False)}")
             continue
         try:
             doc = parse_rubric_text(reader.read(sha, path) or "", f"{sha[:7]}:{path}")
             calibration = read_calibration(reader, sha, doc.rubric.calibration)
             with judging_store(cache, read_verdicts(reader, sha, doc.rubric.verdicts)) as store:
-                stats = _judge(config, specs, backends[specs[0]][0], doc, calibration, store, budget)  # type: ignore[arg-type]
+                stats = _judge(config, specs, first_backend, doc, calibration, store, budget)
         except RubricGateError as exc:
             errors += 1
             command("error", f"{path}: {exc.message}")

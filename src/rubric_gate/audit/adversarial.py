@@ -144,8 +144,13 @@ def fool_rates(
         asks.append(Ask(f"judge attack {a.index + 1} on {a.check.id}",
                         JudgeRequest(prompt, ANSWER_SCHEMA, "check_answer", 400), parse_answer, judged))
     _run(asks, judge, "judge", reused, usage, concurrency)
-    said_yes = [a for a in attempts
-                if store.find("answer", judge, PROMPT_VERSION, a.check.text, answer_key(a)).result["answer"] == "yes"]  # type: ignore[union-attr]
+
+    def answered_yes(a: _Attempt) -> bool:
+        record = store.find("answer", judge, PROMPT_VERSION, a.check.text, answer_key(a))
+        assert record is not None  # _run raised if an attack went unanswered
+        return bool(record.result["answer"] == "yes")
+
+    said_yes = [a for a in attempts if answered_yes(a)]
 
     # 3. The verifier, blind to the attack and the answer, checks each "yes".
     verify_v = template_version(PACKAGE, "verify.j2")

@@ -3,8 +3,7 @@ each answer stored and reused; several judges decide by majority."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from rubric_gate.audit.calls import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.audit.model import CheckAudit
@@ -49,7 +48,7 @@ def _structure_ask(store: AuditStore, judge: str, task: str, check: Check) -> As
 
     request = JudgeRequest(render(PACKAGE, "structure.j2", task=task, check=check.text),
                            STRUCTURE_SCHEMA, "check_structure", STRUCTURE_MAX_TOKENS)
-    return Ask(f"structure of {check.id}", request, parse_structure, done)  # type: ignore[arg-type]
+    return Ask(f"structure of {check.id}", request, parse_structure, done)
 
 
 def _grounding_ask(store: AuditStore, judge: str, task: str, check: Check) -> Ask:
@@ -63,16 +62,12 @@ def _grounding_ask(store: AuditStore, judge: str, task: str, check: Check) -> As
 
     request = JudgeRequest(render(PACKAGE, "grounding.j2", task=task, check=check.text),
                            GROUNDING_SCHEMA, "check_grounding", GROUNDING_MAX_TOKENS)
-    return Ask(f"grounding of {check.id}", request, parse, done)  # type: ignore[arg-type]
+    return Ask(f"grounding of {check.id}", request, parse, done)
 
 
 def _majority(votes: Sequence[bool]) -> bool:
     """Holds unless a strict majority says it does not: a tie gives the check the benefit of the doubt."""
     return 2 * sum(votes) >= len(votes)
-
-
-def _first_agreeing(answers: Sequence[Any], get: Callable[[Any], bool], outcome: bool) -> Any:
-    return next(a for a in answers if get(a) == outcome)
 
 
 def _combine(check: Check, line: int | None, judges: Sequence[str],
@@ -82,9 +77,9 @@ def _combine(check: Check, line: int | None, judges: Sequence[str],
     for name in PROPERTIES:
         holds = _majority([s.holds[name] for s in structures])
         structure[name] = holds
-        reasons[name] = _first_agreeing(structures, lambda s, n=name: s.holds[n], holds).reasons[name]
+        reasons[name] = next(s for s in structures if s.holds[name] == holds).reasons[name]
     grounded = _majority([g.grounded for g in groundings])
-    chosen = _first_agreeing(groundings, lambda g: g.grounded, grounded)
+    chosen = next(g for g in groundings if g.grounded == grounded)
     votes = {
         judge: {**s.holds, "grounded": g.grounded}
         for judge, s, g in zip(judges, structures, groundings, strict=True)

@@ -47,7 +47,7 @@ def _split(total: int, parts: int) -> list[int]:
 
 def collect_batch(
     batch: JournaledBatch, state: BatchState, client: BatchClient, journal: BatchJournal,
-    store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, ...], str], None],
+    store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, str, str], str], None],
 ) -> int:
     """Store the batch's verdicts; report each pair without one to `on_failure(key, reason)`.
     Returns the number of verdicts appended."""
@@ -84,11 +84,11 @@ def collect_batch(
                                              _split(reply.output_tokens, n), strict=True):
             item_id, item_hash, check_id, check_text = record[:4]
             task = record_task_hash(record)
-            if store.find(check_text, _ItemRef(item_id, item_hash), judge=batch.judge,  # type: ignore[arg-type]
+            if store.find(check_text, _ItemRef(item_id, item_hash), judge=batch.judge,
                           prompt=batch.prompt, task=task) is not None:
                 continue
             buffer.append(Verdict(
-                item=item_id, check_text=check_text, answer=answer.answer,  # type: ignore[arg-type]
+                item=item_id, check_text=check_text, answer=answer.answer,
                 judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, task_hash=task, check=check_id,
                 quote=answer.quote or None, usage=Usage(input_tokens=tin, output_tokens=tout),
                 at=at, batch=batch.batch_id,

@@ -152,7 +152,7 @@ class BatchJournal:
         keys of the pairs inside them (two streaming passes: headers, then request lines)."""
         batches: dict[str, JournaledBatch] = {}
         for record in self._records():
-            event, local = record.get("event"), record.get("local")
+            event, local = record.get("event"), record.get("local", "")
             if event == "open" and record.get("judge") == judge and record.get("prompt") == prompt:
                 batches[local] = JournaledBatch(local, record["provider"], judge, prompt,
                                                 float(record.get("created_after", 0)))
@@ -162,10 +162,10 @@ class BatchJournal:
                 batches.pop(local, None)
         if batches:
             for record in self._records():
-                batch = batches.get(record.get("local"))  # type: ignore[arg-type]
+                batch = batches.get(record.get("local", ""))
                 if batch is not None and record.get("event") == "request":
                     batch.requests += 1
-                    batch.keys.update(pair_key(tuple(p)) for p in record["pairs"])  # type: ignore[arg-type]
+                    batch.keys.update(pair_key(tuple(p)) for p in record["pairs"])
         return list(batches.values())
 
     def known_batch_ids(self) -> set[str]:
@@ -177,9 +177,9 @@ class BatchJournal:
         opened: set[str] = set()
         for record in self._records():
             if record.get("event") == "open":
-                opened.add(record.get("local"))  # type: ignore[arg-type]
+                opened.add(record.get("local", ""))
             elif record.get("event") in ("closed", "abandoned"):
-                opened.discard(record.get("local"))  # type: ignore[arg-type]
+                opened.discard(record.get("local", ""))
         if opened:
             return False
         self.close()
@@ -189,7 +189,7 @@ class BatchJournal:
     def requests_of(self, local: str) -> dict[str, list[PairRecord]]:
         """custom_id -> pairs, for one batch: read back when its results are collected."""
         return {
-            record["custom_id"]: [tuple(p) for p in record["pairs"]]  # type: ignore[misc]
+            record["custom_id"]: [tuple(p) for p in record["pairs"]]
             for record in self._records()
             if record.get("event") == "request" and record.get("local") == local
         }

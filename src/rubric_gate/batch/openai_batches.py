@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -23,7 +23,7 @@ from rubric_gate.judges.openai_backend import (
     reply_from_completion,
 )
 
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Final = "/v1/chat/completions"
 # Per batch input file: 50,000 requests and 200 MB (OpenAI Batch API reference).
 LIMITS = BatchLimits(max_requests=50_000, max_bytes=200_000_000)
 ENDED = ("completed", "expired", "cancelled", "failed")

@@ -47,6 +47,11 @@ def _resubmits() -> int:
         raise JudgeError(f"{ENV_RESUBMITS}: expected a whole number, got {text!r}") from None
 
 
+def _submitted_id(batch: JournaledBatch) -> str:
+    assert batch.batch_id is not None  # a batch stays open only once the provider has it
+    return batch.batch_id
+
+
 class _Run:
     def __init__(self, rubrics: Sequence[Rubric], calibration: CalibrationSet, store: VerdictStore,
                  judge: str, mode: Literal["per-check", "checklist"], journal: BatchJournal,
@@ -137,9 +142,12 @@ def judge_in_batches(
     spec = parse_judge_spec(judge)
     if poll_interval <= 0:
         raise JudgeError(f"poll interval must be positive, got {poll_interval}")
-    if store.path is None and journal is None:
+    if journal is not None:
+        journal_file = journal
+    elif store.path is not None:
+        journal_file = journal_path(Path(store.path))
+    else:
         raise JudgeError("batch judging needs a verdict file (the batch journal is kept beside it)")
-    journal_file = journal or journal_path(Path(store.path))  # type: ignore[arg-type]
     book = BatchJournal(journal_file)
     run = _Run(rubrics, calibration, store, judge, mode, book,
                None if progress is False else sys.stderr)
@@ -182,8 +190,9 @@ def judge_in_batches(
                 resubmitted = sum(1 for p in pending if run.tries[p.key])
                 stats.retries += resubmitted
                 for batch in submit_batches(pending, mode, client, book, judge, run.prompt, store_name):
+                    assert batch.batch_id is not None  # submitted: the provider gave it an id
                     run.open.append(batch)
-                    outcome.submitted.append(batch.batch_id)  # type: ignore[arg-type]
+                    outcome.submitted.append(batch.batch_id)
                     stats.planned += batch.requests
                     run.say(f"submitted batch {batch.batch_id}: {batch.requests} requests, "
                             f"{len(batch.keys)} pairs")
@@ -199,7 +208,7 @@ def judge_in_batches(
         client.close()
         book.close()
         stats.seconds = time.monotonic() - run.started
-    outcome.pending = {b.batch_id: len(b.keys) for b in run.open}  # type: ignore[misc]
+    outcome.pending = {_submitted_id(b): len(b.keys) for b in run.open}
     stats.cost_usd = estimate_batch_cost(spec.model, stats.input_tokens, stats.output_tokens)
     busy = run.in_flight()
     unanswered = [p for p in run.missing() if p.key not in busy and run.tries[p.key] > run.resubmits]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
@@ -40,7 +41,7 @@ class CalibrationItem(BaseModel):
     def unplanned(self) -> bool:
         return self.flawed and self.flaw == UNPLANNED
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> CalibrationItem:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> CalibrationItem:
         copied = super().model_copy(update=update, deep=deep)
         if update:
             copied.__dict__.pop("content_hash", None)  # the copy's content may differ: hash it anew

@@ -71,7 +71,7 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
     if preference_fit and not (pairs_path and judge_list):
         raise JudgeError("--preference-fit needs --pairs FILE and a judge (--judge PROVIDER:MODEL)")
     pairs = None
-    if preference_fit:
+    if preference_fit and pairs_path is not None:  # both or neither: checked above
         from rubric_gate.pairs import load_pairs
 
         pairs = load_pairs(pairs_path)  # bad lines fail before any call

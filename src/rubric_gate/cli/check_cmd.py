@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -66,7 +67,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
                   fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
                   paraphrases: int, paraphraser: str | None, min_stability: float | None,
                   replay: bool, concurrency: int, max_calls: int | None, batch: bool, poll_interval: float,
-                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **review_args: object) -> int:
+                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **review_args: Any) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     gates = _gates(gates_spec, min_stability, bool(review_args.get("audit_rule")))
     root = root or repo_root()
@@ -76,8 +77,9 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     judges = unique_judges(judge_specs)
     if replay and (samples > 1 or len(judges) > 1 or paraphrases):
         raise JudgeError("--samples, --paraphrases and several --judge ask live judges; drop --replay")
-    if not judges and (head.rubric.judge or base.rubric.judge):
-        judges = [head.rubric.judge or base.rubric.judge]  # type: ignore[list-item]
+    rubric_judge = head.rubric.judge or base.rubric.judge
+    if not judges and rubric_judge:
+        judges = [rubric_judge]
     if replay:
         judges = []
     judge = judges[0] if judges else None
@@ -118,7 +120,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             if measured.paraphrase_info is not None:
                 judging["paraphrases"] = measured.paraphrase_info
             paraphrased = measured.paraphrases
-    review = Review(**review_args)  # type: ignore[arg-type]
+    review = Review(**review_args)  # the options `review_options` declares
     options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
     options = replace(options, gates=gates, reject_correct_drop_at=correct_drop_alpha)
     evaluation: Evaluation

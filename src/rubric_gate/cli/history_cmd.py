@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,10 @@ from rubric_gate.gate import GateOptions, parse_gates
 from rubric_gate.pipeline import resolve_path
 from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
+
+if TYPE_CHECKING:
+    from rubric_gate.history import Revision
+    from rubric_gate.rubric import Rubric
 
 
 @click.command("history")
@@ -38,7 +43,7 @@ def history_command(rubric_path: str, gates_spec: str, calibration: str | None, 
         raise click.BadParameter(str(exc), param_hint="'--gates'") from None
     root = root or repo_root()
     revisions = rubric_revisions(root, rubric_path)
-    loaded = []
+    loaded: list[tuple[Revision, Rubric | None, str | None]] = []
     for revision in revisions:
         if revision.deleted:
             loaded.append((revision, None, "the file was deleted in this commit"))
@@ -53,6 +58,7 @@ def history_command(rubric_path: str, gates_spec: str, calibration: str | None, 
     newest = rubrics[-1][1]
     items = load_calibration(calibration) if calibration is not None else \
         load_calibration(newest.calibration, root)
+    store: VerdictStore | None
     if verdicts is not None:
         store = VerdictStore.load(verdicts)
     else:

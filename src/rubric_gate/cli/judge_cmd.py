@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +18,8 @@ from rubric_gate.pipeline import load_calibration_for
 from rubric_gate.rubric import load_rubric
 from rubric_gate.verdicts import VerdictStore
 
+if TYPE_CHECKING:
+    from rubric_gate.judges.prompt import Mode  # the judging stack loads only to judge
 
 @click.command("judge")
 @click.option("--rubric", "rubric_specs", multiple=True, required=True,
@@ -43,7 +46,7 @@ from rubric_gate.verdicts import VerdictStore
 @handle_errors
 def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdicts: Path,
                   judge_specs: tuple[str, ...], samples: int,
-                  concurrency: int, max_calls: int | None, dry_run: bool, mode: str, progress: bool | None,
+                  concurrency: int, max_calls: int | None, dry_run: bool, mode: Mode, progress: bool | None,
                   batch: bool, no_wait: bool, poll_interval: float, as_json: bool, root: Path | None) -> int:
     """Judge every pair missing from VERDICTS for the given rubrics. Exit 0 done, 2 on error."""
     root = root or repo_root()
@@ -65,7 +68,7 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
 
         outcomes = []
         for judge in judges:
-            outcome = judge_in_batches([d.rubric for d in docs], items, store, judge, mode=mode,  # type: ignore[arg-type]
+            outcome = judge_in_batches([d.rubric for d in docs], items, store, judge, mode=mode,
                                        max_calls=max_calls, dry_run=dry_run, wait_seconds=0 if no_wait else None,
                                        poll_interval=poll_interval, progress=progress)
             outcomes.append(outcome)
@@ -79,7 +82,7 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
 
     runs = [
         judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
-                      max_calls=max_calls, dry_run=dry_run, mode=mode,  # type: ignore[arg-type]
+                      max_calls=max_calls, dry_run=dry_run, mode=mode,
                       progress=progress, samples=samples)
         for judge in judges
     ]

@@ -41,8 +41,9 @@ def paired_difference_interval(both: int, from_only: int, to_only: int, neither:
         return None
     from_k, to_k = both + from_only, both + to_only
     p_from, p_to = from_k / n, to_k / n
-    lo_from, hi_from = wilson_interval(from_k, n, z)  # type: ignore[misc]
-    lo_to, hi_to = wilson_interval(to_k, n, z)  # type: ignore[misc]
+    from_interval, to_interval = wilson_interval(from_k, n, z), wilson_interval(to_k, n, z)
+    assert from_interval is not None and to_interval is not None  # n > 0
+    (lo_from, hi_from), (lo_to, hi_to) = from_interval, to_interval
     margins = from_k * (n - from_k) * to_k * (n - to_k)
     phi = 0.0
     if margins:

@@ -112,7 +112,7 @@ class Embedder:
                 store.record(KIND, source, model, text, "", {"vector": vector}, tin if i == 0 else 0, 0)
 
         request = JudgeRequest("\n".join(batch), {}, "embeddings", 0)  # shown in dry runs only
-        return Ask(f"embeddings of {len(batch)} texts", request, parse, done, send=send)  # type: ignore[arg-type]
+        return Ask(f"embeddings of {len(batch)} texts", request, parse, done, send=send)
 
 
 def choose_embedder(choice: str, judge: str, store: AuditStore, embedding_model: str | None = None,

@@ -243,7 +243,7 @@ def discover_rubric(
     taken: set[str] = set()
     checks = [DiscoveredCheck(fresh_check_id(c.name, taken, fallback="criterion"), c.text, c.support, len(c.pairs)) for c in chosen]
     items = pairs.as_items()
-    scoring = Rubric(id=name, version=1, task=task, calibration=calibration, verdicts=verdicts_path,
+    scoring = Rubric(id=name, version="1", task=task, calibration=calibration, verdicts=verdicts_path,
                      checks=[Check(id=c.id, text=c.text) for c in checks])
     run = judge_missing([scoring], items, verdicts, judge, concurrency=settings.concurrency,
                         max_calls=settings.max_calls, progress=False)
@@ -263,7 +263,7 @@ def discover_rubric(
         checks = checks[: settings.size]
     report.checks = checks
     report.usage[:] = merged_stats(usage)
-    rubric = Rubric(id=name, version=1, task=task, calibration=calibration, verdicts=verdicts_path, judge=judge,
+    rubric = Rubric(id=name, version="1", task=task, calibration=calibration, verdicts=verdicts_path, judge=judge,
                     checks=[Check(id=c.id, text=c.text, origin=Origin.generated, source=_source(c, len(pairs)))
                             for c in checks])
     return rubric, report

@@ -39,7 +39,7 @@ def clusters(labels: np.ndarray, max_size: int) -> list[list[int]]:
     grouped: dict[int, list[int]] = {}
     for index, label in enumerate(labels):
         grouped.setdefault(int(label), []).append(index)
-    out = []
+    out: list[list[int]] = []
     for members in grouped.values():
         out.extend(members[i:i + max_size] for i in range(0, len(members), max_size))
     return out

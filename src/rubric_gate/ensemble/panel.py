@@ -42,7 +42,7 @@ class Votes:
     @property
     def unstable(self) -> np.ndarray:
         """Items on which some judge's samples disagree."""
-        return np.stack([majority(samples).split for samples in self.failed]).any(axis=0)
+        return np.asarray(np.stack([majority(samples).split for samples in self.failed]).any(axis=0))
 
     @property
     def tied(self) -> np.ndarray:
@@ -129,7 +129,7 @@ class PanelEvaluation(Evaluation):
         if cached is None:
             votes = self.votes(text)
             failed = majority(votes.per_judge).failed
-            cached = VerdictColumn(text, failed, votes.missing.any(axis=(0, 1)))
+            cached = VerdictColumn(text, failed, np.asarray(votes.missing.any(axis=(0, 1))))
             self._columns[text] = cached
         return cached
 

@@ -95,16 +95,19 @@ def _matrix(checks: Sequence[Check], column: ColumnLookup, n_items: int) -> np.n
 
 
 def _apply(state: list[Check], change: Change) -> list[Check]:
-    if change.kind == "added":
-        return [*state, change.head]  # type: ignore[list-item]
     if change.kind == "deleted":
         return [c for c in state if c.id != change.check_id]
     if change.kind == "aggregation":
         return state
+    head = change.head
+    assert head is not None  # added, renamed and modified checks are in the head rubric
+    if change.kind == "added":
+        return [*state, head]
+    old_id = change.check_id
     if change.kind == "renamed":
-        old_id = change.base.id  # type: ignore[union-attr]
-        return [change.head if c.id == old_id else c for c in state]  # type: ignore[misc]
-    return [change.head if c.id == change.check_id else c for c in state]  # type: ignore[misc]
+        assert change.base is not None
+        old_id = change.base.id
+    return [head if c.id == old_id else c for c in state]
 
 
 def decision_order(

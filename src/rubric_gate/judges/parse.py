@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from rubric_gate.verdicts.model import AnswerWord
+
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -44,7 +46,7 @@ class MalformedReply(ValueError):
 
 @dataclass(frozen=True)
 class Answer:
-    answer: str  # "yes" | "no" | "n/a" (the check says when it applies, and here it does not)
+    answer: AnswerWord
     quote: str
 
 
@@ -72,7 +74,7 @@ def _answer(obj: Any, extra: frozenset[str] = frozenset()) -> Answer:
     return Answer(answer, obj["quote"])
 
 
-def normalize_answer(value: Any) -> str | None:
+def normalize_answer(value: Any) -> AnswerWord | None:
     """'yes'/'no'/'n/a' from an unambiguous spelling of one ("Yes", "NO.", " N/A "); else None.
 
     Only case, surrounding space and trailing punctuation are dropped: the word itself must be
@@ -81,7 +83,10 @@ def normalize_answer(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     word = value.strip().rstrip(".!").strip().lower()
-    return word if word in ("yes", "no", "n/a") else None
+    return _ANSWER_WORDS.get(word)
+
+
+_ANSWER_WORDS: dict[str, AnswerWord] = {"yes": "yes", "no": "no", "n/a": "n/a"}
 
 
 def parse_answer(text: str) -> Answer:

@@ -169,7 +169,7 @@ class _Engine:
             Verdict(
                 item=pair.item.id,
                 check_text=pair.check_text,
-                answer=answer.answer,  # type: ignore[arg-type]
+                answer=answer.answer,
                 judge=self.judge,
                 prompt=self.prompt,
                 item_hash=pair.item_hash,

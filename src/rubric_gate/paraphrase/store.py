@@ -54,7 +54,7 @@ class ParaphraseStore:
                     or type(fields[2]) is not int:
                 raise InputError(source.display, "expected exactly check_text, model, text (strings) and index "
                                                  "(an integer)", line_no)
-            paraphrase = Paraphrase(*fields)  # type: ignore[arg-type]
+            paraphrase = Paraphrase(obj["check_text"], obj["model"], obj["index"], obj["text"])
             if not paraphrase.text.strip() or paraphrase.index < 0:
                 raise InputError(source.display, "paraphrase text must be non-empty, index >= 0", line_no)
             store._by_key[paraphrase.key] = paraphrase

@@ -62,7 +62,7 @@ def post_repair_suggestions(pr: PullRequest, head_sha: str, suggestions: Sequenc
         multi = new.start_line is not None
         try:
             pr.create_review_comment(new.body, head_sha, new.path, line=new.line, side="RIGHT",
-                                     start_line=new.start_line if multi else NotSet,
+                                     start_line=new.start_line if new.start_line is not None else NotSet,
                                      start_side="RIGHT" if multi else NotSet)
             result.created += 1
         except GithubException as exc:

@@ -130,7 +130,7 @@ def _ask(store: AuditStore, model: str, task: str, target: _Target, k: int) -> t
                      {"candidates": [c.to_result() for c in candidates]}, tin, tout)
 
     request = JudgeRequest(prompt, REPAIR_SCHEMA, "check_repairs", REPAIR_MAX_TOKENS)
-    return context, Ask(f"repairs of {target.check.id}", request, parse, done)  # type: ignore[arg-type]
+    return context, Ask(f"repairs of {target.check.id}", request, parse, done)
 
 
 def suggest_repairs(

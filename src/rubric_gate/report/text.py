@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -36,9 +36,10 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
     table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
                   collapse_padding=True)  # Text title: user strings are not rich markup
     table.add_column("Check", overflow="fold", min_width=12, ratio=4)
-    for name, justify in (("Origin", "left"), ("Frozen", "left"), ("Credit", "right"), ("Blame", "right"),
-                          ("Pivotal catches" if summary.max_failures else "Unique catches", "right"), ("Fails correct", "right"), ("Fails flawed", "right")):
-        table.add_column(name, justify=justify, width=_word_width(name))  # type: ignore[arg-type]
+    measures: tuple[tuple[str, JustifyMethod], ...] = (("Origin", "left"), ("Frozen", "left"), ("Credit", "right"), ("Blame", "right"),
+                          ("Pivotal catches" if summary.max_failures else "Unique catches", "right"), ("Fails correct", "right"), ("Fails flawed", "right"))
+    for name, justify in measures:
+        table.add_column(name, justify=justify, width=_word_width(name))
     for key, _ in columns or []:
         table.add_column(SHORT_HEADERS[key], justify="right", width=5)
     if decisions is not None:
@@ -47,7 +48,7 @@ def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, 
         table.add_column("Decision", overflow="fold", min_width=8, ratio=1,
                          max_width=_decision_width(summary, decisions, columns or [], width))
     for row in summary.checks:
-        cells = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
+        cells: list[RenderableType] = [_text(row.id), row.origin, "yes" if row.frozen else "no", f"{row.credit:.2f}", f"{row.blame:.2f}",
                  str(row.unique_catches), str(row.fails_correct), str(row.fails_flawed)]
         cells += [measured_cell(row.reliability, key) for key, _ in columns or []]
         if decisions is not None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from rubric_gate.errors import InputError
 from rubric_gate.rubric.model import KNOWN_KEYS, Rubric
@@ -47,7 +48,7 @@ def _known_keys_for(loc: tuple) -> list[str]:
 _UNION_BRANCH = re.compile(r"^(str|int|float|bool|none|list\[.*\]|dict\[.*\])$")
 
 
-def _describe(error: dict) -> tuple[tuple, str]:
+def _describe(error: ErrorDetails) -> tuple[tuple, str]:
     loc = tuple(
         part for part in error["loc"]
         if not (isinstance(part, str) and (part.startswith(("literal[", "MaxFailures", "function-")) or _UNION_BRANCH.match(part)))

@@ -7,7 +7,7 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 
 @functools.lru_cache(maxsize=1 << 13)  # a run asks for the same few hundred texts per verdict
@@ -91,9 +91,9 @@ class Rubric(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: Annotated[str, Field(min_length=1, description="The rubric's name.")]
-    version: Annotated[str | int | float, Field(
-        description="Any string or number; shown in reports exactly as written.",
-    )]
+    # Written as a string or a number, held as text (the validator below): the schema says the former.
+    version: Annotated[str, WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "number"}]}),
+                       Field(description="Any string or number; shown in reports exactly as written.")]
     task: Annotated[str, Field(min_length=1, description="What the graded output must do; the judge sees it.")]
     calibration: Annotated[str, Field(
         min_length=1, description="Path of the labeled calibration set (JSONL), relative to the repository root.",
@@ -127,7 +127,7 @@ class Rubric(BaseModel):
 
     @property
     def max_failures(self) -> int:
-        return 0 if self.aggregation == "all-pass" else self.aggregation.max_failures  # type: ignore[union-attr]
+        return 0 if self.aggregation == "all-pass" else self.aggregation.max_failures
 
     def check(self, check_id: str) -> Check:
         for check in self.checks:

@@ -63,8 +63,8 @@ def read_source(spec: str | Path, cwd: Path | None = None) -> SourceText:
     if not spec_text.strip():
         raise InputError("''", "empty path, expected a file")
     if isinstance(spec, str) and _looks_like_git_spec(spec_text):
-        ref, _, path = spec_text.partition(":")
-        return SourceText(spec_text, read_git_file(ref, path, cwd), None, ref=ref, repo_path=path)
+        ref, _, repo_path = spec_text.partition(":")
+        return SourceText(spec_text, read_git_file(ref, repo_path, cwd), None, ref=ref, repo_path=repo_path)
     path = Path(spec_text)
     if cwd is not None and not path.is_absolute():
         path = cwd / path

@@ -62,6 +62,7 @@ class _Walker:
         try:
             if isinstance(node, yaml.SequenceNode):
                 return [self.walk(child, (*loc, index)) for index, child in enumerate(node.value)]
+            assert isinstance(node, yaml.MappingNode)  # composing makes only these three kinds
             return self.mapping(node, loc)
         finally:
             self.active.discard(id(node))
@@ -138,7 +139,8 @@ def _refuse_tags(text: str, display: str) -> None:
             if tag is not None:
                 tag = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
                 raise InputError(display, f"YAML tag '{tag}' is not allowed: write plain YAML (a tag changes what "
-                                 "a value means, and readers differ on it)", event.start_mark.line + 1)
+                                 "a value means, and readers differ on it)",
+                                 event.start_mark.line + 1 if event.start_mark else None)
     except yaml.YAMLError:
         return  # composing reported (or will report) the syntax error with its line
 

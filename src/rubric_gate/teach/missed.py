@@ -40,7 +40,7 @@ def missed_groups(items: Sequence[CalibrationItem], failed: np.ndarray, flawed: 
     """Groups of missed items, largest first (ties in order of first appearance)."""
     grouped: dict[str | None, list[CalibrationItem]] = {}
     for index in np.flatnonzero(missed_mask(failed, flawed, max_failures)):
-        item = items[index]
+        item = items[int(index)]
         grouped.setdefault(item.flaw, []).append(item)
     order = sorted(grouped.items(), key=lambda kv: -len(kv[1]))  # stable: first appearance breaks ties
     return [MissGroup(flaw, tuple(members)) for flaw, members in order]

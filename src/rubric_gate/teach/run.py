@@ -83,7 +83,7 @@ class _Group:
             store.record(KIND, model, version, self.group.name, self.context, answer.to_result(), tin, tout)
 
         request = JudgeRequest(self.prompt, TEACH_SCHEMA, "taught_check", TEACH_MAX_TOKENS)
-        return Ask(f"check for {self.group.name} misses", request, parse_teach, done)  # type: ignore[arg-type]
+        return Ask(f"check for {self.group.name} misses", request, parse_teach, done)
 
 
 def teach_checks(

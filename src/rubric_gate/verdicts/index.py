@@ -25,6 +25,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import orjson
@@ -83,7 +84,7 @@ def _stat_key(st: os.stat_result) -> str:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-def _segment_digest(handle, start: int, end: int) -> str:  # type: ignore[no-untyped-def]
+def _segment_digest(handle: BinaryIO, start: int, end: int) -> str:
     digest = hashlib.sha256()
     handle.seek(start)
     left = end - start
@@ -168,8 +169,9 @@ def _insert_segment(db: sqlite3.Connection, start: int, end: int, lines: int, di
         (start, end, lines, digest, len(columns[0]), pools, *[column.nbytes for column in columns]),
     )
     seq = cursor.lastrowid
+    assert seq is not None  # set by the INSERT just made
     for name, column in zip(names, columns, strict=True):
-        view = memoryview(np.ascontiguousarray(column)).cast("B")
+        view = np.ascontiguousarray(column).data.cast("B")
         if not len(view):
             continue
         with db.blobopen("segments", name, seq) as blob:

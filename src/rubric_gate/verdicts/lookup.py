@@ -8,6 +8,7 @@ int64 per row; a stable sort keeps, per key, the last row in file order (later w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,7 @@ class KeyIndex:
         return np.where(self.keys[pos] == wanted, self.rows[pos], NONE)
 
 
-def _dtype(bound: int) -> type:
+def _dtype(bound: int) -> type[np.signedinteger[Any]]:
     """int32 while values stay below 2**31 (half the memory), else int64."""
     return np.int32 if bound < 2**31 - 1 else np.int64
 
@@ -145,6 +146,7 @@ def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash
     index = lookups(data)
     hashed = hash_ids >= 0
     if keyed:
+        assert source_id is not None  # returned above otherwise
         found = np.full(n, NONE, dtype=np.int64)
         if sample >= index.n_samples:
             return found

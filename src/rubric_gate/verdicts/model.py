@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# "n/a": the check does not apply to this output (it says when it applies); never a fail.
+AnswerWord = Literal["yes", "no", "n/a"]
+
+
+class ItemKey(Protocol):
+    """What a verdict lookup reads of an item: a calibration item, or a journal's record of one."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def content_hash(self) -> str: ...
 
 
 class Usage(BaseModel):
@@ -28,8 +41,7 @@ class Verdict(BaseModel):
 
     item: str = Field(min_length=1)
     check_text: str = Field(min_length=1)
-    # "n/a": the check does not apply to this output (it says when it applies); never a fail.
-    answer: Literal["yes", "no", "n/a"]
+    answer: AnswerWord
     judge: str | None = None
     prompt: str | None = None
     item_hash: str | None = None
@@ -40,7 +52,7 @@ class Verdict(BaseModel):
     at: str | None = None
     # Repeated sampling (`--samples N`): the 0-based index of this answer among a pair's
     # samples. Absent means 0, so verdicts recorded before sampling existed stay sample 0.
-    sample: int | None = Field(None, ge=0, strict=True)
+    sample: int | None = Field(default=None, ge=0, strict=True)
     batch: str | None = None  # the provider batch id, for verdicts judged through a Batch API
 
     @property

@@ -103,7 +103,7 @@ def validate(obj: dict[str, Any], display: str, line_no: int) -> Verdict:
 
 def _ids(cache: dict[Any, int], values: list[Any], resolve: Any) -> list[int]:
     """Interned ids of `values` through `cache` (value -> id), resolving the values it lacks."""
-    out = list(map(cache.get, values))
+    out: list[int | None] = list(map(cache.get, values))
     if None in out:
         for index in [i for i, found in enumerate(out) if found is None]:
             value = values[index]
@@ -111,7 +111,7 @@ def _ids(cache: dict[Any, int], values: list[Any], resolve: Any) -> list[int]:
             if found is None:
                 found = cache[value] = resolve(value)
             out[index] = found
-    return out
+    return typing.cast(list[int], out)  # every None was resolved above
 
 
 class RowBuilder:
@@ -142,6 +142,7 @@ class RowBuilder:
         item_id = data.items.ids.get(item)
         if item_id is None:
             item_id = data.items.add(item)
+        hash_id: int | None
         if item_hash is None:
             hash_id = NONE
         else:

@@ -18,30 +18,30 @@ from __future__ import annotations
 import bisect
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
-from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.errors import InputError
 from rubric_gate.rubric.model import normalize_text
 from rubric_gate.sources import SourceText, read_source
 from rubric_gate.sources.files import _looks_like_git_spec
 from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.lookup import find_rows
-from rubric_gate.verdicts.model import Verdict
+from rubric_gate.verdicts.model import ItemKey, Verdict
 from rubric_gate.verdicts.parse import RowBuilder, parse_bytes, slow_line
 from rubric_gate.verdicts.table_data import ANSWER_CODES, NO, NONE, YES, Segment, VerdictData
 
 if TYPE_CHECKING:
     from rubric_gate.verdicts.blobs import BlobCache, ParsedBlob
 
-try:
+if sys.platform == "win32":  # pragma: no cover - no fcntl there
+    fcntl = None
+else:
     import fcntl
-except ImportError:  # pragma: no cover - not on Windows
-    fcntl = None  # type: ignore[assignment]
 
 
 ANSWER_NAMES = {code: name for name, code in ANSWER_CODES.items()}
@@ -52,6 +52,7 @@ class VerdictStore:
         self.path = path
         self.display = display
         self._item_keys: tuple[Any, ...] | None = None
+        self._data: VerdictData
         self._shared = False  # columns shared with other stores of the same blob (copy on write)
         self._blob: ParsedBlob | None = None  # the blob whose shared columns these are, while shared
         if isinstance(verdicts, VerdictStore):  # shares nothing mutable, re-parses nothing
@@ -201,7 +202,7 @@ class VerdictStore:
         return out
 
     # -- lookups -----------------------------------------------------------------------------
-    def _keys_for(self, items: Sequence[CalibrationItem]) -> tuple[np.ndarray, np.ndarray]:
+    def _keys_for(self, items: Sequence[ItemKey]) -> tuple[np.ndarray, np.ndarray]:
         """Interned item ids and content hashes of `items`: each item's hash computed once, and
         not at all while no verdict records an item hash."""
         data = self._data
@@ -220,7 +221,7 @@ class VerdictStore:
         self._item_keys = cached
         return cached[2]
 
-    def rows(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
+    def rows(self, check_text: str, items: Sequence[ItemKey], *, judge: str | None = None,
              prompt: str | None = None, sample: int = 0, task: str | None = None) -> np.ndarray:
         """The winning row for each item (-1 where none), as `find` would choose it. `task` is
         the `task_hash` of the rubric's task (part of the key; None: any task)."""
@@ -254,13 +255,13 @@ class VerdictStore:
                 other_task = None
         return find_rows(data, text_id, item_ids, hash_ids, sample=sample, stale_sources=other_task)
 
-    def answers(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
+    def answers(self, check_text: str, items: Sequence[ItemKey], *, judge: str | None = None,
                 prompt: str | None = None, sample: int = 0, task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(failed, missing) boolean arrays over `items` for one check text."""
         codes, missing = self.answer_codes(check_text, items, judge=judge, prompt=prompt, sample=sample, task=task)
         return codes == NO, missing
 
-    def answer_codes(self, check_text: str, items: Sequence[CalibrationItem], *, judge: str | None = None,
+    def answer_codes(self, check_text: str, items: Sequence[ItemKey], *, judge: str | None = None,
                      prompt: str | None = None, sample: int = 0,
                      task: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(answer code per item: YES / NO / NOT_APPLICABLE, missing) over `items` for one check text.
@@ -275,7 +276,7 @@ class VerdictStore:
     def find(
         self,
         check_text: str,
-        item: CalibrationItem,
+        item: ItemKey,
         *,
         judge: str | None = None,
         prompt: str | None = None,
@@ -285,7 +286,7 @@ class VerdictStore:
         row = int(self.rows(check_text, [item], judge=judge, prompt=prompt, sample=sample, task=task)[0])
         return None if row < 0 else self._verdict(row)
 
-    def find_answers(self, lookups: Sequence[tuple[str, CalibrationItem, str | None, str | None, str | None, int]],
+    def find_answers(self, lookups: Sequence[tuple[str, ItemKey, str | None, str | None, str | None, int]],
                      ) -> list[str | None]:
         """For each (check text, item, judge, prompt, task, sample), the answer of the verdict
         `find` returns (None: no verdict), one vectorised lookup per distinct key but the item."""
@@ -367,7 +368,7 @@ class VerdictStore:
         out = np.empty(len(rows), dtype=np.int64)
         bounds = [s.row_start for s in data.segments] + [len(data)]
         for number, segment in enumerate(data.segments):
-            first, end = np.searchsorted(rows, bounds[number]), np.searchsorted(rows, bounds[number + 1])
+            first, end = int(np.searchsorted(rows, bounds[number])), int(np.searchsorted(rows, bounds[number + 1]))
             offsets = all_offsets[rows[first:end]].tolist()
             if segment.objects is not None:
                 for at, offset in enumerate(offsets, first):

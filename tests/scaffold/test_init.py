@@ -1,0 +1,128 @@
+"""`rubric-gate init` in a real git repository: scaffold, then lint; never overwrite."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from rubric_gate.scaffold import workflow_template
+from rubric_gate.scaffold.plan import FILES_DIR
+from rubric_gate.schema import render_schema
+from tests.support.git_repo import init_repo, run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+CREATED = ["rubrics/shop-qa.yaml", "rubrics/rubric.schema.json", "calibration/shop-qa.jsonl",
+           ".github/workflows/rubric-gate.yml", ".github/workflows/rubric-gate-comment.yml"]
+
+
+@pytest.fixture
+def empty_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "shop-qa"
+    init_repo(root)
+    (root / "src").mkdir()
+    monkeypatch.chdir(root / "src")  # init works from anywhere inside the work tree
+    return root
+
+
+def test_init_then_lint_reports_only_verdicts_to_record(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "init")
+    assert code == 0
+    assert [line.removeprefix("created ") for line in out.splitlines()[:len(CREATED)]] == CREATED
+    steps = out.split("Next steps:")[1].strip().splitlines()
+    assert [s.strip()[:3] for s in steps] == ["1. ", "2. ", "3. "]
+    assert all((empty_repo / path).is_file() for path in CREATED)
+
+    code, out, _ = run_cli(capsys, "lint", str(empty_repo / "rubrics/shop-qa.yaml"))
+    findings = out.splitlines()
+    assert code == 0 and len(findings) == 3
+    assert all(": warning: check '" in f and "no recorded verdict for 4 of 4 items" in f for f in findings)
+    assert run_cli(capsys, "lint", "--strict", str(empty_repo / "rubrics/shop-qa.yaml"))[0] == 1
+
+
+def test_scaffolded_files_follow_the_schemas_and_show_every_field(empty_repo: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init", "--name", "support.bot")
+    rubric_text = (empty_repo / "rubrics/support.bot.yaml").read_text()
+    assert rubric_text.startswith("# yaml-language-server: $schema=rubric.schema.json\n")
+    assert (empty_repo / "rubrics/rubric.schema.json").read_text() == render_schema("rubric.schema.json")
+    rubric = yaml.safe_load(rubric_text)
+    assert not list(jsonschema.Draft202012Validator(json.loads(render_schema("rubric.schema.json"))).iter_errors(rubric))
+    assert rubric["id"] == "support.bot" and rubric["calibration"] == "calibration/support.bot.jsonl"
+    item_schema = json.loads(render_schema("calibration-item.schema.json"))
+    items = [json.loads(line) for line in (empty_repo / "calibration/support.bot.jsonl").read_text().splitlines()]
+    validator = jsonschema.Draft202012Validator(item_schema)
+    assert all(not list(validator.iter_errors(item)) for item in items)
+    assert set().union(*items) == set(item_schema["properties"])  # every field appears at least once
+    assert {i["label"] for i in items} == {"pass", "fail"} and any(i.get("flaw") == "unplanned" for i in items)
+
+
+def test_init_twice_overwrites_nothing(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init")
+    edited = empty_repo / "rubrics/shop-qa.yaml"
+    edited.write_text(edited.read_text() + "# my edit\n")
+    before = {path: (empty_repo / path).read_bytes() for path in CREATED}
+    code, out, _ = run_cli(capsys, "init")
+    assert code == 0
+    assert [line for line in out.splitlines() if line.startswith(("created", "skipped"))] == [
+        f"skipped {path} (already exists, left unchanged)" for path in CREATED]
+    assert {path: (empty_repo / path).read_bytes() for path in CREATED} == before
+    steps = out.split("Next steps:")[1]
+    assert "Replace the example items" not in steps and "Set `uses:`" not in steps
+    assert "Record a verdict for every (check, item) pair" in steps
+
+
+def test_init_writes_both_workflows_the_first_names(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init")
+    workflows = empty_repo / ".github/workflows"
+    gate = (workflows / "rubric-gate.yml").read_text()
+    assert "rubric-gate-comment.yml" in gate and (workflows / "rubric-gate-comment.yml").is_file()
+    assert "bundled example" not in gate
+    companion = ROOT / ".github/workflows/rubric-gate-comment.yml"
+    assert (FILES_DIR / "rubric-gate-comment.yml").read_bytes() == companion.read_bytes(), (
+        "cp .github/workflows/rubric-gate-comment.yml src/rubric_gate/scaffold/files/rubric-gate-comment.yml")
+    assert (workflows / "rubric-gate-comment.yml").read_bytes() == companion.read_bytes()
+
+
+def test_init_outside_git_and_bad_name_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    code, _, err = run_cli(capsys, "init")
+    assert code == 2 and "not inside a git repository" in err and not list(tmp_path.iterdir())
+    init_repo(tmp_path / "r")
+    monkeypatch.chdir(tmp_path / "r")
+    code, _, err = run_cli(capsys, "init", "--name", "../escape")
+    assert code == 2 and "--name" in err and not (tmp_path / "escape.jsonl").exists()
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [".git"]
+
+
+def test_workflow_template_is_the_repository_workflow(tmp_path: Path) -> None:
+    """One template: the package copy is the repository's own workflow, byte for byte (copy it
+    over after editing .github/workflows/rubric-gate.yml); init only points `uses:` elsewhere."""
+    repo_copy = ROOT / ".github/workflows/rubric-gate.yml"
+    assert (FILES_DIR / "rubric-gate.yml").read_bytes() == repo_copy.read_bytes(), (
+        "cp .github/workflows/rubric-gate.yml src/rubric_gate/scaffold/files/rubric-gate.yml")
+    generated = workflow_template("acme/rubric-gate@v1")
+    assert "uses: ./" not in generated and "uses: acme/rubric-gate@v1  # zizmor: ignore[unpinned-uses]" in generated
+    assert workflow_template("x/y@v2").count("uses: x/y@v2") == 1
+    pinned = "x/y@" + "0" * 40
+    assert f"uses: {pinned}\n" in workflow_template(pinned)  # a commit pin needs no suppression
+    # Apart from the action's `uses:` (and comments), the scaffolded workflow is the repository's.
+    differing = [(a, b) for a, b in zip(repo_copy.read_text().splitlines(), generated.splitlines(), strict=True) if a != b]
+    assert [b.split("#")[0].strip() for a, b in differing if not a.lstrip().startswith("#")] == [
+        "uses: acme/rubric-gate@v1"]
+    target = tmp_path / "rubric-gate.yml"
+    target.write_text(generated)
+    tool = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent))
+    if tool is None:
+        pytest.skip("check-jsonschema is not installed")
+    proc = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(target)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
