@@ -1,14 +1,16 @@
 """Benchmark: `rubric-gate action` at scale, against `rubric-gate check` on the same data.
 
-Builds a real git repository: R rubrics of C checks each sharing one calibration set of N
-labeled items and one verdict store (every check on every item). A PR branch rewords checks
-(a sound edit: the reworded check fails the same items) and appends the reworded checks'
-verdicts to the shared store. Then, each as its own process, side by side in one run:
-- `rubric-gate check` on one edited rubric (base `main:PATH`, the head's files): the floor;
-- `rubric-gate action` on the PR editing that one rubric, against a fake GitHub on 127.0.0.1
-  (the test suite's, serving the same repository) with the full checkout as its workspace;
-- the action again with its cache restored (as `actions/cache` does between runs);
-- the action on a PR editing 12 rubrics (12 rewordings, one shared store).
+Builds a real git repository: 12 rubrics of C checks each sharing one calibration set of N
+labeled items and one verdict store (every check on every item, and the rewordings the PRs
+make). PRs reword checks (sound edits: a reworded check fails the same items). Then, each as
+its own process, side by side in one run:
+- `rubric-gate check` on a PR's one edited rubric that appends its new wording's verdicts to
+  the store (base `main:PATH`, the head's files): the floor;
+- `rubric-gate action` on that PR, against the test suite's fake GitHub on 127.0.0.1 serving
+  the same repository, with the full checkout as its workspace; then again with its cache
+  (and the blob index in it) restored, as `actions/cache` does between runs;
+- the action on a PR rewording one check of 1 rubric, and on one rewording a check in each of
+  the 12 (the store the same bytes in both).
 Prints CPU seconds (user + sys of the whole process) beside wall time and peak RSS, and the
 targets of issue 21: the action's peak RSS <= 1.5x `check`'s + 50 MiB, and the CPU of the
 12-rubric PR <= 2x the CPU of the 1-rubric PR (the store is the same bytes). Both sides start
@@ -51,25 +53,28 @@ def git(repo: Path, *args: str) -> str:
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
-def check_text(j: int, reworded: bool = False) -> str:
-    lead = "The report clearly" if reworded else "The report"
+def check_text(j: int, variant: int = 0) -> str:
+    lead = ("The report", "The report clearly", "The report plainly")[variant]
     return f"{lead} covers topic {j}: it names the affected resource and the setting that makes it insecure."
 
 
-def rubric_yaml(k: int, n_checks: int, reworded: int | None) -> str:
+def rubric_yaml(k: int, n_checks: int, reworded: int | None = None, variant: int = 1) -> str:
     lines = [f"id: scale-{k}", "version: 1", "task: Review the environment.", "calibration: calibration/items.jsonl",
              "verdicts: calibration/verdicts.jsonl", "checks:"]
     for j in range(n_checks):
-        lines += [f"  - id: c{j}", f"    text: {json.dumps(check_text(j, j == reworded))}"]
+        lines += [f"  - id: c{j}", f"    text: {json.dumps(check_text(j, variant if j == reworded else 0))}"]
     return "\n".join(lines) + "\n"
 
 
 def build(repo: Path, n_items: int, n_checks: int) -> dict[str, str]:
-    """The repository on `main`, and one PR head per edited-rubric count: {"base", "1", "12"}."""
+    """The repository on `main` and three PR heads:
+    - "append": rubric r00 rewords c0 and appends the new wording's verdicts to the shared store;
+    - "1" and "12": r00 (and r01..r11) reword c0 (c1..c11) to wordings the store already records,
+      so the store is the same bytes in both: only the number of edited rubrics differs."""
     rng = random.Random(0)
     flawed = [rng.random() < 0.4 for _ in range(n_items)]
 
-    def fails(i: int, j: int) -> bool:
+    def fails(i: int, j: int) -> bool:  # a reworded check fails the same items (a sound edit)
         return flawed[i] and (i * 7 + j * 13) % 11 < 3
 
     def verdict_lines(texts: list[tuple[int, str]]) -> str:
@@ -86,20 +91,23 @@ def build(repo: Path, n_items: int, n_checks: int) -> dict[str, str]:
             f.write(json.dumps({"id": f"item-{i:06d}", "input": f"environment {i}", "output": f"report {i}",
                                 "label": "fail" if flawed[i] else "pass"}) + "\n")
     store = repo / "calibration/verdicts.jsonl"
-    store.write_text(verdict_lines([(j, check_text(j)) for j in range(n_checks)]))
+    store.write_text(verdict_lines([(j, check_text(j)) for j in range(n_checks)]
+                                   + [(k, check_text(k, 1)) for k in range(RUBRICS)]))
     for k in range(RUBRICS):
-        (repo / f"rubrics/r{k:02}.yaml").write_text(rubric_yaml(k, n_checks, None))
+        (repo / f"rubrics/r{k:02}.yaml").write_text(rubric_yaml(k, n_checks))
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "base")
     heads = {"base": git(repo, "rev-parse", "HEAD")}
     base_store = store.read_bytes()
-    for edited in (1, RUBRICS):
-        git(repo, "checkout", "-q", "-B", f"pr-{edited}", "main")
-        for k in range(edited):  # rubric k rewords its check c{k}; the store gains its verdicts
-            (repo / f"rubrics/r{k:02}.yaml").write_text(rubric_yaml(k, n_checks, k))
-        store.write_bytes(base_store + verdict_lines([(k, check_text(k, True)) for k in range(edited)]).encode())
+    for name, edited in (("1", 1), ("12", RUBRICS), ("append", 1)):
+        git(repo, "checkout", "-q", "-B", f"pr-{name}", "main")
+        variant = 2 if name == "append" else 1
+        for k in range(edited):  # rubric k rewords its check c{k}
+            (repo / f"rubrics/r{k:02}.yaml").write_text(rubric_yaml(k, n_checks, k, variant))
+        if name == "append":
+            store.write_bytes(base_store + verdict_lines([(0, check_text(0, 2))]).encode())
         git(repo, "commit", "-q", "-am", f"reword a check in {edited} rubric(s)")
-        heads[str(edited)] = git(repo, "rev-parse", "HEAD")
+        heads[name] = git(repo, "rev-parse", "HEAD")
     return heads
 
 
@@ -141,40 +149,43 @@ def run_case(n_items: int, n_checks: int, tool: str) -> dict[str, bool]:
         (tmp / "home").mkdir()
         repo = tmp / "repo"
         heads = build(repo, n_items, n_checks)
+        lines = n_items * (n_checks + RUBRICS)
         size = (repo / "calibration/verdicts.jsonl").stat().st_size / 2**20
-        print(f"\n== {n_items:,} items x {n_checks} checks, {RUBRICS} rubrics sharing one store "
-              f"({n_items * n_checks:,} base verdict lines, {size:.0f} MiB at the 12-rubric head)")
+        print(f"\n== {n_items:,} items x {n_checks} checks, {RUBRICS} rubrics sharing one store of {lines:,} "
+              f"verdict lines ({size:.0f} MiB; the appending PR adds {n_items:,})")
         fake = FakeGitHub(REPO, repo, base_sha=heads["base"])
         server = serve(fake)
         rows: dict[str, tuple[float, float, int, float]] = {}
+        runs = (("append", "action, 1 rubric, appends verdicts"), ("1", "action, 1-rubric PR"),
+                ("12", "action, 12-rubric PR"))
         try:
-            git(repo, "checkout", "-q", "pr-1")
+            git(repo, "checkout", "-q", "pr-append")
             check_env = {**os.environ, "RUBRIC_GATE_INDEX_DIR": str(tmp / "check-index")}
-            rows["check, 1 rubric (parse)"] = measure(
+            rows["check, 1 rubric, appends verdicts"] = measure(
                 [tool, "check", "--base", "main:rubrics/r00.yaml", "--head", "rubrics/r00.yaml", "--root", str(repo),
                  "--replay", "--format", "json"], repo, check_env)
-            for edited, label in (("1", "action, 1-rubric PR"), ("12", "action, 12-rubric PR")):
-                git(repo, "checkout", "-q", f"pr-{edited}")
-                cache = repo / f".verdict-cache-{edited}"  # the workspace's, as actions/cache restores it
-                env = action_env(tmp, fake, repo, heads["base"], heads[edited], cache)
-                rows[f"{label} (cold)"] = measure([tool, "action"], repo, env)
-                if edited == "1":
-                    rows[f"{label} (cache restored)"] = measure([tool, "action"], repo, env)
+            for head, label in runs:
+                git(repo, "checkout", "-q", f"pr-{head}")
+                cache = repo / f".verdict-cache-{head}"  # the workspace's, as actions/cache restores it
+                env = action_env(tmp, fake, repo, heads["base"], heads[head], cache)
+                rows[label] = measure([tool, "action"], repo, env)
+                if head == "append":  # the next run, its cache (and the blob index in it) restored
+                    rows[f"{label}, cache restored"] = measure([tool, "action"], repo, env)
                 shutil.rmtree(cache, ignore_errors=True)
         finally:
             server.shutdown()
             server.server_close()
         for label, (wall, rss, code, cpu) in rows.items():
-            print(f"{label:36s} CPU {cpu:7.2f} s  wall {wall:7.2f} s  {rss:7.0f} MiB  exit {code}")
-        check, one, twelve = rows["check, 1 rubric (parse)"], rows["action, 1-rubric PR (cold)"], \
-            rows["action, 12-rubric PR (cold)"]
+            print(f"{label:44s} CPU {cpu:6.2f} s  wall {wall:6.2f} s  {rss:5.0f} MiB  exit {code}")
+        check = rows["check, 1 rubric, appends verdicts"]
+        one, twelve = rows["action, 1-rubric PR"], rows["action, 12-rubric PR"]
+        peak = max(rss for label, (_, rss, _, _) in rows.items() if label.startswith("action"))
         target = 1.5 * check[1] + 50
         ok = {True: "met", False: "NOT met"}
-        results = {"memory": max(one[1], twelve[1]) <= target, "cpu": twelve[3] <= 2 * one[3]}
-        print(f"target: action peak RSS <= 1.5x check + 50 MiB = {target:.0f} MiB: 1-rubric PR {one[1]:.0f} MiB "
-              f"({one[1] / check[1]:.2f}x), 12-rubric PR {twelve[1]:.0f} MiB ({twelve[1] / check[1]:.2f}x) "
-              f"{ok[results['memory']]}")
-        print(f"target: 12-rubric PR CPU <= 2x the 1-rubric PR: {twelve[3] / one[3]:.2f}x "
+        results = {"memory": peak <= target, "cpu": twelve[3] <= 2 * one[3]}
+        print(f"{n_items // 1000}k x {n_checks}: action peak RSS <= 1.5x check + 50 MiB = {target:.0f} MiB: "
+              f"{peak:.0f} MiB ({peak / check[1]:.2f}x check's {check[1]:.0f} MiB) {ok[results['memory']]}")
+        print(f"{n_items // 1000}k x {n_checks}: 12-rubric PR CPU <= 2x the 1-rubric PR: {twelve[3] / one[3]:.2f}x "
               f"({twelve[3]:.2f} s vs {one[3]:.2f} s) {ok[results['cpu']]}")
         return results
 

@@ -139,8 +139,17 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     """The PR's verdicts for pairs the base has no verdict for, and the pairs where it contradicts the base.
 
     A PR verdict may fill a gap (a new check text), never overrule the base: otherwise a PR
-    could "re-record" another check as catching what a deleted check caught.
+    could "re-record" another check as catching what a deleted check caught. The same split
+    serves every rubric reading the same store and labels.
     """
+    labels = tuple((i.id, i.content_hash) for i in calibration.items)
+    fills, contradicting = base.shared_result(("split_pr_verdicts", tuple(map(id, added)), labels), added,
+                                              lambda: _split_pr_verdicts(added, base, calibration))
+    return list(fills), list(contradicting)
+
+
+def _split_pr_verdicts(added: list[Verdict], base: VerdictStore,
+                       calibration: CalibrationSet) -> tuple[list[Verdict], list[str]]:
     items = {i.id: i for i in calibration.items}
     by_hash = {i.content_hash: i for i in calibration.items}
     located = [(v, items.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in added]

@@ -15,7 +15,7 @@ With `persist`, the parsed columns also go to the on-disk index keyed by blob id
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ class ParsedBlob:
     path: Path | None = None  # else the file holding them
     _starts_with: dict[int, tuple[ParsedBlob, bool]] = field(default_factory=dict)
     _added: dict[int, tuple[ParsedBlob, list[Any]]] = field(default_factory=dict)
+    _memo: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
 
     def extends(self, other: ParsedBlob) -> bool:
         """Whether this blob is `other`'s bytes (ending in a newline) plus more lines."""
@@ -57,6 +58,14 @@ class ParsedBlob:
         known = self._added.get(id(other))
         if known is None:
             known = self._added[id(other)] = (other, compute())
+        return known[1]
+
+    def memo(self, key: Hashable, keep: object, build: Callable[[], Any]) -> Any:
+        """`build()` once per `key` for this blob; `keep` (what the key's object ids name) is held
+        as long as the result, so an id in the key never names another object."""
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = (keep, build())
         return known[1]
 
     def added_known(self, other: ParsedBlob) -> list[Any] | None:

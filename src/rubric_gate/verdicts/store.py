@@ -19,9 +19,9 @@ import bisect
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import numpy as np
 
@@ -45,6 +45,7 @@ else:
 
 
 ANSWER_NAMES = {code: name for name, code in ANSWER_CODES.items()}
+_T = TypeVar("_T")
 
 
 class VerdictStore:
@@ -312,6 +313,18 @@ class VerdictStore:
         data.extend(other._data)
         return VerdictStore._wrap(data, path if path is not None else self.path,
                                   display if display is not None else self.display)
+
+    def shared_result(self, key: Hashable, keep: object, build: Callable[[], _T]) -> _T:
+        """`build()`, computed once per `key` for every store of this blob while they share its
+        columns (a blob's bytes never change), else every time. `key` names what else the
+        result depends on (object ids are fine: `keep` holds those objects alive with it).
+        For results that every rubric reading the same store computes alike."""
+        if self._blob is None:
+            return build()
+        result = self._blob.memo(key, keep, build)
+        if isinstance(result, VerdictStore):
+            result._shared = True  # handed to every such rubric: a write copies first
+        return result
 
     def merged_lines(self, verdicts: list[Verdict], source: VerdictStore) -> VerdictStore:
         """`self.merged(VerdictStore(verdicts))`, for `verdicts` taken from `source.added_since(self)`.
