@@ -176,7 +176,7 @@ def run_case(n_items: int, n_checks: int, tool: str) -> dict[str, bool]:
             server.shutdown()
             server.server_close()
         for label, (wall, rss, code, cpu) in rows.items():
-            print(f"{label:44s} CPU {cpu:6.2f} s  wall {wall:6.2f} s  {rss:5.0f} MiB  exit {code}")
+            print(f"{label:50s} CPU {cpu:6.2f} s  wall {wall:6.2f} s  {rss:5.0f} MiB  exit {code}")
         check = rows["check, 1 rubric, appends verdicts"]
         one, twelve = rows["action, 1-rubric PR"], rows["action, 12-rubric PR"]
         peak = max(rss for label, (_, rss, _, _) in rows.items() if label.startswith("action"))

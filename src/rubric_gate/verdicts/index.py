@@ -14,7 +14,8 @@ covering a byte range of the file with the sha256 of those bytes:
 
 SQLite transactions make a crash mid-write leave the previous index, and concurrent
 readers and writers safe; a corrupt or unreadable index is deleted and rebuilt.
-`RUBRIC_GATE_INDEX=off` disables it. Stores read from git (`REF:PATH`) are never indexed.
+`RUBRIC_GATE_INDEX=off` disables it. Stores read from git (`REF:PATH`) are not indexed by path;
+the action indexes the blobs it reads by blob id (`load_blob` / `store_blob`, below).
 """
 
 from __future__ import annotations
