@@ -1,18 +1,20 @@
-"""Benchmark: batch judging of 100,000 pairs against the local fake batch server.
+"""Benchmark: batch judging at 10,000 and 100,000 pairs against the local fake batch server.
 
 The fake (tests/fakes/batches.py) runs in its own process. The tool builds every request,
 journals it, uploads the batch files (OpenAI: 50,000 requests per file), polls, streams the
-output files back, routes each result by custom_id and appends every verdict. Its own per-pair
-cost (CPU time of the tool's process) and peak memory are printed as ratios against reading
-the same results files with plain `json`, measured side by side in this run:
+output files back, routes each result by custom_id and appends every verdict. Each size runs
+in a child process of its own, so peak RSS (ru_maxrss) belongs to it alone; memory is the
+increase over the RSS once the inputs (rubric, calibration set, SDK imports) are loaded.
 
-- time floor: `for line in file: json.loads(line)` over the output files (CPU time);
-- memory floor: `[json.loads(line) for line in file]`, what loading the results costs.
+Printed side by side, CPU seconds beside wall:
+- the tool's CPU per pair against the floor of reading the same results files with plain
+  `json` (`for line in file: json.loads(line)`);
+- its peak memory at both sizes, per pair, and what each pair added from 10k to 100k, beside
+  what the verdict store alone takes per verdict (the results file loaded, one keyed lookup
+  built: any run that stores and looks up verdicts pays that). Flat: each added pair costs the
+  run no more than 64 bytes above the store's own. Before streaming it was ~2.8 KB.
 
-Each phase runs in its own child process so peak RSS (ru_maxrss) belongs to it alone; memory is
-the increase over the RSS after the inputs (rubric, calibration set) are built.
-
-    python benchmarks/batch.py [--checks 100] [--items 1000]
+    python benchmarks/batch.py [--checks 100] [--items 100 1000]
 """
 
 from __future__ import annotations
@@ -98,6 +100,20 @@ def phase_json(files: list[str], keep: bool) -> dict[str, float]:
     return {"cpu": cpu, "peak_kb": peak - base, "lines": len(kept)}
 
 
+def phase_store(path: str) -> dict[str, float]:
+    """The verdict store's own memory for these verdicts: the file loaded (no index) and one
+    keyed lookup built, as the run's last scan for missing pairs builds it."""
+    from rubric_gate.judges.prompt import prompt_version
+    from rubric_gate.verdicts import VerdictStore
+
+    base = rss_kb()
+    store = VerdictStore.load(path, use_index=False)
+    store.rows_for_keys("The report covers topic0", ["r0"], ["-"], judge=JUDGE, prompt=prompt_version("per-check"),
+                        task="-")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"peak_kb": peak - base, "verdicts": len(store)}
+
+
 def child(*args: str) -> dict[str, float]:
     proc = subprocess.run([sys.executable, __file__, *args], cwd=ROOT, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -105,59 +121,73 @@ def child(*args: str) -> dict[str, float]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--checks", type=int, default=100)
-    parser.add_argument("--items", type=int, default=1000)
-    parser.add_argument("--phase", choices=["tool", "json", "json-keep"])
-    parser.add_argument("--port", type=int)
-    parser.add_argument("--dir")
-    parser.add_argument("files", nargs="*")
-    args = parser.parse_args()
-    if args.phase == "tool":
-        print(json.dumps(phase_tool(args.port, Path(args.dir), args.checks, args.items)))
-        return
-    if args.phase:
-        print(json.dumps(phase_json(args.files, keep=args.phase == "json-keep")))
-        return
+FLAT_SLACK_BYTES = 64  # per pair, above what the verdict store itself takes per verdict
 
-    fake = subprocess.Popen([sys.executable, "-m", "tests.fakes.batches", "0"], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
+
+def run_size(checks: int, items: int) -> dict[str, float]:
+    fake = subprocess.Popen([sys.executable, "-m", "tests.fakes.batches", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         port = int(fake.stdout.readline())  # type: ignore[union-attr]
         with tempfile.TemporaryDirectory() as tmp:
-            tool = child("--phase", "tool", "--port", str(port), "--dir", tmp,
-                         "--checks", str(args.checks), "--items", str(args.items))
+            tool = child("--phase", "tool", "--port", str(port), "--dir", tmp, "--checks", str(checks),
+                         "--items", str(items))
             listing = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/batches"))
-            files, request_bytes = [], 0
+            files = []
             for batch in listing["data"]:
                 path = Path(tmp) / f"{batch['id']}.jsonl"
                 path.write_bytes(urllib.request.urlopen(
                     f"http://127.0.0.1:{port}/v1/files/{batch['output_file_id']}/content").read())
                 files.append(str(path))
-                request_bytes = max(request_bytes, len(urllib.request.urlopen(
-                    f"http://127.0.0.1:{port}/v1/files/{batch['input_file_id']}/content").read()))
-            stream = child("--phase", "json", *files)
-            loaded = child("--phase", "json-keep", *files)
+            tool["json_cpu"] = child("--phase", "json", *files)["cpu"]
+            tool["store_peak_kb"] = child("--phase", "store", str(Path(tmp) / "verdicts.jsonl"))["peak_kb"]
     finally:
         fake.terminate()
         fake.wait()
+    return tool
 
-    pairs = tool["pairs"]
-    print(f"batch judging, {int(pairs)} pairs in {int(tool['batches'])} OpenAI batches (fake server in its own process)")
-    print(f"  tool:  {tool['cpu']:.1f} s CPU ({tool['cpu'] / pairs * 1e6:.0f} us/pair), {tool['wall']:.1f} s wall, "
-          f"peak memory +{tool['peak_kb'] / 1024:.0f} MB")
-    print(f"    building, journaling, uploading requests: {tool['submit_cpu']:.1f} s CPU, "
-          f"peak memory by then +{tool['submit_peak_kb'] / 1024:.0f} MB")
-    print(f"    reading results, routing, appending verdicts: {tool['collect_cpu']:.1f} s CPU "
-          "(appended to the store 1,000 verdicts at a time)")
-    print(f"  json:  {stream['cpu']:.2f} s CPU ({stream['cpu'] / pairs * 1e6:.1f} us/pair) streaming the results; "
-          f"+{loaded['peak_kb'] / 1024:.0f} MB holding them")
-    print(f"  largest batch input file: {request_bytes / 2**20:.0f} MB")
-    print(f"  ratio time  (tool CPU / json.loads per result line): {tool['cpu'] / stream['cpu']:.1f}x")
-    print(f"  ratio memory (tool peak / results held as JSON):     {tool['peak_kb'] / loaded['peak_kb']:.2f}x")
-    print(f"  ratio memory (submission peak / one batch input file): "
-          f"{tool['submit_peak_kb'] * 1024 / request_bytes:.2f}x  (requests stream: at most one batch file)")
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--checks", type=int, default=100)
+    parser.add_argument("--items", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--phase", choices=["tool", "json", "store"])
+    parser.add_argument("--port", type=int)
+    parser.add_argument("--dir")
+    parser.add_argument("files", nargs="*")
+    args = parser.parse_args()
+    if args.phase == "tool":
+        print(json.dumps(phase_tool(args.port, Path(args.dir), args.checks, args.items[0])))
+        return
+    if args.phase == "store":
+        print(json.dumps(phase_store(args.files[0])))
+        return
+    if args.phase:
+        print(json.dumps(phase_json(args.files, keep=False)))
+        return
+
+    runs = [run_size(args.checks, items) for items in args.items]
+    print(f"batch judging, {args.checks} checks, OpenAI batches on the fake server (its own process); "
+          "CPU = user + sys of the tool's process")
+    print(f"{'pairs':>9} {'batches':>7} {'CPU s':>7} {'wall s':>7} {'us/pair':>8} {'json floor':>10} "
+          f"{'ratio':>6} {'peak +MiB':>9} {'B/pair':>7}  submit / collect CPU s")
+    for tool in runs:
+        pairs = tool["pairs"]
+        print(f"{int(pairs):>9,} {int(tool['batches']):>7} {tool['cpu']:>7.2f} {tool['wall']:>7.2f} "
+              f"{tool['cpu'] / pairs * 1e6:>8.0f} {tool['json_cpu']:>9.2f}s {tool['cpu'] / tool['json_cpu']:>5.1f}x "
+              f"{tool['peak_kb'] / 1024:>9.1f} {tool['peak_kb'] * 1024 / pairs:>7.0f}  "
+              f"{tool['submit_cpu']:.2f} / {tool['collect_cpu']:.2f}")
+    if len(runs) >= 2:
+        small, large = runs[0], runs[-1]
+        span = large["pairs"] - small["pairs"]
+        added = (large["peak_kb"] - small["peak_kb"]) * 1024 / span
+        store = (large["store_peak_kb"] - small["store_peak_kb"]) * 1024 / span
+        bound = store + FLAT_SLACK_BYTES
+        verdict = "flat" if added <= bound else "NOT flat"
+        print(f"verdict store alone (the file loaded, one keyed lookup built): +{small['store_peak_kb'] / 1024:.1f} MiB "
+              f"at {int(small['pairs']):,}, +{large['store_peak_kb'] / 1024:.1f} MiB at {int(large['pairs']):,}")
+        print(f"target: memory flat in pairs: each pair from {int(small['pairs']):,} to {int(large['pairs']):,} "
+              f"added {added:.0f} B to the run (the store alone: {store:.0f} B per verdict; bound "
+              f"{store:.0f} + {FLAT_SLACK_BYTES} = {bound:.0f} B) {verdict}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from harness import (
     verdicts_jsonl,
 )
 
-from rubric_gate.action import evaluate, standard
+from rubric_gate.action import gate_file, standard
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 from rubric_gate.verdicts.blobs import default_cache
@@ -48,7 +48,7 @@ def _parsed_from_text_every_time(reader, sha: str, path: str) -> VerdictStore | 
 
 @contextmanager
 def _without_the_cache() -> Iterator[None]:
-    with (mock.patch.object(evaluate, "read_store", _parsed_from_text_every_time),
+    with (mock.patch.object(gate_file, "read_store", _parsed_from_text_every_time),
           mock.patch.object(standard, "read_store", _parsed_from_text_every_time)):
         yield
 

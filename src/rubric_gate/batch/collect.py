@@ -6,7 +6,6 @@ appended twice."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from rubric_gate.batch.client import BatchClient, BatchState
@@ -24,14 +23,6 @@ from rubric_gate.verdicts import Usage, Verdict, VerdictStore
 APPEND_CHUNK = 1000  # verdicts per store append: bounded memory, few file opens
 
 
-@dataclass(frozen=True)
-class _ItemRef:
-    """What `VerdictStore.find` reads of an item in keyed mode, from the journal."""
-
-    id: str
-    content_hash: str
-
-
 def _answers(text: str, count: int) -> list[Answer]:
     if count == 1:
         return [parse_answer(text)]
@@ -45,64 +36,88 @@ def _split(total: int, parts: int) -> list[int]:
     return [share + (1 if i < rest else 0) for i in range(parts)]
 
 
+class _Verdicts:
+    """Answers waiting to be stored, appended a chunk at a time: the pairs the store already
+    holds (a collection cut short by a kill) are dropped by one lookup per check text."""
+
+    def __init__(self, batch: JournaledBatch, store: VerdictStore) -> None:
+        self.batch, self.store = batch, store
+        self.waiting: list[tuple[PairRecord, Answer, int, int]] = []
+        self.appended = 0
+        self.at = datetime.now(UTC).isoformat(timespec="seconds")
+
+    def add(self, record: PairRecord, answer: Answer, tokens_in: int, tokens_out: int) -> None:
+        self.waiting.append((record, answer, tokens_in, tokens_out))
+        if len(self.waiting) >= APPEND_CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        batch, store, waiting = self.batch, self.store, self.waiting
+        self.waiting = []
+        by_text: dict[tuple[str, str | None], list[int]] = {}
+        for index, (record, *_) in enumerate(waiting):
+            by_text.setdefault((record[3], record_task_hash(record)), []).append(index)
+        stored = [False] * len(waiting)
+        for (text, task), indexes in by_text.items():
+            rows = store.rows_for_keys(text, [waiting[i][0][0] for i in indexes], [waiting[i][0][1] for i in indexes],
+                                       judge=batch.judge, prompt=batch.prompt, task=task)
+            for index, row in zip(indexes, rows.tolist(), strict=True):
+                stored[index] = row >= 0
+        verdicts, keys = [], set()
+        for (record, answer, tokens_in, tokens_out), known in zip(waiting, stored, strict=True):
+            item_id, item_hash, check_id, check_text = record[:4]
+            key = pair_key(record)
+            if known or key in keys:
+                continue
+            keys.add(key)
+            verdicts.append(Verdict(
+                item=item_id, check_text=check_text, answer=answer.answer,
+                judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, task_hash=record_task_hash(record),
+                check=check_id, quote=answer.quote or None, usage=Usage(input_tokens=tokens_in, output_tokens=tokens_out),
+                at=self.at, batch=batch.batch_id,
+            ))
+        store.append(verdicts, keep=False)
+        self.appended += len(verdicts)
+
+
 def collect_batch(
     batch: JournaledBatch, state: BatchState, client: BatchClient, journal: BatchJournal,
     store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, str, str], str], None],
 ) -> int:
     """Store the batch's verdicts; report each pair without one to `on_failure(key, reason)`.
-    Returns the number of verdicts appended."""
+    Returns the number of verdicts appended. Results stream: per request, only its journal
+    offset is held; its pairs are read back when its result arrives."""
     assert batch.batch_id is not None
-    requests = journal.requests_of(batch.local)
-    seen: set[str] = set()
-    buffer: list[Verdict] = []
-    appended = 0
-    at = datetime.now(UTC).isoformat(timespec="seconds")
 
     def fail(records: list[PairRecord], reason: str) -> None:
         for record in records:
             on_failure(pair_key(record), f"{record[2]} @ {record[0]}: {reason}")
 
-    for result in client.results(batch.batch_id):
-        records = requests.get(result.custom_id)
-        if records is None or result.custom_id in seen:
-            continue  # not ours, or repeated: never guessed onto a pair
-        seen.add(result.custom_id)
-        if result.reply is None:
-            fail(records, result.error or "no answer")
-            continue
-        reply = result.reply
-        stats.calls += 1
-        stats.input_tokens += reply.input_tokens
-        stats.output_tokens += reply.output_tokens
-        try:
-            answers = _answers(reply.text, len(records))
-        except MalformedReply as exc:
-            fail(records, f"malformed reply ({exc})")
-            continue
-        n = len(records)
-        for record, answer, tin, tout in zip(records, answers, _split(reply.input_tokens, n),
-                                             _split(reply.output_tokens, n), strict=True):
-            item_id, item_hash, check_id, check_text = record[:4]
-            task = record_task_hash(record)
-            if store.find(check_text, _ItemRef(item_id, item_hash), judge=batch.judge,
-                          prompt=batch.prompt, task=task) is not None:
+    pending = _Verdicts(batch, store)
+    with journal.request_index(batch.local) as requests:
+        for result in client.results(batch.batch_id):
+            records = requests.take(result.custom_id)
+            if records is None:
+                continue  # not ours, or repeated: never guessed onto a pair
+            if result.reply is None:
+                fail(records, result.error or "no answer")
                 continue
-            buffer.append(Verdict(
-                item=item_id, check_text=check_text, answer=answer.answer,
-                judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, task_hash=task, check=check_id,
-                quote=answer.quote or None, usage=Usage(input_tokens=tin, output_tokens=tout),
-                at=at, batch=batch.batch_id,
-            ))
-        if len(buffer) >= APPEND_CHUNK:
-            store.append(buffer)
-            appended += len(buffer)
-            buffer = []
-    if buffer:
-        store.append(buffer)
-        appended += len(buffer)
-    missing_reason = f"no result (batch {state.status}{': ' + state.detail if state.detail else ''})"
-    for custom_id, records in requests.items():
-        if custom_id not in seen:
+            reply = result.reply
+            stats.calls += 1
+            stats.input_tokens += reply.input_tokens
+            stats.output_tokens += reply.output_tokens
+            try:
+                answers = _answers(reply.text, len(records))
+            except MalformedReply as exc:
+                fail(records, f"malformed reply ({exc})")
+                continue
+            n = len(records)
+            for record, answer, tokens_in, tokens_out in zip(records, answers, _split(reply.input_tokens, n),
+                                                             _split(reply.output_tokens, n), strict=True):
+                pending.add(record, answer, tokens_in, tokens_out)
+        pending.flush()
+        missing_reason = f"no result (batch {state.status}{': ' + state.detail if state.detail else ''})"
+        for records in requests.remaining():
             fail(records, missing_reason)
     journal.closed(batch.local, batch.batch_id)
-    return appended
+    return pending.appended

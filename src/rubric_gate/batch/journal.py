@@ -10,20 +10,27 @@ Lines, each flushed and fsynced before the next step that depends on it:
 A batch is written as intent and requests *before* it is submitted and its id right after, so
 a kill at any moment loses no batch id the provider knows (an intent without an id is looked up
 by the runner before it submits anything again). Reading streams the file; the request lines of
-a batch are read back only when that batch is collected.
+a batch are read back one at a time, by offset, when their results are collected. What a run
+holds per pair is 8 bytes (a digest of its key while its batch is open, and the offset of its
+request line while collecting): memory stays flat in the number of pairs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import time
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
+
+import numpy as np
 
 from rubric_gate.rubric import normalize_text
 
@@ -48,6 +55,61 @@ def pair_key(record: PairRecord) -> tuple[str, str, str]:
     return normalize_text(record[3]), record[1], record_task_hash(record) or ""
 
 
+PairKey = tuple[str, str, str]
+
+
+def key_digest(key: PairKey) -> int:
+    """A pair's store key as 8 bytes (blake2b): what an open batch holds per pair. Two keys
+    sharing a digest (odds ~1e-8 at a million pairs) only delay one of them to a later round."""
+    joined = "\0".join(key).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(joined, digest_size=8).digest(), "little")
+
+
+class PairKeys:
+    """The keys of the pairs in a batch, 8 bytes each: count and membership, not the strings."""
+
+    __slots__ = ("_digests", "_unique")
+
+    def __init__(self, keys: Iterable[PairKey] = ()) -> None:
+        self._digests = array("Q")
+        self._unique: np.ndarray | None = None
+        self.update(keys)
+
+    def add(self, key: PairKey) -> None:
+        self._digests.append(key_digest(key))
+        self._unique = None
+
+    def update(self, keys: Iterable[PairKey]) -> None:
+        for key in keys:
+            self.add(key)
+
+    def digests(self) -> np.ndarray:
+        """The distinct digests, sorted."""
+        if self._unique is None:
+            self._unique = np.unique(np.frombuffer(self._digests, dtype=np.uint64)) if self._digests else \
+                np.empty(0, dtype=np.uint64)
+            self._digests = array("Q", self._unique.tobytes())
+        return self._unique
+
+    def __len__(self) -> int:
+        return len(self.digests())
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and contains(self.digests(), key_digest(key))
+
+
+def contains(digests: np.ndarray, digest: int) -> bool:
+    """Whether sorted `digests` holds `digest`."""
+    at = int(np.searchsorted(digests, np.uint64(digest)))
+    return at < len(digests) and int(digests[at]) == digest
+
+
+def union(batches: Iterable[PairKeys]) -> np.ndarray:
+    """The sorted distinct digests of all the pairs in `batches`."""
+    parts = [keys.digests() for keys in batches]
+    return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
+
+
 @dataclass
 class JournaledBatch:
     local: str
@@ -57,7 +119,7 @@ class JournaledBatch:
     created_after: float
     batch_id: str | None = None
     requests: int = 0
-    keys: set[tuple[str, str, str]] = field(default_factory=set)  # pairs inside, while the batch is open
+    keys: PairKeys = field(default_factory=PairKeys)  # pairs inside, while the batch is open
 
 
 class BatchJournal:
@@ -109,6 +171,11 @@ class BatchJournal:
 
     # -- reading -----------------------------------------------------------------------------
     def _records(self) -> Iterator[dict[str, Any]]:
+        for _, record in self._records_at():
+            yield record
+
+    def _records_at(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(byte offset of its line, record) for each complete line that reads, streamed."""
         self.sync()
         if not self.path.exists():
             return
@@ -116,29 +183,35 @@ class BatchJournal:
             self._checked = True
             self._recover()
         with self.path.open("rb") as handle:
+            offset = 0
             for line in handle:
                 if not line.endswith(b"\n"):
                     return  # torn tail from a crash: that step never completed
                 record = _record(line)
                 if record is not None:
-                    yield record
+                    yield offset, record
+                offset += len(line)
 
     def _recover(self) -> None:
         """A complete line that does not read (a flipped byte, a bad disk): keep the damaged file
         aside, go on with the lines that read. A batch whose lines were lost may be submitted
-        again (collection never stores a pair twice); nothing is guessed."""
+        again (collection never stores a pair twice); nothing is guessed. Streams the file."""
+        bad: list[int] = []
         with self.path.open("rb") as handle:
-            lines = handle.readlines()
-        complete = lines[:-1] if lines and not lines[-1].endswith(b"\n") else lines
-        bad = {number for number, line in enumerate(complete, 1) if _record(line) is None}
+            for number, line in enumerate(handle, 1):
+                if line.endswith(b"\n") and _record(line) is None:
+                    bad.append(number)
         if not bad:
             return
         self.close()
         aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
         shutil.copy2(self.path, aside)
         fresh = self.path.with_name(self.path.name + ".tmp")
-        with fresh.open("wb") as handle:
-            handle.writelines(line for number, line in enumerate(complete, 1) if number not in bad)
+        dropped = set(bad)
+        with self.path.open("rb") as source, fresh.open("wb") as handle:
+            for number, line in enumerate(source, 1):
+                if line.endswith(b"\n") and number not in dropped:
+                    handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(fresh, self.path)
@@ -187,12 +260,100 @@ class BatchJournal:
         return True
 
     def requests_of(self, local: str) -> dict[str, list[PairRecord]]:
-        """custom_id -> pairs, for one batch: read back when its results are collected."""
-        return {
-            record["custom_id"]: [tuple(p) for p in record["pairs"]]
-            for record in self._records()
-            if record.get("event") == "request" and record.get("local") == local
-        }
+        """custom_id -> pairs, for one batch (all in memory: for tools and tests)."""
+        with self.request_index(local) as index:
+            return {custom_id: records for custom_id, records in index.items()}
+
+    def request_index(self, local: str) -> RequestIndex:
+        """One batch's requests by custom_id, each read back from its journal line when asked."""
+        index = RequestIndex(self.path, local)
+        for offset, record in self._records_at():
+            if record.get("event") == "request" and record.get("local") == local:
+                index.add(str(record.get("custom_id")), offset)
+        return index
+
+
+class RequestIndex:
+    """custom_id -> the journal offset of its request line: 8 bytes per request for the ids the
+    cutter writes (`<local>-<n>`), a dict entry for any other. `take` hands each request's pairs
+    out once (a repeated result is not routed twice); `remaining` reads back those never taken."""
+
+    def __init__(self, path: Path, local: str) -> None:
+        self.path = path
+        self.local = local
+        self._pattern = re.compile(re.escape(local) + r"-(0|[1-9][0-9]{0,8})")
+        self._offsets = array("q")  # by n; -1: no such request
+        self._taken = bytearray()
+        self._other: dict[str, int] = {}  # offset, or -1 once taken
+        self._handle: BinaryIO | None = None
+
+    def add(self, custom_id: str, offset: int) -> None:
+        match = self._pattern.fullmatch(custom_id)
+        if match is None:
+            self._other[custom_id] = offset  # a repeated id: the last line, as before
+            return
+        n = int(match.group(1))
+        if n >= len(self._offsets):
+            grow = n + 1 - len(self._offsets)
+            self._offsets.extend(array("q", [-1]) * grow)
+            self._taken.extend(bytes(grow))
+        self._offsets[n] = offset  # a repeated id: the last line, as before
+
+    def __len__(self) -> int:
+        return sum(1 for offset in self._offsets if offset >= 0) + len(self._other)
+
+    def take(self, custom_id: str) -> list[PairRecord] | None:
+        """The request's pairs the first time it is asked for; None if unknown or taken."""
+        match = self._pattern.fullmatch(custom_id)
+        if match is None:
+            offset = self._other.get(custom_id, -1)
+            if offset >= 0:
+                self._other[custom_id] = -1
+        else:
+            n = int(match.group(1))
+            if n >= len(self._offsets) or self._taken[n]:
+                return None
+            offset = self._offsets[n]
+            if offset >= 0:
+                self._taken[n] = 1
+        return None if offset < 0 else self._read(offset)
+
+    def remaining(self) -> Iterator[list[PairRecord]]:
+        """The pairs of each request never taken, in custom_id order."""
+        for n, offset in enumerate(self._offsets):
+            if offset >= 0 and not self._taken[n]:
+                yield self._read(offset)
+        for offset in self._other.values():
+            if offset >= 0:
+                yield self._read(offset)
+
+    def items(self) -> Iterator[tuple[str, list[PairRecord]]]:
+        for n, offset in enumerate(self._offsets):
+            if offset >= 0:
+                yield f"{self.local}-{n}", self._read(offset)
+        for custom_id, offset in self._other.items():
+            if offset >= 0:
+                yield custom_id, self._read(offset)
+
+    def _read(self, offset: int) -> list[PairRecord]:
+        if self._handle is None:
+            self._handle = self.path.open("rb")
+        self._handle.seek(offset)
+        record = _record(self._handle.readline())
+        if record is None or record.get("event") != "request":
+            raise ValueError(f"{self.path}: the journal changed while a batch was collected")
+        return [tuple(p) for p in record["pairs"]]
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> RequestIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _record(line: bytes) -> dict[str, Any] | None:

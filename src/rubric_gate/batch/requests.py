@@ -1,20 +1,18 @@
-"""Batch requests: the live judge's jobs, built one at a time, cut into batches by the
-provider's per-batch request-count and size limits."""
+"""Batch requests: the live judge's jobs (streamed by `batch.pending`), serialised one at a
+time, cut into batches by the provider's per-batch request-count and size limits."""
 
 from __future__ import annotations
 
 import json
 import os
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges.backend import JudgeRequest
-from rubric_gate.judges.pairs import Pair
-from rubric_gate.judges.prompt import Mode
-from rubric_gate.judges.runner import Job, build_jobs
+from rubric_gate.judges.runner import Job
 
 ENV_MAX_REQUESTS = "RUBRIC_GATE_BATCH_MAX_REQUESTS"
 ENV_MAX_BYTES = "RUBRIC_GATE_BATCH_MAX_BYTES"
@@ -48,19 +46,6 @@ def new_local_id() -> str:
     """The journal's name for one batch; custom ids are `<local>-<n>`, so they are unique across
     batches and match the providers' custom_id rules (letters, digits, `-`, `_`; at most 64)."""
     return "rg" + secrets.token_hex(6)
-
-
-def iter_jobs(pairs: Sequence[Pair], mode: Mode) -> Iterator[Job]:
-    """The live runner's jobs, rendered one at a time so no more than one is built ahead."""
-    if mode == "per-check":
-        for pair in pairs:
-            yield from build_jobs([pair], mode)
-        return
-    groups: dict[tuple[str, str], list[Pair]] = {}
-    for pair in pairs:
-        groups.setdefault((pair.item_hash, pair.task), []).append(pair)
-    for group in groups.values():
-        yield from build_jobs(group, mode)
 
 
 Serialise = Callable[[str, JudgeRequest], dict[str, Any]]

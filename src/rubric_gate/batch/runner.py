@@ -21,14 +21,20 @@ from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.batch.client import BatchClient, make_batch_client
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
-from rubric_gate.batch.journal import BatchJournal, JournaledBatch, journal_path
+from rubric_gate.batch.journal import (
+    BatchJournal,
+    JournaledBatch,
+    contains,
+    journal_path,
+    key_digest,
+    union,
+)
 from rubric_gate.batch.outcome import BatchOutcome
-from rubric_gate.batch.requests import iter_jobs
-from rubric_gate.batch.submit import count_requests, submit_batches
+from rubric_gate.batch.pending import PairGrid, PairKey, PendingPairs
+from rubric_gate.batch.submit import submit_batches
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges.api import CHARS_PER_TOKEN, MAX_LISTED_FAILURES, OUTPUT_TOKENS_PER_VERDICT
-from rubric_gate.judges.pairs import Pair, all_pairs, missing_pairs
 from rubric_gate.judges.prompt import prompt_version
 from rubric_gate.judges.spec import JudgeSpec, parse_judge_spec
 from rubric_gate.judges.stats import JudgeRunStats
@@ -56,7 +62,8 @@ class _Run:
     def __init__(self, rubrics: Sequence[Rubric], calibration: CalibrationSet, store: VerdictStore,
                  judge: str, mode: Literal["per-check", "checklist"], journal: BatchJournal,
                  progress: TextIO | None) -> None:
-        self.rubrics, self.calibration, self.store, self.judge, self.mode = rubrics, calibration, store, judge, mode
+        self.store, self.judge, self.mode = store, judge, mode
+        self.grid = PairGrid(rubrics, calibration)
         self.prompt = prompt_version(mode)
         self.journal = journal
         self.progress = progress
@@ -70,18 +77,22 @@ class _Run:
         if self.progress is not None:
             print(text, file=self.progress, flush=True)
 
-    def in_flight(self) -> set[tuple[str, str, str]]:
-        return set().union(*(b.keys for b in self.open)) if self.open else set()
+    def in_flight(self) -> int:
+        return len(union(b.keys for b in self.open))
 
-    def missing(self) -> list[Pair]:
-        return missing_pairs(self.rubrics, self.calibration, self.store, self.judge, mode=self.mode)
+    def missing(self) -> PendingPairs:
+        return PendingPairs(self.grid, self.store, self.judge, self.mode)
 
-    def to_submit(self, missing: list[Pair] | None = None) -> list[Pair]:
-        busy = self.in_flight()
-        return [
-            p for p in (self.missing() if missing is None else missing)
-            if p.key not in busy and self.tries[p.key] <= self.resubmits
-        ]
+    def to_submit(self) -> PendingPairs:
+        """The missing pairs in no open batch and not out of retries."""
+        busy = union(b.keys for b in self.open)
+        if not len(busy) and not self.tries:
+            return self.missing()
+
+        def skip(key: PairKey) -> bool:
+            return contains(busy, key_digest(key)) or self.tries[key] > self.resubmits
+
+        return PendingPairs(self.grid, self.store, self.judge, self.mode, skip)
 
     def on_failure(self, key: tuple[str, str, str], reason: str) -> None:
         self.tries[key] += 1
@@ -152,17 +163,15 @@ def judge_in_batches(
     run = _Run(rubrics, calibration, store, judge, mode, book,
                None if progress is False else sys.stderr)
     stats = JudgeRunStats(judge=judge, dry_run=dry_run)
-    outcome = BatchOutcome(stats, in_flight_before=len(run.in_flight()), warnings=list(book.warnings))
+    outcome = BatchOutcome(stats, in_flight_before=run.in_flight(), warnings=list(book.warnings))
     for warning in book.warnings:
         run.say(f"warning: {warning}")
-    missing = run.missing()
-    pending = run.to_submit(missing)
-    stats.reused = len(all_pairs(rubrics, calibration)) - len(missing)
-    del missing
-    needed = count_requests(pending, mode)
+    pending = run.to_submit()
+    stats.reused = len(run.grid) - pending.count_missing
+    needed = pending.requests()
     if dry_run:
         stats.planned = needed
-        est_in = sum(len(job.request.prompt) // CHARS_PER_TOKEN for job in iter_jobs(pending, mode))
+        est_in = sum(len(job.request.prompt) // CHARS_PER_TOKEN for job in pending.jobs())
         stats.cost_usd = estimate_batch_cost(spec.model, est_in,
                                              OUTPUT_TOKENS_PER_VERDICT * len(pending))
         return outcome
@@ -184,12 +193,12 @@ def judge_in_batches(
             run.poll(client, stats, outcome)
             changed = changed or len(outcome.collected) > collected
             # Only a collected batch can leave pairs to (re)submit: skip the scan otherwise.
-            pending = run.to_submit() if changed else []
+            fresh = run.to_submit() if changed else None
             changed = False
-            if pending:
-                resubmitted = sum(1 for p in pending if run.tries[p.key])
-                stats.retries += resubmitted
-                for batch in submit_batches(pending, mode, client, book, judge, run.prompt, store_name):
+            if fresh:
+                if run.tries:
+                    stats.retries += sum(1 for p in fresh.pairs() if run.tries[p.key])
+                for batch in submit_batches(fresh.jobs(), client, book, judge, run.prompt, store_name):
                     assert batch.batch_id is not None  # submitted: the provider gave it an id
                     run.open.append(batch)
                     outcome.submitted.append(batch.batch_id)
@@ -210,8 +219,9 @@ def judge_in_batches(
         stats.seconds = time.monotonic() - run.started
     outcome.pending = {_submitted_id(b): len(b.keys) for b in run.open}
     stats.cost_usd = estimate_batch_cost(spec.model, stats.input_tokens, stats.output_tokens)
-    busy = run.in_flight()
-    unanswered = [p for p in run.missing() if p.key not in busy and run.tries[p.key] > run.resubmits]
+    busy = union(b.keys for b in run.open)
+    unanswered = [p for p in run.missing().pairs()
+                  if run.tries[p.key] > run.resubmits and not contains(busy, key_digest(p.key))] if run.tries else []
     stats.failed = len(unanswered)
     stats.failures = [run.reasons.get(p.key, f"{p.check_id} @ {p.item.id}: no answer") for p in unanswered]
     if unanswered:

@@ -1,19 +1,21 @@
 """Submitting: cut the pending jobs into batches and, per batch, journal the intent and its
-requests (synced), submit, then journal the batch id. One batch's requests at a time are
-held: written to a temporary file beside the journal, which is removed after submission."""
+requests (synced), submit, then journal the batch id. Jobs arrive one at a time and each
+prompt is rendered as its request line is written: nothing is held per request but its key's
+8-byte digest; the batch's lines go to a temporary file beside the journal, removed after
+submission."""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from rubric_gate.batch.client import BatchClient
 from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord
-from rubric_gate.batch.requests import BatchCutter, iter_jobs
+from rubric_gate.batch.requests import BatchCutter
 from rubric_gate.errors import JudgeAuthError
 from rubric_gate.judges.pairs import Pair
-from rubric_gate.judges.prompt import Mode
+from rubric_gate.judges.runner import Job
 
 TOOL = "rubric-gate"
 
@@ -22,19 +24,12 @@ def pair_record(pair: Pair) -> PairRecord:
     return pair.item.id, pair.item_hash, pair.check_id, pair.check_text, pair.task_hash
 
 
-def count_requests(pairs: Sequence[Pair], mode: Mode) -> int:
-    """Requests the pairs need: one per pair, or (checklist) one per item content and task."""
-    if mode == "per-check":
-        return len(pairs)
-    return len({(p.item.content_hash, p.task) for p in pairs})
-
-
 def submit_batches(
-    pairs: Sequence[Pair], mode: Mode, client: BatchClient, journal: BatchJournal,
+    jobs: Iterable[Job], client: BatchClient, journal: BatchJournal,
     judge: str, prompt: str, store_name: str,
 ) -> list[JournaledBatch]:
     submitted: list[JournaledBatch] = []
-    cutter = BatchCutter(iter_jobs(pairs, mode), client.limits, client.request_line)
+    cutter = BatchCutter(jobs, client.limits, client.request_line)
     while (batch := cutter.next_batch()) is not None:
         local, lines = batch
         journal.open_batch(local, client.provider, judge, prompt)

@@ -10,6 +10,7 @@ import numpy as np
 
 from rubric_gate.attribution import attribute
 from rubric_gate.gate.diff import Change, diff_rubrics
+from rubric_gate.gate.facts import DecidedFigures, Trade, decided_figures, trade
 from rubric_gate.gate.rules import (
     RuleContext,
     Violation,
@@ -60,7 +61,10 @@ class GateOptions:
 class Decision:
     change: Change
     violations: tuple[Violation, ...] = ()
-    context: RuleContext | None = field(default=None, compare=False, repr=False)  # what it was decided on
+    # What it was decided on, for the report: figures and trade, not the matrices (at 100k items
+    # x 64 checks two matrices per decision held 250 MiB over 20 changes).
+    decided: DecidedFigures | None = field(default=None, compare=False, repr=False)
+    trade: Trade | None = field(default=None, compare=False, repr=False)  # a rejected change's
 
     @property
     def accepted(self) -> bool:
@@ -89,9 +93,12 @@ class GateResult:
 
 
 def _matrix(checks: Sequence[Check], column: ColumnLookup, n_items: int) -> np.ndarray:
-    if not checks:
-        return np.zeros((n_items, 0), dtype=bool)
-    return np.column_stack([column(c.text) for c in checks])
+    """Read-only: one matrix is shared by the decisions taken on the same state. Built as rows
+    and transposed (a third of `column_stack`'s CPU)."""
+    matrix = (np.zeros((n_items, 0), dtype=bool) if not checks else
+              np.ascontiguousarray(np.array([column(c.text) for c in checks], dtype=bool).T))
+    matrix.setflags(write=False)
+    return matrix
 
 
 def _apply(state: list[Check], change: Change) -> list[Check]:
@@ -169,14 +176,17 @@ def run_gate(
     state = list(base.checks)
     aggregation = base.aggregation
     decisions: list[Decision] = []
+    ids = tuple(item_ids)
+    current = _matrix(state, column, len(ids))  # the state's matrix, shared until a change is accepted
     for change in decision_order(diff_rubrics(base, head), base, head, flawed, column):
         after = _apply(state, change)
+        after_matrix = current if change.kind == "aggregation" else _matrix(after, column, len(ids))
         ctx = RuleContext(
             change=change,
-            item_ids=tuple(item_ids),
+            item_ids=ids,
             flawed=flawed,
-            before=_matrix(state, column, len(item_ids)),
-            after=_matrix(after, column, len(item_ids)),
+            before=current,
+            after=after_matrix,
             before_ids=tuple(c.id for c in state),
             after_ids=tuple(c.id for c in after),
             max_failures=k,
@@ -187,9 +197,9 @@ def run_gate(
         if options.min_stability is not None and options.stability is not None:
             rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
-        decisions.append(Decision(change, violations, ctx))
+        decisions.append(Decision(change, violations, decided_figures(ctx), trade(ctx) if violations else None))
         if not violations:
-            state = after
+            state, current = after, after_matrix
             if change.kind == "aggregation":
                 aggregation = head.aggregation
     return GateResult(decisions, _gated_rubric(base, head, state, aggregation), state)

@@ -63,6 +63,9 @@ def index_path(store: Path) -> Path | None:
 def _connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
+    # Columns are read back as blobs through overflow pages: 64 KiB pages read them in half the
+    # CPU of 4 KiB ones (100k x 64: 0.44 -> 0.2 s). Takes effect only when the file is created.
+    db.execute("PRAGMA page_size=65536")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")

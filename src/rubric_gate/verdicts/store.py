@@ -32,7 +32,7 @@ from rubric_gate.sources.files import _looks_like_git_spec
 from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.lookup import find_rows
 from rubric_gate.verdicts.model import ItemKey, Verdict
-from rubric_gate.verdicts.parse import RowBuilder, parse_bytes, slow_line
+from rubric_gate.verdicts.parse import RowBuilder, parse_blocks, parse_bytes, slow_line
 from rubric_gate.verdicts.table_data import ANSWER_CODES, NO, NONE, YES, Segment, VerdictData
 
 if TYPE_CHECKING:
@@ -439,17 +439,37 @@ class VerdictStore:
         return [v for v in fresh if v.to_json_line() not in known]
 
     # -- writing -----------------------------------------------------------------------------
-    def append(self, verdicts: Iterable[Verdict], *, sync: bool = True) -> None:
-        """Append verdicts to the file in one write, flushed (and fsynced unless `sync` is False)."""
+    def append(self, verdicts: Iterable[Verdict], *, sync: bool = True, keep: bool = True) -> None:
+        """Append verdicts to the file in one write, flushed (and fsynced unless `sync` is False).
+        `keep=False` holds no `Verdict` object: the rows are read from the lines just written, as
+        a loaded file's are (batch collection: memory per verdict is its columns only)."""
         verdicts = list(verdicts)
         if not verdicts:
             return
-        if self.path is not None:
-            with VerdictWriter(self.path) as writer:
+        if self.path is None:
+            self._add_objects(verdicts)
+            return
+        with VerdictWriter(self.path) as writer:
+            if keep:
                 writer.write(verdicts)
-                if sync:
-                    writer.sync()
-        self._add_objects(verdicts)
+            else:
+                payload = "".join(v.to_json_line() for v in verdicts).encode("utf-8")
+                start = writer.write_payload(payload, len(verdicts))
+            if sync:
+                writer.sync()
+        if keep:
+            self._add_objects(verdicts)
+        else:
+            self._add_lines(payload, start)
+
+    def _add_lines(self, payload: bytes, start: int) -> None:
+        """Rows for lines of this store's file: `payload`, written at byte `start`."""
+        data = self._own_data()
+        last = data.segments[-1] if data.segments else None
+        if last is None or last.path != self.path or last.data is not None or last.objects is not None:
+            data.segments.append(Segment(len(data), path=self.path))
+        parse_blocks([(payload, start, False)], RowBuilder(data), self.display, 1)
+        data.changed()
 
     def writer(self) -> VerdictWriter:
         """A handle for many appends: each `write` reaches the OS at once (a kill -9 loses
@@ -484,13 +504,18 @@ class VerdictWriter:
     def write(self, verdicts: list[Verdict]) -> None:
         if not verdicts:
             return
-        payload = "".join(v.to_json_line() for v in verdicts).encode("utf-8")
+        self.write_payload("".join(v.to_json_line() for v in verdicts).encode("utf-8"), len(verdicts))
+        if self.store is not None:
+            self.store._add_objects(verdicts)
+
+    def write_payload(self, payload: bytes, lines: int) -> int:
+        """Write whole lines; returns the byte offset they start at."""
         with self._locked():
             self.handle.write(payload)
             self.handle.flush()
-        self.unsynced += len(verdicts)
-        if self.store is not None:
-            self.store._add_objects(verdicts)
+            start = self.handle.tell() - len(payload)  # append mode, under the lock: our bytes end the file
+        self.unsynced += lines
+        return start
 
     def sync(self) -> None:
         if self.unsynced:
