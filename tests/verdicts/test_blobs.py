@@ -115,3 +115,100 @@ def test_git_reader_gives_blob_ids(tmp_path: Path) -> None:
     reader = GitReader(tmp_path)
     assert reader.blob_id(sha, "v.jsonl") == git("rev-parse", f"{sha}:v.jsonl")
     assert reader.blob_id(sha, "missing.jsonl") is None
+
+
+def _git_blob_id(raw: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
+
+
+def _dumped(verdicts: list[Verdict]) -> list[dict]:
+    return [v.model_dump() for v in verdicts]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_added_since_between_blobs_equals_the_line_by_line_comparison(seed: int) -> None:
+    """Appended lines that repeat a base line byte for byte, or reformat one, or contradict one:
+    the blob route (comparing only the appended lines) answers exactly as the full comparison."""
+    import random
+
+    rng = random.Random(seed)
+    base_lines = lines(30).splitlines(keepends=True) + lines(10, answer="no", start=30).splitlines(keepends=True)
+    appended = []
+    for _ in range(15):
+        kind = rng.choice(["repeat", "reformat", "new", "flip"])
+        line = rng.choice(base_lines)
+        if kind == "repeat":
+            appended.append(line)
+        elif kind == "reformat":
+            appended.append(json.dumps(json.loads(line), indent=None, separators=(",", ":")).encode() + b"\n")
+        elif kind == "flip":
+            obj = json.loads(line)
+            obj["answer"] = "yes" if obj["answer"] == "no" else "no"
+            appended.append(json.dumps(obj).encode() + b"\n")
+        else:
+            appended.append(json.dumps({"item": f"r{rng.randrange(5)}", "check_text": f"new {rng.randrange(3)}",
+                                        "answer": "yes"}).encode() + b"\n")
+    base_raw = b"".join(base_lines)
+    head_raw = base_raw + b"".join(appended)
+    cache = BlobCache()
+    base = VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+    head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
+    assert cache.extensions == 1
+    plain_base, plain_head = VerdictStore.from_bytes(base_raw, "b"), VerdictStore.from_bytes(head_raw, "h")
+    assert _dumped(head.added_since(base)) == _dumped(plain_head.added_since(plain_base))
+    assert _dumped(base.added_since(head)) == _dumped(plain_base.added_since(plain_head)) == []
+    assert _dumped(head.added_since(base)) == _dumped(plain_head.added_since(plain_base))  # the kept answer
+
+
+def test_a_blob_in_a_file_is_streamed_and_read_back_like_bytes(tmp_path: Path) -> None:
+    base_raw, head_raw = lines(25), lines(25) + lines(5, answer="no", start=25)
+    (tmp_path / "base").write_bytes(base_raw)
+    (tmp_path / "head").write_bytes(head_raw)
+    cache = BlobCache()
+    base = VerdictStore.from_blob("b", tmp_path / "base", "base:v", cache=cache)
+    head = VerdictStore.from_blob("h", lambda: tmp_path / "head", "head:v", cache=cache)
+    assert (cache.parses, cache.extensions) == (1, 1)
+    assert table(base) == table(VerdictStore.from_bytes(base_raw, "x"))
+    assert table(head) == table(VerdictStore.from_bytes(head_raw, "x"))
+    assert _dumped(head.added_since(base)) == _dumped(VerdictStore.from_bytes(lines(5, answer="no", start=25), "x"))
+
+
+def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path, monkeypatch) -> None:
+    from rubric_gate.verdicts import index
+
+    monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path / "index"))
+    base_raw = lines(20)
+    head_raw = base_raw + lines(4, answer="no", start=20)
+    first = BlobCache(persist=True)
+    for raw in (base_raw, head_raw):
+        VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=first)
+    assert (first.parses, first.extensions, first.indexed) == (1, 1, 0)
+    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == sorted(
+        f"blob-{_git_blob_id(raw)}.sqlite" for raw in (base_raw, head_raw))
+    second = BlobCache(persist=True)  # the next run: nothing parsed
+    stores = [VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=second) for raw in (base_raw, head_raw)]
+    assert (second.parses, second.extensions, second.indexed) == (0, 0, 2)
+    assert [table(s) for s in stores] == [table(VerdictStore.from_bytes(raw, "x")) for raw in (base_raw, head_raw)]
+    assert _dumped(stores[1].added_since(stores[0])) == _dumped(VerdictStore.from_bytes(head_raw[len(base_raw):], "x"))
+    # An id that is no git object id is never written; a damaged index is only a parse.
+    BlobCache(persist=True).data("not-an-id", base_raw, "v")
+    assert not (tmp_path / "index" / "blob-not-an-id.sqlite").exists()
+    index.blob_index_path(_git_blob_id(base_raw)).write_bytes(b"not a database")  # type: ignore[union-attr]
+    third = BlobCache(persist=True)
+    assert table(VerdictStore.from_blob(_git_blob_id(base_raw), base_raw, "v", cache=third)) == table(
+        VerdictStore.from_bytes(base_raw, "x"))
+    assert third.parses == 1
+
+
+def test_the_blob_index_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
+    from rubric_gate.verdicts import index
+
+    monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path))
+    raws = [lines(3 + n) for n in range(index.MAX_BLOB_INDEXES + 2)]
+    for raw in raws:
+        BlobCache(persist=True).data(_git_blob_id(raw), raw, "v")
+    assert len(list(tmp_path.glob("blob-*.sqlite"))) == index.MAX_BLOB_INDEXES
+    assert (tmp_path / f"blob-{_git_blob_id(raws[-1])}.sqlite").exists()
+    assert not (tmp_path / f"blob-{_git_blob_id(raws[0])}.sqlite").exists()

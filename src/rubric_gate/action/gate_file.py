@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rubric_gate.action.blob_cache import read_store
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.sources import FileReader, check_repo_path
@@ -122,13 +123,9 @@ def read_calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
 
 
 def read_verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
-    display = _display(sha, path)
-    blob_id = getattr(reader, "blob_id", None)
-    blob = blob_id(sha, path) if blob_id is not None else None
-    if blob is not None:  # parsed once per blob: rubrics sharing a store, base and head alike
-        return VerdictStore.from_blob(blob, lambda: reader.read(sha, path), display)
-    text = reader.read(sha, path)
-    return VerdictStore(display=display) if text is None else VerdictStore.from_source(SourceText(display, text, None))
+    # Parsed once per blob (rubrics sharing a store, base and head alike): `blob_cache`.
+    store = read_store(reader, sha, path)
+    return VerdictStore(display=_display(sha, path)) if store is None else store
 
 
 def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
@@ -140,20 +137,31 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     """The PR's verdicts for pairs the base has no verdict for, and the pairs where it contradicts the base.
 
     A PR verdict may fill a gap (a new check text), never overrule the base: otherwise a PR
-    could "re-record" another check as catching what a deleted check caught.
+    could "re-record" another check as catching what a deleted check caught. The same split
+    serves every rubric reading the same store and labels.
     """
+    labels = tuple((i.id, i.content_hash) for i in calibration.items)
+    fills, contradicting = base.shared_result(("split_pr_verdicts", tuple(map(id, added)), labels), added,
+                                              lambda: _split_pr_verdicts(added, base, calibration))
+    return list(fills), list(contradicting)
+
+
+def _split_pr_verdicts(added: list[Verdict], base: VerdictStore,
+                       calibration: CalibrationSet) -> tuple[list[Verdict], list[str]]:
     items = {i.id: i for i in calibration.items}
     by_hash = {i.content_hash: i for i in calibration.items}
+    located = [(v, items.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in added]
+    found = [(v.check_text, item, None, None, None, 0) for v, item in located if item is not None]
+    answers = iter(base.find_answers(found))  # one vectorised lookup per check text
     fills: list[Verdict] = []
     contradicting: list[str] = []
-    for verdict in added:
-        item = items.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
-        recorded = base.find(verdict.check_text, item) if item is not None else None
+    for verdict, item in located:
+        recorded = next(answers) if item is not None else None
         if recorded is None:
             fills.append(verdict)
-        elif recorded.answer != verdict.answer:
+        elif recorded != verdict.answer:
             name = verdict.check or verdict.check_text[:40]
-            contradicting.append(f"{name} on {verdict.item}: base {recorded.answer}, PR {verdict.answer}")
+            contradicting.append(f"{name} on {verdict.item}: base {recorded}, PR {verdict.answer}")
     return fills, contradicting
 
 
@@ -406,7 +414,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        store = base_store.merged(VerdictStore(added)) if added else base_store
+        store = base_store.merged_lines(added, head_store) if added else base_store
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")

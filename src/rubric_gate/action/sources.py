@@ -13,7 +13,7 @@ import posixpath
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from github import GithubException
 from github.Repository import Repository
@@ -140,6 +140,19 @@ class _TreeReader:
         file = self.read_file(sha, path)
         return None if file is None else file.text
 
+    def write_blob(self, sha: str, path: str, handle: BinaryIO) -> bool:
+        """Write the regular file's bytes at `sha` to `handle` (streamed: a large verdict store is
+        never held in memory); False when absent. Other entries: the InputError of `read_file`."""
+        if self.blob_id(sha, path) is None:
+            return False
+        entry = self.entry(sha, path)
+        assert entry is not None
+        self._write_blob(entry, f"{sha[:7]}:{entry.path}", handle)
+        return True
+
+    def _write_blob(self, entry: TreeEntry, display: str, handle: BinaryIO) -> None:
+        handle.write(self._blob(entry, display))
+
     def blob_id(self, sha: str, path: str) -> str | None:
         """The blob id of the regular file `path` at `sha` (stores are parsed once per blob), None
         when absent. Any other kind of entry is the same InputError `read_file` raises: a symlink
@@ -182,6 +195,13 @@ class GitReader(_TreeReader):
         if proc.returncode != 0:
             raise InputError(display, f"cannot read from git (blob {entry.blob_id[:12]} missing)")
         return proc.stdout
+
+
+    def _write_blob(self, entry: TreeEntry, display: str, handle: BinaryIO) -> None:
+        proc = subprocess.run(["git", "cat-file", "blob", entry.blob_id], cwd=self.workspace, stdout=handle,
+                              stderr=subprocess.DEVNULL, check=False)
+        if proc.returncode != 0:
+            raise InputError(display, f"cannot read from git (blob {entry.blob_id[:12]} missing)")
 
 
 class RestReader(_TreeReader):

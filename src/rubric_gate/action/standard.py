@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rubric_gate.action.blob_cache import read_store
 from rubric_gate.action.changed import ChangedFile, matches_any
 from rubric_gate.action.gate_file import UNREADABLE_BASE
 from rubric_gate.action.pairing import rubric_keys
@@ -28,7 +29,7 @@ from rubric_gate.guard import (
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import task_hash
 
 
 @dataclass(frozen=True)
@@ -204,12 +205,15 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
                       cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[JudgedKey, str],
                       in_use: set[str] | None, trusted: set[str] | None, tasks: set[str],
                       tip_sha: str | None = None) -> list[StandardFinding]:
-    base_text = reader.read(base_sha, path)
-    if base_text is None and change.status != "added":
-        return []
+    reader.blob_id(base_sha, path)  # a symlink or submodule is refused (exit 2), not "does not load"
     try:
-        # Created by the PR: every answer in it is new to the record (none there before).
-        base = VerdictStore.from_source(SourceText(_display(base_sha, path), base_text or "", None))
+        found = read_store(reader, base_sha, path)  # the rubrics' own parse, shared by blob id
+        if found is None:
+            if change.status != "added":
+                return []
+            # Created by the PR: every answer in it is new to the record (none there before).
+            found = VerdictStore.from_source(SourceText(_display(base_sha, path), "", None))
+        base = found
     except InputError as exc:
         return [StandardFinding(path, users, UNREADABLE_BASE.format(what="the verdict store", why=exc.message), True)]
     item_sets = []
@@ -228,13 +232,14 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
                 what=f"the calibration set {cal_path} its verdicts answer", why=exc.message), True)]
     if not item_sets:
         return []
-    head_text = None if change.status == "removed" else reader.read(head_sha, change.path)
-    if head_text is None:
-        return [StandardFinding(path, users, f"deletes the verdict store ({len(base)} recorded verdicts)", True)]
+    if change.status != "removed":
+        reader.blob_id(head_sha, change.path)
     try:
-        head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
+        head = None if change.status == "removed" else read_store(reader, head_sha, change.path)
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
+    if head is None:
+        return [StandardFinding(path, users, f"deletes the verdict store ({len(base)} recorded verdicts)", True)]
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
     rejudged = [a for a in answers if confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     unjudged = [a for a in answers if not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]

@@ -64,15 +64,21 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
         if verdict.judge:
             seen.add((verdict.judge, verdict.prompt, verdict.task_hash, sample))
     out = []
-    for (text, item_id), keys in views.items():
-        item = by_id[item_id]
-        for judge, prompt, task, sample in sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)):
+    ordered = [(text, by_id[item_id], sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)))
+               for (text, item_id), keys in views.items()]
+    lookups = [(text, item, *key) for text, item, keys in ordered for key in keys]
+    answers = iter(zip(base.find_answers(lookups), head.find_answers(lookups), strict=True))  # vectorised
+    for text, item, keys in ordered:
+        item_id = item.id
+        pair = [next(answers) for _ in keys]
+        for (judge, prompt, task, sample), (before_answer, after_answer) in zip(keys, pair, strict=True):
+            if after_answer is None or before_answer == after_answer:
+                continue
+            if before_answer is None and judge is None:
+                continue
             before = base.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
             after = head.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
-            if after is None or (before is not None and before.answer == after.answer):
-                continue
-            if before is None and judge is None:
-                continue
+            assert after is not None
             name = after.check or (before.check if before is not None else None) or text[:60]
             out.append(ChangedAnswer(name, item_id,
                                      before.answer if before is not None else "none", after.answer, text,
@@ -101,11 +107,16 @@ def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     by_id = {i.id: i for i in items}
     by_hash = {i.content_hash: i for i in by_id.values()}
     out: dict[tuple[str, str], RemovedAnswer] = {}
-    for verdict in base.added_since(head):  # lines of the base that the head does not hold
-        item = by_id.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
-        if item is None or (verdict.check_text, item.id) in out:
+    lost = base.added_since(head)  # lines of the base that the head does not hold
+    located = [(v, by_id.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in lost]
+    answers = iter(head.find_answers([(v.check_text, item, None, None, None, 0) for v, item in located if item]))
+    for verdict, item in located:
+        if item is None:
             continue
-        if head.find(verdict.check_text, item) is None:
+        answer = next(answers)
+        if (verdict.check_text, item.id) in out:
+            continue
+        if answer is None:
             out[(verdict.check_text, item.id)] = RemovedAnswer(verdict.check or verdict.check_text[:60], item.id,
                                                                verdict.answer, verdict.check_text)
     return list(out.values())
@@ -120,11 +131,16 @@ def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Calib
     by_id = {i.id: i for i in items}
     by_hash = {i.content_hash: i for i in by_id.values()}
     out: dict[tuple[str, str], ChangedAnswer] = {}
-    for verdict in head.added_since(base):
-        item = by_id.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
-        if item is None or (verdict.check_text, item.id) in out:
+    added = head.added_since(base)
+    located = [(v, by_id.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in added]
+    answers = iter(base.find_answers([(v.check_text, item, None, None, None, 0) for v, item in located if item]))
+    for verdict, item in located:
+        if item is None:
             continue
-        if base.find(verdict.check_text, item) is None:
+        answer = next(answers)
+        if (verdict.check_text, item.id) in out:
+            continue
+        if answer is None:
             out[(verdict.check_text, item.id)] = ChangedAnswer(verdict.check or verdict.check_text[:60], item.id,
                                                                "none", verdict.answer, verdict.check_text,
                                                                item.content_hash)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -9,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 
+@functools.lru_cache(maxsize=1 << 13)  # a run asks for the same few hundred texts per verdict
 def normalize_text(text: str) -> str:
     """Whitespace-normalised check text: the identity a verdict is recorded against."""
     return re.sub(r"\s+", " ", text).strip()

@@ -50,7 +50,9 @@ def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: Rubric
     """Gate again with the untrusted "no" answers withheld, and keep that decision when it rejects
     a change the first one accepted (a catch the PR's own verdicts claim must not make another
     check's catch look shared)."""
-    store = untrusted.trusted.merged(VerdictStore(catches_withheld(list(untrusted.verdicts))))
+    verdicts = list(untrusted.verdicts)  # rubrics sharing a store and these verdicts share the store
+    store = untrusted.trusted.shared_result(("catches_withheld", tuple(map(id, verdicts))), verdicts, lambda: (
+        untrusted.trusted.merged(VerdictStore(catches_withheld(verdicts)))))
     trusted = run_check(base, head, VerdictLookup(untrusted.calibration, store, head.rubric), options)
     accepted = {(c.check, c.change) for c in report.changes if c.accepted}
     newly = [c for c in trusted.changes if not c.accepted and (c.check, c.change) in accepted]

@@ -3,82 +3,209 @@
 A git blob id is a hash of the file's bytes, so the columns parsed for one blob serve every
 rubric, and both sides of a pull request, that name the same bytes. A blob whose bytes extend
 a blob already parsed (a PR that appends verdicts to the base's store) is read as that blob's
-columns plus its added lines. Stores handed out share the parsed columns and copy them on
-their first write.
+columns plus its added lines; the extension is checked byte for byte, never assumed. Stores
+handed out share the parsed columns and copy them on their first write.
+
+A blob may be given as bytes, or as a file holding its bytes (`Path`): a file is streamed
+through the parser and read back line by line, so a large store is never held in memory.
+With `persist`, the parsed columns also go to the on-disk index keyed by blob id
+(`index.load_blob`), so the next process that sees the same blob skips the parse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-from rubric_gate.verdicts.parse import BOM, RowBuilder, parse_bytes
+from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks, parse_bytes
 from rubric_gate.verdicts.table_data import Segment, VerdictData
 
 MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)
-Loader = Callable[[], "bytes | str | None"]
+COMPARE_CHUNK = 1 << 22
+GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
+Loader = Callable[[], "bytes | str | Path | None"]
 
 
-@dataclass
-class _Parsed:
-    raw: bytes
+@dataclass(eq=False)
+class ParsedBlob:
+    """One blob's parsed columns, where its bytes are, and how it relates to other blobs."""
+
     data: VerdictData
+    size: int
+    lines: int  # newlines in the blob: the line number before its first added line
+    ends_with_newline: bool
+    raw: bytes | None = None  # the bytes, when given in memory
+    path: Path | None = None  # else the file holding them
+    _starts_with: dict[int, tuple[ParsedBlob, bool]] = field(default_factory=dict)
+    _added: dict[int, tuple[ParsedBlob, list[Any]]] = field(default_factory=dict)
+    _memo: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
+
+    def extends(self, other: ParsedBlob) -> bool:
+        """Whether this blob is `other`'s bytes (ending in a newline) plus more lines."""
+        if other.size >= self.size or not other.ends_with_newline:
+            return False
+        known = self._starts_with.get(id(other))
+        if known is None:
+            known = self._starts_with[id(other)] = (other, _same_bytes(other.chunks(other.size),
+                                                                       self.chunks(other.size)))
+        return known[1]
+
+    def added_since(self, other: ParsedBlob, compute: Callable[[], list[Any]]) -> list[Any]:
+        """`compute()`'s verdicts, computed once per pair of blobs (they are immutable)."""
+        known = self._added.get(id(other))
+        if known is None:
+            known = self._added[id(other)] = (other, compute())
+        return known[1]
+
+    def memo(self, key: Hashable, keep: object, build: Callable[[], Any]) -> Any:
+        """`build()` once per `key` for this blob; `keep` (what the key's object ids name) is held
+        as long as the result, so an id in the key never names another object."""
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = (keep, build())
+        return known[1]
+
+    def added_known(self, other: ParsedBlob) -> list[Any] | None:
+        known = self._added.get(id(other))
+        return None if known is None else known[1]
+
+    def segment(self) -> Segment:
+        return Segment(0, path=self.path, data=self.raw)
+
+    def chunks(self, length: int) -> Iterator[bytes]:
+        """The first `length` bytes, in chunks."""
+        if self.raw is not None:
+            view = memoryview(self.raw)[:length]
+            for at in range(0, len(view), COMPARE_CHUNK):
+                yield bytes(view[at: at + COMPARE_CHUNK])
+            return
+        assert self.path is not None
+        with self.path.open("rb") as handle:
+            left = length
+            while left > 0:
+                chunk = handle.read(min(COMPARE_CHUNK, left))
+                if not chunk:
+                    return
+                left -= len(chunk)
+                yield chunk
+
+
+def _same_bytes(one: Iterator[bytes], other: Iterator[bytes]) -> bool:
+    """Whether two chunk streams hold the same bytes (chunks may be cut differently)."""
+    left = right = b""
+    while True:
+        if not left:
+            left = next(one, b"")
+        if not right:
+            right = next(other, b"")
+        if not left or not right:
+            return not left and not right
+        n = min(len(left), len(right))
+        if left[:n] != right[:n]:
+            return False
+        left, right = left[n:], right[n:]
 
 
 class BlobCache:
     """Parsed columns by blob id (one per process by default: `default_cache()`)."""
 
-    def __init__(self) -> None:
-        self._parsed: dict[str, _Parsed] = {}
+    def __init__(self, *, persist: bool = False) -> None:
+        self._parsed: dict[str, ParsedBlob] = {}
+        self.persist = persist  # also read and write the on-disk index keyed by blob id
         self.parses = 0  # full parses (for tests and benchmarks)
         self.extensions = 0  # blobs read as a cached prefix plus added lines
+        self.indexed = 0  # blobs read from the on-disk index
 
     def __contains__(self, blob_id: str) -> bool:
         return blob_id in self._parsed
 
-    def data(self, blob_id: str, content: bytes | str | Loader, display: str) -> VerdictData:
-        """The parsed columns of `blob_id`, parsing `content` (bytes, text, or a function that
-        returns them) only when no store of that blob was parsed before."""
+    def data(self, blob_id: str, content: bytes | str | Path | Loader, display: str) -> VerdictData:
+        """The parsed columns of `blob_id` (see `blob`)."""
+        return self.blob(blob_id, content, display).data
+
+    def blob(self, blob_id: str, content: bytes | str | Path | Loader, display: str) -> ParsedBlob:
+        """Blob `blob_id` parsed, parsing `content` (bytes, text, a file holding the bytes, or a
+        function returning one of those) only when no store of that blob was parsed before."""
         found = self._parsed.get(blob_id)
         if found is not None:
-            return found.data
-        raw = content() if callable(content) else content
-        if isinstance(raw, str):
-            raw = raw.encode("utf-8", "surrogateescape")
-        raw = raw or b""
-        prefix = self._longest_prefix(raw)
+            return found
+        given = content() if callable(content) else content
+        if isinstance(given, str):
+            given = given.encode("utf-8", "surrogateescape")
+        blob = ParsedBlob(VerdictData(), 0, 0, False)
+        if isinstance(given, Path):
+            blob.path = given
+            blob.size = given.stat().st_size
+        else:
+            blob.raw = given or b""
+            blob.size = len(blob.raw)
+        blob.data = self._load(blob_id, blob, display)
+        if len(self._parsed) >= MAX_BLOBS:  # a long-lived process: drop the oldest
+            del self._parsed[next(iter(self._parsed))]
+        self._parsed[blob_id] = blob
+        return blob
+
+    def _load(self, blob_id: str, blob: ParsedBlob, display: str) -> VerdictData:
+        persist = self.persist and GIT_OBJECT_ID.fullmatch(blob_id) is not None
+        if persist:
+            from rubric_gate.verdicts.index import load_blob
+
+            indexed = load_blob(blob_id, blob.size)
+            if indexed is not None:
+                data, blob.lines, blob.ends_with_newline = indexed
+                data.segments = [blob.segment()]
+                self.indexed += 1
+                return data
+        prefix = self._longest_prefix(blob)
         if prefix is None:
             data = VerdictData()
-            data.segments.append(Segment(0, data=raw))
-            parse_bytes(raw, RowBuilder(data), display)
+            data.segments.append(blob.segment())
+            self._parse(blob, RowBuilder(data), display, 0, 1)
             self.parses += 1
         else:
             data = prefix.data.copy()
-            data.segments = [Segment(0, data=raw)]  # offsets into the prefix are offsets into `raw`
-            parse_bytes(raw, RowBuilder(data), display, start=len(prefix.raw),
-                        first_line=prefix.raw.count(b"\n") + 1)
+            data.segments = [blob.segment()]  # offsets into the prefix are offsets into this blob
+            self._parse(blob, RowBuilder(data), display, prefix.size, prefix.lines + 1)
             data.changed()
             self.extensions += 1
-        if len(self._parsed) >= MAX_BLOBS:  # a long-lived process: drop the oldest
-            del self._parsed[next(iter(self._parsed))]
-        self._parsed[blob_id] = _Parsed(raw, data)
+        if persist:
+            from rubric_gate.verdicts.index import store_blob
+
+            store_blob(blob_id, data, blob.size, blob.lines, blob.ends_with_newline)
         return data
 
-    def _longest_prefix(self, raw: bytes) -> _Parsed | None:
-        """The longest parsed blob that `raw` extends by whole lines (BOM aside, ending in a newline)."""
-        best: _Parsed | None = None
-        for parsed in self._parsed.values():
-            prefix = parsed.raw
-            if (len(prefix) < len(raw) and prefix.endswith(b"\n") and prefix != BOM
-                    and (best is None or len(prefix) > len(best.raw)) and raw.startswith(prefix)):
-                best = parsed
-        return best
+    @staticmethod
+    def _parse(blob: ParsedBlob, builder: RowBuilder, display: str, start: int, first_line: int) -> None:
+        if blob.raw is not None:
+            parse_bytes(blob.raw, builder, display, start=start, first_line=first_line)
+            blob.lines = blob.raw.count(b"\n")
+            blob.ends_with_newline = blob.raw.endswith(b"\n")
+            return
+        assert blob.path is not None
+        with blob.path.open("rb") as handle:
+            scan = FileScan(handle, start)
+            parse_blocks(scan.blocks(), builder, display, first_line)
+            blob.lines = first_line - 1 + scan.complete_lines
+            blob.ends_with_newline = not scan.unterminated and (blob.size > 0)
+
+    def _longest_prefix(self, blob: ParsedBlob) -> ParsedBlob | None:
+        """The longest parsed blob that `blob` extends by whole lines (one ending in a newline)."""
+        candidates = sorted((p for p in self._parsed.values()
+                             if p.size < blob.size and p.ends_with_newline),
+                            key=lambda p: -p.size)
+        for parsed in candidates:
+            if blob.extends(parsed):
+                return parsed
+        return None
 
     def clear(self) -> None:
         self._parsed.clear()
 
 
-_DEFAULT = BlobCache()
+_DEFAULT = BlobCache(persist=True)
 
 
 def default_cache() -> BlobCache:

@@ -14,7 +14,8 @@ covering a byte range of the file with the sha256 of those bytes:
 
 SQLite transactions make a crash mid-write leave the previous index, and concurrent
 readers and writers safe; a corrupt or unreadable index is deleted and rebuilt.
-`RUBRIC_GATE_INDEX=off` disables it. Stores read from git (`REF:PATH`) are never indexed.
+`RUBRIC_GATE_INDEX=off` disables it. Stores read from git (`REF:PATH`) are not indexed by path;
+the action indexes the blobs it reads by blob id (`load_blob` / `store_blob`, below).
 """
 
 from __future__ import annotations
@@ -292,3 +293,83 @@ def _compact(index: _Index, data: VerdictData, end: int, lines: int, path: Path,
     pools, columns = _segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, rows)
     index.db.execute("DELETE FROM segments")
     _insert_segment(index.db, 0, end, lines, digest, pools, columns)
+
+
+# -- git blobs: keyed by blob id ------------------------------------------------------------
+# A blob id is a hash of the bytes, so an index found under it needs no re-check against the
+# bytes: it holds them parsed. The action's index directory travels with its verdict cache.
+MAX_BLOB_INDEXES = 6  # the least recently used beyond these are removed
+
+
+def blob_index_path(blob_id: str) -> Path | None:
+    directory = index_dir()
+    return None if directory is None else directory / f"blob-{blob_id}.sqlite"
+
+
+def load_blob(blob_id: str, size: int) -> tuple[VerdictData, int, bool] | None:
+    """The parsed columns of blob `blob_id` (`size` bytes), its newline count and whether it ends
+    in one; None when it is not indexed (or the index does not read)."""
+    location = blob_index_path(blob_id)
+    if location is None or not location.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{location}?mode=ro", uri=True, timeout=60)
+    except sqlite3.Error:
+        return None
+    try:
+        index = _Index(db)
+        if (index.meta("version") != SCHEMA_VERSION or index.meta("blob") != blob_id
+                or index.meta("size") != str(size)):
+            return None
+        data = VerdictData()
+        _read_segments(index, data)
+        lines, ends = int(index.meta("lines") or 0), index.meta("ends_with_newline") == "1"
+    except (sqlite3.Error, ValueError, KeyError, orjson.JSONDecodeError):
+        return None
+    finally:
+        db.close()
+    with contextlib.suppress(OSError):
+        os.utime(location)  # recently used: kept when older ones are removed
+    return data, lines, ends
+
+
+def store_blob(blob_id: str, data: VerdictData, size: int, lines: int, ends_with_newline: bool) -> None:
+    """Index blob `blob_id`'s parsed columns (written to a temporary file, then renamed into
+    place, so a reader never sees half of one); best effort: a failure only costs a parse."""
+    location = blob_index_path(blob_id)
+    if location is None:
+        return
+    partial = location.with_name(f"{location.name}.{os.getpid()}.partial")
+    try:
+        location.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            partial.unlink()
+        db = _connect(partial)
+        try:
+            index = _Index(db)
+            db.execute("BEGIN IMMEDIATE")
+            for key, value in (("version", SCHEMA_VERSION), ("blob", blob_id), ("size", str(size)),
+                               ("lines", str(lines)), ("ends_with_newline", "1" if ends_with_newline else "0")):
+                index.set_meta(key, value)
+            pools, columns = _segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, len(data))
+            _insert_segment(db, 0, size, lines, blob_id, pools, columns)
+            db.execute("COMMIT")
+            db.execute("PRAGMA journal_mode=DELETE")  # one self-contained file to rename
+        finally:
+            db.close()
+        os.replace(partial, location)
+        _prune_blob_indexes(location.parent)
+    except (OSError, sqlite3.Error):
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{partial}{suffix}")
+
+
+def _prune_blob_indexes(directory: Path) -> None:
+    found = []
+    for path in directory.glob("blob-*.sqlite"):
+        with contextlib.suppress(OSError):
+            found.append((path.stat().st_mtime_ns, path))
+    for _, path in sorted(found, reverse=True)[MAX_BLOB_INDEXES:]:
+        with contextlib.suppress(OSError):
+            path.unlink()

@@ -19,9 +19,9 @@ import bisect
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import numpy as np
 
@@ -33,15 +33,19 @@ from rubric_gate.sources.jsonl import TornLine, decode_line, parse_line
 from rubric_gate.verdicts.lookup import find_rows
 from rubric_gate.verdicts.model import ItemKey, Verdict
 from rubric_gate.verdicts.parse import RowBuilder, parse_blocks, parse_bytes, slow_line
-from rubric_gate.verdicts.table_data import NO, NONE, YES, Segment, VerdictData
+from rubric_gate.verdicts.table_data import ANSWER_CODES, NO, NONE, YES, Segment, VerdictData
 
 if TYPE_CHECKING:
-    from rubric_gate.verdicts.blobs import BlobCache
+    from rubric_gate.verdicts.blobs import BlobCache, ParsedBlob
 
 if sys.platform == "win32":  # pragma: no cover - no fcntl there
     fcntl = None
 else:
     import fcntl
+
+
+ANSWER_NAMES = {code: name for name, code in ANSWER_CODES.items()}
+_T = TypeVar("_T")
 
 
 class VerdictStore:
@@ -51,6 +55,7 @@ class VerdictStore:
         self._item_keys: tuple[Any, ...] | None = None
         self._data: VerdictData
         self._shared = False  # columns shared with other stores of the same blob (copy on write)
+        self._blob: ParsedBlob | None = None  # the blob whose shared columns these are, while shared
         if isinstance(verdicts, VerdictStore):  # shares nothing mutable, re-parses nothing
             self._data = verdicts._data.copy()
         else:
@@ -64,18 +69,19 @@ class VerdictStore:
         return store
 
     @classmethod
-    def from_blob(cls, blob_id: str, content: bytes | str | Callable[[], bytes | str | None], display: str,
-                  *, cache: BlobCache | None = None) -> VerdictStore:
-        """The store in git blob `blob_id`: parsed once per process (`content` is bytes, text or
-        a function returning them, called only on a miss), its columns shared with every other
-        store of the same blob until one of them is written to. A blob extending one parsed
-        before (a PR's appended verdicts) parses only its added lines. No path: nothing is
-        appended to a blob."""
+    def from_blob(cls, blob_id: str, content: bytes | str | Path | Callable[[], bytes | str | Path | None],
+                  display: str, *, cache: BlobCache | None = None) -> VerdictStore:
+        """The store in git blob `blob_id`: parsed once per process (`content` is bytes, text, a
+        file holding the bytes, or a function returning one of those, called only on a miss),
+        its columns shared with every other store of the same blob until one of them is
+        written to. A blob extending one parsed before (a PR's appended verdicts) parses only
+        its added lines. No path: nothing is appended to a blob."""
         from rubric_gate.verdicts.blobs import default_cache
 
-        data = (cache or default_cache()).data(blob_id, content, display)
-        store = cls._wrap(data, None, display)
+        blob = (cache or default_cache()).blob(blob_id, content, display)
+        store = cls._wrap(blob.data, None, display)
         store._shared = True
+        store._blob = blob
         return store
 
     def _own_data(self) -> VerdictData:
@@ -83,6 +89,7 @@ class VerdictStore:
         if self._shared:
             self._data = self._data.copy()
             self._shared = False
+            self._blob = None
         return self._data
 
     # -- reading -----------------------------------------------------------------------------
@@ -129,10 +136,8 @@ class VerdictStore:
             segment = Segment(len(data), objects=[])
             data.segments.append(segment)
         assert segment.objects is not None
-        builder = RowBuilder(data)
-        for verdict in verdicts:
-            builder.add_verdict(verdict, len(segment.objects))
-            segment.objects.append(verdict)
+        _add_columns(data, verdicts, len(segment.objects))
+        segment.objects.extend(verdicts)
         data.changed()
 
     def __len__(self) -> int:
@@ -169,9 +174,33 @@ class VerdictStore:
                     raw = own.line(segment.path, offset)
             else:
                 raw = reader.line(segment.path, offset)
-        verdict = slow_line(raw, self.display, 0, last=False)
-        assert verdict is not None
-        return verdict
+        return self._read_back(raw)
+
+    def _read_back(self, raw: bytes) -> Verdict:
+        """A verdict line read back (it parsed before): pydantic's JSON reader for the common
+        line, the exact path for any it refuses."""
+        try:
+            return Verdict.model_validate_json(raw)
+        except ValueError:
+            verdict = slow_line(raw, self.display, 0, last=False)
+            assert verdict is not None
+            return verdict
+
+    def _verdicts(self, rows: np.ndarray) -> list[Verdict]:
+        """The verdicts of `rows` (ascending), each file read once in chunks."""
+        data = self._data
+        offsets = data.columns.arrays()["offset"]
+        bounds = [s.row_start for s in data.segments] + [len(data)]
+        out: list[Verdict] = []
+        for number, segment in enumerate(data.segments):
+            first, end = np.searchsorted(rows, bounds[number]), np.searchsorted(rows, bounds[number + 1])
+            if first == end:
+                continue
+            if segment.path is not None and segment.objects is None and segment.data is None:
+                out.extend(self._read_back(line) for line in _lines_at(segment.path, offsets[rows[first:end]].tolist()))
+            else:
+                out.extend(self._verdict(int(row), segment=segment) for row in rows[first:end])
+        return out
 
     # -- lookups -----------------------------------------------------------------------------
     def _keys_for(self, items: Sequence[ItemKey]) -> tuple[np.ndarray, np.ndarray]:
@@ -258,6 +287,22 @@ class VerdictStore:
         row = int(self.rows(check_text, [item], judge=judge, prompt=prompt, sample=sample, task=task)[0])
         return None if row < 0 else self._verdict(row)
 
+    def find_answers(self, lookups: Sequence[tuple[str, ItemKey, str | None, str | None, str | None, int]],
+                     ) -> list[str | None]:
+        """For each (check text, item, judge, prompt, task, sample), the answer of the verdict
+        `find` returns (None: no verdict), one vectorised lookup per distinct key but the item."""
+        groups: dict[tuple[str, str | None, str | None, str | None, int], list[int]] = {}
+        for index, (text, _, judge, prompt, task, sample) in enumerate(lookups):
+            groups.setdefault((text, judge, prompt, task, sample), []).append(index)
+        out: list[str | None] = [None] * len(lookups)
+        for (text, judge, prompt, task, sample), indexes in groups.items():
+            codes, missing = self.answer_codes(text, [lookups[i][1] for i in indexes], judge=judge, prompt=prompt,
+                                               sample=sample, task=task)
+            for index, code, absent in zip(indexes, codes.tolist(), missing.tolist(), strict=True):
+                if not absent:
+                    out[index] = ANSWER_NAMES[code]
+        return out
+
     def merged(self, other: VerdictStore, *, path: Path | None = None, display: str | None = None) -> VerdictStore:
         """A store holding this store's verdicts, then `other`'s (which win on conflict).
 
@@ -268,6 +313,32 @@ class VerdictStore:
         data.extend(other._data)
         return VerdictStore._wrap(data, path if path is not None else self.path,
                                   display if display is not None else self.display)
+
+    def shared_result(self, key: Hashable, keep: object, build: Callable[[], _T]) -> _T:
+        """`build()`, computed once per `key` for every store of this blob while they share its
+        columns (a blob's bytes never change), else every time. `key` names what else the
+        result depends on (object ids are fine: `keep` holds those objects alive with it).
+        For results that every rubric reading the same store computes alike."""
+        if self._blob is None:
+            return build()
+        result = self._blob.memo(key, keep, build)
+        if isinstance(result, VerdictStore):
+            result._shared = True  # handed to every such rubric: a write copies first
+        return result
+
+    def merged_lines(self, verdicts: list[Verdict], source: VerdictStore) -> VerdictStore:
+        """`self.merged(VerdictStore(verdicts))`, for `verdicts` taken from `source.added_since(self)`.
+
+        When they are all of them and `source`'s blob is this store's blob plus exactly those
+        lines, that is `source`'s own columns: shared (copied on write), not rebuilt per rubric."""
+        mine, theirs = self._blob, source._blob
+        known = theirs.added_known(mine) if mine is not None and theirs is not None else None
+        if (known is not None and len(verdicts) == len(known) == len(source) - len(self)
+                and all(a is b for a, b in zip(verdicts, known, strict=True)) and theirs.extends(mine)):  # type: ignore[union-attr, arg-type]
+            store = VerdictStore._wrap(source._data, self.path, self.display)
+            store._shared, store._blob = True, theirs
+            return store
+        return self.merged(VerdictStore(verdicts))
 
     def since(self, start: int) -> VerdictStore:
         """The verdicts after the first `start` (e.g. those appended by a judging run), in memory."""
@@ -285,26 +356,45 @@ class VerdictStore:
             mask &= np.array([bool(h) for h in data.hashes.values] + [False])[arrays["hash"]]
         return VerdictStore._wrap(data.subset(np.flatnonzero(mask)), None, self.display)
 
-    def _line_fingerprints(self) -> np.ndarray:
-        """A hash of each row's line as written (trailing whitespace aside), in row order."""
+    def _new_lines(self, base: VerdictStore, prefix_rows: int) -> np.ndarray:
+        """The rows after the first `prefix_rows` (which are `base`'s rows, sharing its string
+        ids) whose line `base` does not hold. A line equal to a base line parses to the same
+        check text and item, so only the base lines of those (text, item) keys are compared."""
+        arrays = self._data.columns.arrays()
+        fresh = np.arange(prefix_rows, len(self._data), dtype=np.int64)
+        if not len(fresh):
+            return fresh
+        span = max(1, len(self._data.items)) + 1
+        keys = arrays["text"].astype(np.int64) * span + (arrays["item"] + 1)
+        shared = np.flatnonzero(np.isin(keys[:prefix_rows], keys[fresh]))
+        if not len(shared):
+            return fresh
+        known = self._line_fingerprints(shared)
+        return fresh[~np.isin(self._line_fingerprints(fresh), known)]
+
+    def _line_fingerprints(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """A hash of each row's line as written (trailing whitespace aside), in row order; of the
+        given `rows` (ascending) only, when given. A file is read in chunks, never whole."""
         data = self._data
-        offsets = data.columns.arrays()["offset"].tolist()
-        out = np.empty(len(offsets), dtype=np.int64)
+        all_offsets = data.columns.arrays()["offset"]
+        rows = np.arange(len(data), dtype=np.int64) if rows is None else rows
+        out = np.empty(len(rows), dtype=np.int64)
         bounds = [s.row_start for s in data.segments] + [len(data)]
         for number, segment in enumerate(data.segments):
-            first, end = bounds[number], bounds[number + 1]
+            first, end = int(np.searchsorted(rows, bounds[number])), int(np.searchsorted(rows, bounds[number + 1]))
+            offsets = all_offsets[rows[first:end]].tolist()
             if segment.objects is not None:
-                for row in range(first, end):
-                    out[row] = hash(segment.objects[offsets[row]].to_json_line().rstrip().encode())
-                continue
-            if segment.data is not None:
+                for at, offset in enumerate(offsets, first):
+                    out[at] = hash(segment.objects[offset].to_json_line().rstrip().encode())
+            elif segment.data is not None:
                 raw = segment.data
+                for at, offset in enumerate(offsets, first):
+                    stop = raw.find(b"\n", offset)
+                    out[at] = hash(raw[offset: stop if stop >= 0 else None].rstrip())
             else:
-                assert segment.path is not None  # a segment holds objects, text or a path
-                raw = segment.path.read_bytes()
-            for row in range(first, end):
-                stop = raw.find(b"\n", offsets[row])
-                out[row] = hash(raw[offsets[row]: stop if stop >= 0 else None].rstrip())
+                assert segment.path is not None
+                for at, line in enumerate(_lines_at(segment.path, offsets), first):
+                    out[at] = hash(line.rstrip())
         return out
 
     def added_since(self, base: VerdictStore) -> list[Verdict]:
@@ -312,11 +402,26 @@ class VerdictStore:
         reformatted copy (same fields) of a `base` verdict for the same check text and item.
 
         For a PR's head store against its base: only the new lines are read back as `Verdict`s.
+        Two blob stores where one extends the other (the PR appended lines) compare only the
+        appended lines, and the answer is kept for every store of the same two blobs.
         """
-        candidates = np.flatnonzero(~np.isin(self._line_fingerprints(), base._line_fingerprints()))
+        mine, theirs = self._blob, base._blob
+        if mine is not None and theirs is not None:
+            if mine.extends(theirs) or mine is theirs:
+                return list(mine.added_since(theirs, lambda: self._added_since(base, len(theirs.data))))
+            if theirs.extends(mine):
+                return []  # every line of this blob starts the other one
+        return self._added_since(base)
+
+    def _added_since(self, base: VerdictStore, prefix_rows: int | None = None) -> list[Verdict]:
+        """`added_since`; `prefix_rows`: this store's first rows are `base`'s rows (same lines)."""
+        if prefix_rows is None:
+            candidates = np.flatnonzero(~np.isin(self._line_fingerprints(), base._line_fingerprints()))
+        else:
+            candidates = self._new_lines(base, prefix_rows)
         if not len(candidates):
             return []
-        fresh = [self._verdict(int(row)) for row in candidates]
+        fresh = self._verdicts(candidates)
         # Canonical lines of the base verdicts that share a (check text, item) with a candidate.
         base_data = base._data
         arrays = base_data.columns.arrays()
@@ -329,8 +434,8 @@ class VerdictStore:
         known: set[str] = set()
         if wanted:
             keys = arrays["text"].astype(np.int64) * max(1, len(base_data.items)) + arrays["item"]
-            for row in np.flatnonzero(np.isin(keys, np.fromiter(wanted, dtype=np.int64))):
-                known.add(base._verdict(int(row)).to_json_line())
+            rows = np.flatnonzero(np.isin(keys, np.fromiter(wanted, dtype=np.int64)))
+            known.update(verdict.to_json_line() for verdict in base._verdicts(rows))
         return [v for v in fresh if v.to_json_line() not in known]
 
     # -- writing -----------------------------------------------------------------------------
@@ -470,6 +575,47 @@ def _parses(raw: bytes, path: Path) -> bool:
     except InputError:
         return True  # complete JSON that is wrong in another way: the user's line, reported on read
     return True
+
+
+def _add_columns(data: VerdictData, verdicts: list[Verdict], first_offset: int) -> None:
+    """Append `verdicts`' rows (as `RowBuilder.add_verdict` would, a column at a time)."""
+    builder = RowBuilder(data)
+    texts = [builder.text_id(text) for text in dict.fromkeys(v.check_text for v in verdicts)]
+    text_ids = dict(zip(dict.fromkeys(v.check_text for v in verdicts), texts, strict=True))
+    sources: dict[tuple[str | None, str | None, str | None], int] = {}
+    tail = data.columns.tail
+    n = len(verdicts)
+    tail["text"].extend([text_ids[v.check_text] for v in verdicts])
+    tail["item"].extend([data.items.add(v.item) for v in verdicts])
+    tail["hash"].extend([NONE if v.item_hash is None else data.hashes.add(v.item_hash) for v in verdicts])
+    for v in verdicts:
+        key = (v.judge, v.prompt, v.task_hash)
+        if key not in sources:
+            sources[key] = data.sources.add(key)
+    tail["source"].extend([sources[(v.judge, v.prompt, v.task_hash)] for v in verdicts])
+    tail["answer"].extend([ANSWER_CODES[v.answer] for v in verdicts])
+    tail["sample"].extend([v.sample or 0 for v in verdicts])
+    tail["offset"].extend(range(first_offset, first_offset + n))
+
+
+def _lines_at(path: Path, offsets: list[int], chunk: int = 1 << 22) -> Iterator[bytes]:
+    """The lines starting at `offsets` (ascending) of a file, read a chunk at a time."""
+    with path.open("rb") as handle:
+        buffer, buffer_start = b"", 0
+        for offset in offsets:
+            at = offset - buffer_start
+            stop = buffer.find(b"\n", at) if 0 <= at <= len(buffer) else -1
+            if stop < 0:
+                handle.seek(offset)
+                buffer, buffer_start, at = handle.read(chunk), offset, 0
+                stop = buffer.find(b"\n")
+                while stop < 0 and len(buffer) >= chunk:  # a line longer than a chunk
+                    more = handle.read(chunk)
+                    if not more:
+                        break
+                    buffer += more
+                    stop = buffer.find(b"\n")
+            yield buffer[at: stop if stop >= 0 else None]
 
 
 class _LineReader:
