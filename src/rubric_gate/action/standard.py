@@ -29,7 +29,7 @@ from rubric_gate.guard import (
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
-from rubric_gate.verdicts import task_hash
+from rubric_gate.verdicts import VerdictStore, task_hash
 
 
 @dataclass(frozen=True)
