@@ -24,10 +24,10 @@ import yaml
 
 from rubric_gate.action import sources
 from rubric_gate.action.changed import changed_via_git, rubric_changes
-from rubric_gate.action.evaluate import GateSettings, evaluate
+from rubric_gate.action.gate_file import GateSettings, gate_file
 from rubric_gate.action.pairing import pair_rewrites
 from rubric_gate.action.render import RunSummary, render_body
-from rubric_gate.action.standard import review_standard
+from rubric_gate.action.standard import gate_standard
 from rubric_gate.report import markdown
 
 TEXTS = {"A": "Does the design encrypt data at rest?", "B": "Are IAM roles scoped to least privilege?",
@@ -75,11 +75,10 @@ def gate(repo: Path, base: str, head: str) -> float:
     reader = sources.GitReader(repo)
     files = changed_via_git(repo, base, head)
     changes = pair_rewrites(rubric_changes(files, GLOBS), files, reader, base, head, GLOBS)
-    settings = GateSettings(base_sha=base, head_sha=head, trust_pr_verdicts=True, rates_rule=False,
-                            judge=None, judge_unavailable=None)
-    outcomes = [evaluate(change, reader, settings) for change in changes]
+    settings = GateSettings(base_sha=base, head_sha=head, trust_pr_verdicts=True)  # replay
+    outcomes = [gate_file(change, reader, settings) for change in changes]
     assert all(o.passed for o in outcomes), [o.error for o in outcomes if o.error]
-    standard = review_standard(reader, base, head, reader.list_files(base), GLOBS, files, changes, set())
+    standard = gate_standard(reader, base, head, reader.list_files(base), GLOBS, files, changes, set())
     render_body(RunSummary("pass", outcomes, head, base, standard=standard))
     return time.perf_counter() - started
 

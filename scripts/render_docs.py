@@ -25,14 +25,19 @@ BASE_SHA, HEAD_SHA = "3c0295f" + "0" * 33, "62b04dd" + "0" * 33
 
 
 def example_report():
-    from rubric_gate.pipeline import Evaluation, load_calibration_for, load_verdicts_for, run_check
     from rubric_gate.rubric import load_rubric
+    from rubric_gate.scoring import (
+        VerdictLookup,
+        load_calibration_for,
+        load_verdicts_for,
+        run_check,
+    )
 
     with contextlib.chdir(ROOT):  # files named as a user in the repository names them
         base, head = load_rubric(BASE), load_rubric(HEAD)
         items = load_calibration_for(head, None, ROOT)
         store = load_verdicts_for([base, head], None, ROOT, replay=True)
-        return run_check(base, head, Evaluation(items, store))
+        return run_check(base, head, VerdictLookup(items, store, head.rubric))
 
 
 def _drop_details(markdown: str) -> str:
@@ -50,7 +55,7 @@ def readme_example() -> str:
 def action_comment_example() -> str:
     from rubric_gate import __version__
     from rubric_gate.action.changed import ChangedFile
-    from rubric_gate.action.evaluate import RubricOutcome
+    from rubric_gate.action.gate_file import RubricOutcome
     from rubric_gate.action.render import RunSummary, render_body
 
     outcome = RubricOutcome(ChangedFile(BASE, None, "modified"), report=example_report())

@@ -104,8 +104,6 @@ def test_two_item_prs_merging_into_a_broken_calibration_set_let_the_next_pr_rela
 
 # -- the check is per commit: every base the commit is proposed into --------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: the same head proposed into a lenient branch gets a green "
-                   "`rubric-gate` check run on its commit, which is what the PR into main's required check reads")
 def test_a_second_pr_with_the_same_head_into_another_base_does_not_turn_the_check_green(scenario: Scenario) -> None:
     lenient = _branch(scenario, "staging", "main", {RUBRIC: rubric_yaml(["B", "C", "D"])}, "staging: no A")
     head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change on top of staging")
@@ -113,15 +111,46 @@ def test_a_second_pr_with_the_same_head_into_another_base_does_not_turn_the_chec
     assert into_main.code == 1, into_main.stdout + into_main.stderr
     # The same branch, proposed as PR #8 into `staging`: its diff there is the README.
     main_sha = scenario.base_sha
+    scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}
     scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
-    _gate(scenario, head)
+    into_staging = _gate(scenario, head)
+    scenario.fake.other_pulls = {8: {"base": lenient, "head": head, "base_ref": "staging"}}
     scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 7, main_sha, main_sha
+    # PR #8's own diff passes; the commit it shares with PR #7 does not, and the job says so too.
+    assert into_staging.code == 1 and into_staging.outputs["decision"] == "fail", into_staging.stdout
+    assert "also proposed by" in into_staging.summary and "rejected deleted A" in into_staging.summary
     runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head and r["name"] == "rubric-gate"]
     latest = max(runs, key=lambda r: r["id"])
-    assert latest["conclusion"] != "success", runs  # what branch protection on main reads for PR #7
+    assert latest["conclusion"] == "failure", runs  # what branch protection on main reads for PR #7
     # ... and a title edit on PR #7 repeats the head's last result as the job's status.
     edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
     assert edited.code != 0, edited.stdout
+
+
+def test_a_second_pr_with_the_same_head_into_a_base_where_it_passes_keeps_the_check_green(scenario: Scenario) -> None:
+    """The other PR is gated against its own base: a head that passes into both stays green."""
+    head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change")
+    scenario.fake.other_pulls = {9: {"base": _branch(scenario, "staging", "main", {"notes.txt": "x\n"}, "staging"),
+                                     "head": head}}
+    scenario.git("checkout", "-q", head)
+    result = _gate(scenario, head)
+    assert result.code == 0 and result.outputs["decision"] == "pass", result.stdout + result.summary
+    assert "also proposed" not in result.summary
+
+
+def test_the_open_pulls_cannot_be_listed_fails_closed(scenario: Scenario) -> None:
+    head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change")
+    original = scenario.fake.handle
+
+    def refuse_listing(method, path, token, body):
+        if method == "GET" and path.endswith("/pulls"):
+            scenario.fake.requests.append((method, path))
+            return 403, {"message": "Resource not accessible by integration"}
+        return original(method, path, token, body)
+
+    scenario.fake.handle = refuse_listing  # type: ignore[method-assign]
+    result = _gate(scenario, head)
+    assert result.code == 2 and "cannot list the open pull requests" in result.stdout + result.stderr
 
 
 # -- unicode in ids and check texts ------------------------------------------------------------

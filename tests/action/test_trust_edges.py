@@ -271,7 +271,7 @@ def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: S
     def boom(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(run_module, "review_standard", boom)
+    monkeypatch.setattr(run_module, "gate_standard", boom)
     logs = scenario.tmp / "logs"
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head, env_extra={"RUNNER_TEMP": str(logs)})

@@ -312,3 +312,59 @@ def test_a_flipped_answer_the_judge_contradicts_is_not_excused(scenario: Scenari
     assert result.code == 1, result.stdout + result.stderr
     (finding,) = result.report()["standard"]
     assert finding["blocking"] and "on R4: no -> yes" in finding["message"]
+
+
+@pytest.mark.parametrize(("on_main", "in_pr", "what"), [
+    (["A", "B", "C", "D", "X=E"], ["A", "B", "C", "D", "X=A2"], "added by this PR and, with other text"),
+    (["A=E", "B", "C", "D"], ["A=A2", "B", "C", "D"], "edited by this PR and, differently"),
+], ids=["both-add-X", "both-edit-A"])
+def test_a_check_id_the_pr_and_main_each_changed_differently_is_reported(
+        scenario: Scenario, on_main: list[str], in_pr: list[str], what: str) -> None:
+    """Applied onto the base tip, one version of the id would win silently: the merge is reported."""
+    _on_main(scenario, {RUBRIC: rubric_yaml(on_main)}, "main changes a check")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(in_pr)}, "the PR changes the same check id")
+    result = scenario.run(head)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    assert [f for f in rubric["failures"] if what in f and "rebase the PR and keep one" in f], rubric["failures"]
+
+
+def test_a_check_id_the_pr_and_main_added_alike_is_no_conflict(scenario: Scenario) -> None:
+    _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "main adds X")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "the PR adds the same X")
+    result = scenario.run(head)
+    assert result.code == 0 and result.outputs["decision"] == "pass", result.stdout + result.stderr
+
+
+def test_a_judged_flip_is_not_excused_for_a_rubric_reading_it_under_another_task(scenario: Scenario) -> None:
+    """`lenient` shares demo's labels, the verdict file and check D, under another task. The base
+    records D on R4 as "yes"; the PR flips it to "no" and the judge says "no" for demo: judged
+    under demo's task only, which says nothing of what lenient's task reads."""
+    wrong = verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})
+    lenient = (rubric_yaml(["D"]).replace("id: demo", "id: lenient")
+               .replace("task: Review a cloud security design.", "task: Review a cloud design, leniently."))
+    main = _on_main(scenario, {VERDICTS: wrong, "rubrics/lenient.yaml": lenient}, "lenient, sharing the record")
+    scenario.git("reset", "-q", "--hard", main)
+    scenario.fake.judge = _truthful_judge
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]).replace("version: 1", "version: 2"),
+                                VERDICTS: verdicts_jsonl(TEXTS)}, "bump demo, add A2; flip D on R4")
+    result = scenario.run(head, judge="openai:fake-model", env_extra=_judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    blocking = [f for f in result.report()["standard"] if f["blocking"]]
+    assert any("on R4: yes -> no" in f["message"] and "did not confirm" in f["message"] for f in blocking), \
+        result.report()["standard"]
+
+
+def test_a_judged_flip_is_excused_when_every_rubric_reading_it_shares_the_task(scenario: Scenario) -> None:
+    """The same flip with one task: the judge re-judged the pair under the only task reading it."""
+    wrong = verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})
+    main = _on_main(scenario, {VERDICTS: wrong}, "D on R4 recorded wrongly")
+    scenario.git("reset", "-q", "--hard", main)
+    scenario.fake.judge = _truthful_judge
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]).replace("version: 1", "version: 2"),
+                                VERDICTS: verdicts_jsonl(TEXTS)}, "bump demo, add A2; fix D on R4")
+    result = scenario.run(head, judge="openai:fake-model", env_extra=_judge_env(scenario))
+    findings = result.report()["standard"]
+    assert [f["blocking"] for f in findings] == [False] and "re-judged these pairs" in findings[0]["message"], findings
+    assert result.code == 0, result.stdout + result.stderr

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
-from rubric_gate.ensemble import PanelEvaluation, run_panel_check
+from rubric_gate.ensemble import PanelLookup, run_panel_check
 from rubric_gate.judges import PROMPT_VERSION
 from rubric_gate.report import render_markdown
 from rubric_gate.rubric import Check, Rubric, RubricDocument
 from rubric_gate.sources import SourceText
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
 from tests.ensemble.conftest import TRUTHFUL, run_cli, write_base_head
 from tests.fakes.llm import FakeLLM
 from tests.paraphrase.test_paraphrases import write_twin
@@ -80,12 +80,12 @@ def test_comment_stays_readable_at_30_checks(tmp_path: Path) -> None:
                     no = (item.label == "fail" and (n + i) % 4 == 0) or (j == 1 and s == 2 and item.id == "r3")
                     verdicts.append(Verdict(item=item.id, check_text=check.text, answer="no" if no else "yes",
                                             judge=judge, prompt=PROMPT_VERSION, item_hash=item.content_hash,
-                                            sample=s or None))
+                                            sample=s or None, task_hash=task_hash("t")))
     store.append(verdicts)
     rubric = Rubric(id="big", version=1, task="t", calibration="c.jsonl", verdicts="v.jsonl", checks=base_checks)
     base = RubricDocument(rubric, SourceText("base.yaml", "", None))
     head = RubricDocument(rubric.model_copy(update={"checks": head_checks, "version": "2"}), SourceText("head.yaml", "", None))
-    panel = PanelEvaluation(items, store, prompt=PROMPT_VERSION, judges=judges, samples=3)
+    panel = PanelLookup(items, store, head.rubric, prompt=PROMPT_VERSION, judges=judges, samples=3)
     text = render_markdown(run_panel_check(base, head, panel))
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(rows) == 31  # one row per check (30 in head, plus the deleted one)

@@ -70,6 +70,9 @@ class FakeGitHub:
     judge_calls: int = 0
     copies: dict[str, str] = field(default_factory=dict)  # new path -> source: listed as "copied"
     review_comments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # Other open pull requests, number -> {"base": sha, "head": sha}: listed by GET /pulls beside
+    # this one (`pr_number`) and read by number, as a branch proposed into two bases is.
+    other_pulls: dict[int, dict[str, str]] = field(default_factory=dict)
     # Without `origin`: the PR's files and their diff hunks (head-side first and last line).
     diff_hunks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _next_id: int = 100
@@ -123,6 +126,12 @@ class FakeGitHub:
         if method == "GET" and rest == f"/pulls/{n}":
             return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
                          "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
+        if method == "GET" and rest == "/pulls":  # open by default; `state=all|closed` lists no closed ones here
+            pulls = {n: {"base": self.base_sha, "head": self.head_sha}, **self.other_pulls}
+            return self._page(path, [self._pull(api, number, pulls[number]) for number in sorted(pulls)])
+        match = re.fullmatch(r"/pulls/(\d+)", rest)
+        if method == "GET" and match and int(match.group(1)) in self.other_pulls:
+            return 200, self._pull(api, int(match.group(1)), self.other_pulls[int(match.group(1))])
         if method == "GET" and rest == f"/issues/{n}/comments":
             return self._page(path, sorted(self.comments.values(), key=lambda c: c["id"]))
         if method == "POST" and rest == f"/issues/{n}/comments":
@@ -267,6 +276,13 @@ class FakeGitHub:
                 "created_at": f"2026-01-01T00:{index // 60:02d}:{index % 60:02d}Z",
                 "actor": {**actor, "type": "User"} if actor else None,
                 "label": {"name": event["label"]["name"], "color": "ededed"}}
+
+    def _pull(self, api: str, number: int, pull: dict[str, str]) -> dict[str, Any]:
+        repo = {"full_name": self.repo, "url": api, "fork": False}
+        return {"number": number, "state": "open", "url": f"{api}/pulls/{number}",
+                "html_url": f"https://github.test/{self.repo}/pull/{number}",
+                "head": {"ref": f"pr-{number}", "sha": pull["head"], "repo": repo},
+                "base": {"ref": pull.get("base_ref", "main"), "sha": pull["base"], "repo": repo}}
 
     def _author(self, token: str | None) -> dict[str, str]:
         if token in self.token_users:

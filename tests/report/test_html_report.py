@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.calibration import load_calibration
-from rubric_gate.pipeline import Evaluation, run_check
 from rubric_gate.report import render_html, render_markdown, write_html_report
 from rubric_gate.report.charts import (
     MERMAID_MAX_CHECKS,
@@ -19,6 +18,7 @@ from rubric_gate.report.charts import (
 )
 from rubric_gate.report.model import CheckRow
 from rubric_gate.rubric import parse_rubric_text
+from rubric_gate.scoring import VerdictLookup, run_check
 from rubric_gate.verdicts import VerdictStore
 from tests.support.git_repo import CHECKS, Repo, rubric_text, run_cli
 
@@ -68,7 +68,7 @@ def _report(repo: Repo, head_checks: dict[str, str], *, rubric_id: str = "demo")
     head = parse_rubric_text(rubric_text(head_checks, rubric_id=rubric_id, version="2 <b>bold</b>"), "rubrics/demo.yaml")
     store = VerdictStore.load(repo.root / "calibration/demo.verdicts.jsonl")
     items = load_calibration(repo.root / "calibration/demo.jsonl")
-    return run_check(base, head, Evaluation(items, store))
+    return run_check(base, head, VerdictLookup(items, store, head.rubric))
 
 
 def test_html_is_one_self_contained_page_with_a_chart_per_version(repo: Repo) -> None:

@@ -10,7 +10,7 @@ from github.GithubObject import NotSet
 from github.Repository import Repository
 
 from rubric_gate.action.client import describe, is_forbidden
-from rubric_gate.action.evaluate import RubricOutcome
+from rubric_gate.action.gate_file import RubricOutcome
 
 CHECK_NAME = "rubric-gate"
 ANNOTATIONS_PER_REQUEST = 50  # the Checks API limit

@@ -9,7 +9,11 @@ from typing import Any
 
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.rubric import RubricDocument
+from rubric_gate.service.request import CallBudget
 from rubric_gate.verdicts import VerdictStore
+
+__all__ = ["CREDENTIAL_VARIABLES", "SECRET_VARIABLES", "CallBudget", "JudgeBackend", "has_credentials",
+           "load_backend", "secret_values"]  # CallBudget: the gate service's, one per run
 
 # Provider -> variables of which one must be set (OPENAI_BASE_URL: a local compatible server).
 CREDENTIAL_VARIABLES = {
@@ -17,23 +21,6 @@ CREDENTIAL_VARIABLES = {
     "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
 }
 SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
-
-
-@dataclass
-class CallBudget:
-    """`max_judge_calls` for the whole run: every judging step takes what is left, then spends
-    what it used (a step that needs more than is left refuses before its first call)."""
-
-    limit: int | None
-    used: int = 0
-
-    def left(self) -> int | None:
-        return None if self.limit is None else max(0, self.limit - self.used)
-
-    def spend(self, judging: Any) -> None:
-        """Count the calls of a judging step's statistics (a dict or stats object with `calls`)."""
-        calls = judging.get("calls") if isinstance(judging, dict) else getattr(judging, "calls", 0)
-        self.used += int(calls or 0)
 
 
 @dataclass(frozen=True)

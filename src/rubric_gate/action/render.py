@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from rubric_gate import __version__
-from rubric_gate.action.evaluate import RubricOutcome
+from rubric_gate.action.gate_file import RubricOutcome
 from rubric_gate.action.standard import StandardFinding
 from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
 from rubric_gate.report.markdown import code_span
@@ -38,7 +38,7 @@ def _section(outcome: RubricOutcome) -> str:
         error = outcome.error.replace("```", "'''")
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
-        body = render_markdown(outcome.report, heading_level=3) + _review_sections(outcome)
+        body = render_markdown(outcome.report, heading_level=3) + _audit_repair_sections(outcome)
         first, _, rest = body.partition("\n")
         # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
         first = re.sub(r"rubric-gate: (PASS|FAIL) — ", "", first, count=1)
@@ -50,7 +50,7 @@ def _section(outcome: RubricOutcome) -> str:
     return f"### {mark} {path}\n{failures}{notes}"
 
 
-def _review_sections(outcome: RubricOutcome) -> str:
+def _audit_repair_sections(outcome: RubricOutcome) -> str:
     parts = []
     if outcome.audit_report is not None:
         from rubric_gate.audit import render_audit_markdown

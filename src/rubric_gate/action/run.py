@@ -7,7 +7,7 @@ import os
 import shutil
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from github import GithubException
@@ -32,8 +32,8 @@ from rubric_gate.action.checks import (
 from rubric_gate.action.client import connect, describe
 from rubric_gate.action.comment import upsert_comment
 from rubric_gate.action.config import ActionConfig, load_config
-from rubric_gate.action.evaluate import GateSettings, RubricOutcome, evaluate
 from rubric_gate.action.event import GATED_EVENTS, SHA, PullRequest, gate_target, load_event
+from rubric_gate.action.gate_file import GateSettings, RubricOutcome, gate_file
 from rubric_gate.action.judging import (
     SECRET_VARIABLES,
     CallBudget,
@@ -46,11 +46,21 @@ from rubric_gate.action.override import check_override
 from rubric_gate.action.pairing import pair_rewrites, rubric_keys
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
-from rubric_gate.action.standard import review_standard
+from rubric_gate.action.standard import StandardFinding, gate_standard
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import OUTPUT_NAMES, check_output_location, check_untracked
-from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS, InputError
+from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
+from rubric_gate.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_GATE_FAILED,
+    EXIT_PASS,
+    InputError,
+    RubricGateError,
+)
+from rubric_gate.guard import JudgedKey
 from rubric_gate.report import write_html_report
+from rubric_gate.service import GateRequest, RequestError
+from rubric_gate.tuning import env_number
 
 FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
 
@@ -85,34 +95,22 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)
     started = time.monotonic()
-    pr = _current_base(repo, pr)
-
-    reader, files, gate_base = _detect(config, repo, pr)
-    base_files = reader.list_files(gate_base)
-    missing = unmatched_globs(sorted(set(base_files) | set(reader.list_files(pr.head_sha))), config.rubric_globs)
-    if missing:
-        raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
-                         "fix the glob (a typo would otherwise pass every PR unchecked)")
-    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, gate_base, pr.head_sha,
-                            config.rubric_globs)
     cache = VerdictCache(config.cache_dir)
     for warning in cache.warnings:
         command("warning", warning)
+    budget = CallBudget(config.max_judge_calls)  # per run, shared by every rubric (and every base)
     notices: list[str] = []
-    outcomes, judged = _gate_all(config, changes, reader, pr, gate_base, cache, notices) if changes else ([], {})
-    # Rubrics main added since the PR branched use labels too, once this PR merges.
-    tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
-    standard = review_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
-                               judged, tip)
-    summary = RunSummary("pass", outcomes, pr.head_sha, gate_base, run_url=_run_url(env),
+    gated = _gate_pull(config, repo, pr, cache, budget, notices)
+    pr, reader, outcomes, standard = gated.pr, gated.reader, gated.outcomes, gated.standard
+    summary = RunSummary("pass", outcomes, pr.head_sha, gated.merge_base, run_url=_run_url(env),
                          base_branch_sha=pr.base_sha, standard=standard, notices=notices)
-    if reader.kind == "rest" and changes:
+    if reader.kind == "rest" and gated.changes:
         command("notice", "the checkout has no PR history (shallow clone): read files through the GitHub API")
     for finding in standard:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
     errors = [o for o in outcomes if o.error is not None]
-    failing = [o for o in outcomes if not o.passed and not o.pending] + [f for f in standard if f.blocking]
+    failing = gated.failing
     if failing:
         override = check_override(repo, pr, config.override_label)
         if override is not None and override.granted and errors:
@@ -128,9 +126,12 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
                         outcome.report.override = override.text
         elif override is not None:
             summary.notices.append(f"Override refused: {override.text}.")
-    failed = errors if summary.override else failing
-    pending = [o for o in outcomes if o.pending]
-    summary.decision = "fail" if failed else "pending" if pending else "pass"
+    # The check run (and this job's status) belong to the head commit, not to this PR: a green
+    # one would satisfy the required check of every PR with this head, whatever its base.
+    elsewhere = _failing_elsewhere(config, repo, pr, cache, budget)
+    summary.notices.extend(elsewhere)
+    summary.decision = run_decision(failing=bool(failing), errors=bool(errors), overridden=bool(summary.override),
+                                    pending=any(o.pending for o in outcomes), failing_elsewhere=bool(elsewhere))
     exit_code = _exit_code(config, summary.decision, bool(errors))
 
     report_path = _write_report(config, pr, summary, reader.kind)
@@ -138,6 +139,96 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     elapsed = time.monotonic() - started
     print(f"rubric-gate: {summary.decision} ({len(outcomes)} rubric file(s), {elapsed:.1f}s)", flush=True)
     return exit_code
+
+
+@dataclass
+class GatedPull:
+    """One pull request's rubric edits gated against its base: what the run decides on."""
+
+    pr: PullRequest  # with its base branch's tip as the API has it now
+    reader: FileReader
+    merge_base: str
+    changes: list[ChangedFile]
+    outcomes: list[RubricOutcome]
+    standard: list[StandardFinding]
+
+    @property
+    def failing(self) -> list[RubricOutcome | StandardFinding]:
+        return [o for o in self.outcomes if not o.passed and not o.pending] + [f for f in self.standard if f.blocking]
+
+
+def run_decision(*, failing: bool, errors: bool, overridden: bool, pending: bool, failing_elsewhere: bool) -> str:
+    """pass, fail or pending. An override covers what the gate rejected in this PR, never an input
+    error and never another PR with the same head (the commit's check is shared with it)."""
+    if errors or failing_elsewhere or (failing and not overridden):
+        return "fail"
+    return "pending" if pending else "pass"
+
+
+def _gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: VerdictCache, budget: CallBudget,
+               notices: list[str]) -> GatedPull:
+    pr = _current_base(repo, pr)
+    reader, files, gate_base = _detect(config, repo, pr)
+    base_files = reader.list_files(gate_base)
+    missing = unmatched_globs(sorted(set(base_files) | set(reader.list_files(pr.head_sha))), config.rubric_globs)
+    if missing:
+        raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
+                         "fix the glob (a typo would otherwise pass every PR unchecked)")
+    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, gate_base, pr.head_sha,
+                            config.rubric_globs)
+    outcomes, judged = (_gate_all(config, changes, reader, pr, gate_base, cache, budget, notices) if changes
+                        else ([], {}))
+    # Rubrics main added since the PR branched use labels too, once this PR merges.
+    tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
+    standard = gate_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
+                             judged, tip)
+    return GatedPull(pr, reader, gate_base, changes, outcomes, standard)
+
+
+def _same_head_pulls(repo: Repository, pr: PullRequest) -> list[PullRequest]:
+    """The other open pull requests whose head is this run's head commit (a branch proposed into
+    two bases, or two branches at one commit). A merge group's head is its own commit."""
+    if pr.merge_group:
+        return []
+    try:
+        pulls = [p for p in repo.get_pulls(state="open") if p.head.sha == pr.head_sha and p.number != pr.number]
+        return [PullRequest(number=p.number, base_sha=p.base.sha, head_sha=pr.head_sha, base_repo=pr.base_repo,
+                            head_repo=p.head.repo.full_name if p.head.repo is not None else None, labels=(),
+                            html_url=p.html_url or "") for p in pulls]
+    except GithubException as exc:
+        raise InputError(f"pull request #{pr.number}", "cannot list the open pull requests with its head through "
+                         f"the API ({describe(exc)}): the check on {pr.head_sha[:7]} is read by each of them") from None
+
+
+def _failing_elsewhere(config: ActionConfig, repo: Repository, pr: PullRequest, cache: VerdictCache,
+                       budget: CallBudget) -> list[str]:
+    """Why the head fails as proposed by another open PR into another base (one line each). Each is
+    gated here as its own run would gate it, since this run's check lands on the commit they share."""
+    out = []
+    for other in _same_head_pulls(repo, pr):
+        if other.base_sha == pr.base_sha:
+            continue  # the same base tip: the same decision as this PR's
+        where = f"#{other.number} (base {other.base_sha[:7]})"
+        try:
+            gated = _gate_pull(config, repo, other, cache, budget, [])
+        except RubricGateError as exc:
+            out.append(f"This head is also proposed by {where}, which cannot be gated ({exc.message}); the "
+                       "`rubric-gate` check belongs to the commit both PRs share, so it fails here too.")
+            continue
+        if gated.failing:
+            what = "; ".join(f"{f.file.path}: {_why(f)}" if isinstance(f, RubricOutcome) else f"{f.path}: {f.message}"
+                             for f in gated.failing[:5])
+            out.append(f"This head is also proposed by {where}, where the gate fails ({what}); the `rubric-gate` "
+                       "check belongs to the commit both PRs share, so it fails here too (propose a head into one "
+                       "base at a time).")
+    return out
+
+
+def _why(outcome: RubricOutcome) -> str:
+    if outcome.error is not None:
+        return outcome.error
+    rejected = [f"{c.change} {c.check}" for c in (outcome.report.changes if outcome.report else []) if not c.accepted]
+    return "; ".join([*(f"rejected {r}" for r in rejected), *outcome.failures]) or "failed"
 
 
 def _current_base(repo: Repository, pr: PullRequest) -> PullRequest:
@@ -235,13 +326,12 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
-              gate_base: str, cache: VerdictCache,
-              notices: list[str]) -> tuple[list[RubricOutcome], dict[tuple[str, str], str]]:
+              gate_base: str, cache: VerdictCache, budget: CallBudget,
+              notices: list[str]) -> tuple[list[RubricOutcome], dict[JudgedKey, str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: dict[tuple[str, str], str] = {}
+    judged: dict[JudgedKey, str] = {}
     unjudged: list[str] = []
-    budget = CallBudget(config.max_judge_calls)  # per run, shared by every rubric
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
         specs = config.judges or tuple(j for j in [_rubric_judge(reader, gate_base, pr.head_sha, change)] if j)
@@ -259,15 +349,10 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             if rubric_keys(reader, pr.head_sha, change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
-        settings = GateSettings(
-            base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha, trust_pr_verdicts=config.trust_pr_verdicts,
-            rates_rule=config.rates_rule, judge=judge, judge_unavailable=why_not, cache=cache,
-            concurrency=config.concurrency, max_judge_calls=config.max_judge_calls, budget=budget,
-            audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs,
-            batch=config.batch, batch_wait_seconds=config.batch_wait * 60, panel=specs if judge else (),
-            samples=config.samples, paraphrases=config.paraphrases, min_stability=config.min_stability,
-        )
-        outcome = evaluate(change, reader, settings)
+        settings = GateSettings(base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha,
+                                trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
+                                request=gate_request(config, specs if judge else ()), budget=budget, cache=cache)
+        outcome = gate_file(change, reader, settings)
         outcomes.append(outcome)
         if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
             judged.update(outcome.judged_pairs)
@@ -283,6 +368,22 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
         command("notice", message)
         notices.append(message)
     return outcomes, judged
+
+
+def gate_request(config: ActionConfig, judges: tuple[str, ...]) -> GateRequest:
+    """The action's inputs as the gate service's request; no usable judge: replay (the inputs
+    that ask a judge for more answers then have nothing to ask)."""
+    try:
+        return GateRequest(judges=judges, samples=config.samples if judges else 1,
+                           paraphrases=config.paraphrases if judges else 0,
+                           min_stability=config.min_stability if judges else None, batch=config.batch and bool(judges),
+                           batch_wait_seconds=config.batch_wait * 60,
+                           poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
+                                                    minimum=0.001),
+                           batch_progress=False, concurrency=config.concurrency, rates_rule=config.rates_rule,
+                           audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs)
+    except RequestError as exc:
+        raise InputError(f"input {exc.setting}", exc.message) from None
 
 
 def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:

@@ -11,13 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rubric_gate.action.changed import ChangedFile, matches_any
-from rubric_gate.action.evaluate import UNREADABLE_BASE
+from rubric_gate.action.gate_file import UNREADABLE_BASE
 from rubric_gate.action.pairing import rubric_keys
 from rubric_gate.action.sources import FileReader
 from rubric_gate.boundary import classify_rubric_changes
 from rubric_gate.calibration import parse_calibration
 from rubric_gate.errors import InputError
-from rubric_gate.guard import changed_answers, diff_labels, filled_answers, removed_answers
+from rubric_gate.guard import (
+    JudgedKey,
+    changed_answers,
+    confirmed_by_judge,
+    diff_labels,
+    filled_answers,
+    removed_answers,
+)
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text, parse_rubric_text
 from rubric_gate.sources import SourceText
@@ -39,14 +46,15 @@ def _display(sha: str, path: str) -> str:
     return f"{sha[:7]}:{path}"
 
 
-def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
+def gate_standard(reader: FileReader, base_sha: str, head_sha: str, base_files: list[str],
                     globs: tuple[str, ...], files: list[ChangedFile], rubric_changes: list[ChangedFile],
-                    judged: dict[tuple[str, str], str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
+                    judged: dict[JudgedKey, str], tip: tuple[str, list[str]] | None = None) -> list[StandardFinding]:
     """Findings on labels and verdicts. `tip`: the base branch's tip and its files, when it moved on
     since the merge base: its rubrics use labels and verdicts too, as soon as this PR merges.
-    `judged`: the (normalised check text, item content hash) pairs a configured judge answered in
-    this run, with its answer: a changed answer is excused only where the judge gave the same one. An answer changed for any other pair
-    (e.g. the same text on the items of a rubric sharing the verdict file) was never re-judged."""
+    `judged`: what a configured judge answered in this run, by (task, check text, item): a changed
+    answer is excused only where the judge gave the same one under the task of every rubric
+    reading the file. An answer changed for any other pair (the same text on the items, or under
+    the task, of a rubric sharing the verdict file) was never re-judged."""
     changed = {f.base_path: f for f in files if f.status != "added"}
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
@@ -71,8 +79,11 @@ def review_standard(reader: FileReader, base_sha: str, head_sha: str, base_files
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
             in_use = _texts_in_use(reader, head_sha, v_users, rubric_changes)
             trusted = _trusted_texts(reader, [base_sha, *([tip[0]] if tip else [])], v_users)
+            # The tasks its rubrics read it under, on the merge base and the tip alike.
+            tasks = {task_hash(keys["task"]) for sha in (base_sha, *([tip[0]] if tip else []))
+                     for keys in (rubric_keys(reader, sha, u) for u in v_users) if "task" in keys}
             findings.extend(_verdict_findings(reader, base_sha, head_sha, v_path, changed[v_path], cal_paths,
-                                              v_users, judged, in_use, trusted))
+                                              v_users, judged, in_use, trusted, tasks))
     for change in rubric_changes:
         if change.status in ("modified", "renamed"):
             findings.extend(_rubric_key_findings(reader, base_sha, head_sha, change))
@@ -176,8 +187,8 @@ def _trusted_texts(reader: FileReader, shas: list[str], users: tuple[str, ...]) 
 
 
 def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: str, change: ChangedFile,
-                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[tuple[str, str], str],
-                      in_use: set[str] | None, trusted: set[str]) -> list[StandardFinding]:
+                      cal_paths: tuple[str, ...], users: tuple[str, ...], judged: dict[JudgedKey, str],
+                      in_use: set[str] | None, trusted: set[str], tasks: set[str]) -> list[StandardFinding]:
     base_text = reader.read(base_sha, path)
     if base_text is None:
         return []
@@ -203,16 +214,15 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
         head = VerdictStore.from_source(SourceText(_display(head_sha, change.path), head_text, None))
     except InputError as exc:
         return [StandardFinding(path, users, f"the new verdict store does not load: {exc.message}", True)]
-    tasks = {task_hash(keys["task"]) for keys in (rubric_keys(reader, base_sha, u) for u in users) if "task" in keys}
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
-    rejudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) == a.head]
-    unjudged = [a for a in answers if judged.get((normalize_text(a.text), a.item_hash)) != a.head]
+    rejudged = [a for a in answers if confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
+    unjudged = [a for a in answers if not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
                if in_use is None or normalize_text(r.text) in in_use]
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
     filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
-              if normalize_text(a.text) in trusted and judged.get((normalize_text(a.text), a.item_hash)) != a.head]
+              if normalize_text(a.text) in trusted and not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     out = []
     if change.status == "renamed":
         out.append(StandardFinding(path, users, f"moves the verdict store to {change.path} (a rubric that still "

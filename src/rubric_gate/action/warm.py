@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import matches_any, unmatched_globs
 from rubric_gate.action.config import ActionConfig
-from rubric_gate.action.evaluate import read_calibration, read_verdicts
+from rubric_gate.action.gate_file import read_calibration, read_verdicts
 from rubric_gate.action.judging import CallBudget, JudgeBackend, load_backend
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.pairing import rubric_keys

@@ -7,7 +7,7 @@ never excuse one.
 """
 
 from rubric_gate.boundary.evidence import catches_withheld, usable_pr_verdicts
-from rubric_gate.boundary.merge import apply_check_changes
+from rubric_gate.boundary.merge import apply_check_changes, check_conflicts
 from rubric_gate.boundary.rubric_diff import KeyChange, classify_rubric_changes
 
-__all__ = ["KeyChange", "apply_check_changes", "catches_withheld", "classify_rubric_changes", "usable_pr_verdicts"]
+__all__ = ["KeyChange", "apply_check_changes", "catches_withheld", "check_conflicts", "classify_rubric_changes", "usable_pr_verdicts"]

@@ -24,3 +24,22 @@ def apply_check_changes(merge_base: Rubric, head: Rubric, tip: Rubric) -> Rubric
     keys = {name: getattr(head, name) for name in Rubric.model_fields
             if name != "checks" and getattr(head, name) != getattr(merge_base, name)}
     return tip.model_copy(update={**keys, "checks": checks})
+
+
+def check_conflicts(merge_base: Rubric, head: Rubric, tip: Rubric) -> list[str]:
+    """Check ids the PR and main have each changed since the merge base, in different ways: an id
+    both added with other texts, or a check both edited differently. Applying the PR's changes
+    would keep one version silently (the file git merges may even hold the id twice), so each is
+    reported for a rebase instead."""
+    before = {c.id: c for c in merge_base.checks}
+    on_tip = {c.id: c for c in tip.checks}
+    out = []
+    for check in head.checks:
+        theirs, ours_before = on_tip.get(check.id), before.get(check.id)
+        if theirs is None or theirs == check:
+            continue
+        if ours_before is None:
+            out.append(f"check `{check.id}` is added by this PR and, with other text, by the base branch since")
+        elif ours_before != check and ours_before != theirs:
+            out.append(f"check `{check.id}` is edited by this PR and, differently, by the base branch since")
+    return out

@@ -11,14 +11,14 @@ import click
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS
-from rubric_gate.pipeline import (
-    Evaluation,
+from rubric_gate.report import render_attribution_markdown, render_attribution_text
+from rubric_gate.rubric import load_rubric
+from rubric_gate.scoring import (
+    VerdictLookup,
     attribute_rubric,
     load_calibration_for,
     load_verdicts_for,
 )
-from rubric_gate.report import render_attribution_markdown, render_attribution_text
-from rubric_gate.rubric import load_rubric
 
 
 @click.command("attribute")
@@ -37,7 +37,7 @@ def attribute_command(rubric_spec: str, calibration: str | None, verdicts: str |
     doc = load_rubric(rubric_spec)
     items = load_calibration_for(doc, calibration, root, split)
     store = load_verdicts_for([doc], verdicts, root, replay=True)
-    summary = replace(attribute_rubric(doc, Evaluation(items, store)), split=split)
+    summary = replace(attribute_rubric(doc, VerdictLookup(items, store, doc.rubric)), split=split)
     with report_output():
         if fmt == "json":
             print_json(summary.to_dict())

@@ -10,8 +10,8 @@ import click
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, InputError, JudgeError
-from rubric_gate.pipeline import load_calibration_for, resolve_path
 from rubric_gate.rubric import load_rubric
+from rubric_gate.scoring import load_calibration_for, resolve_path
 
 
 def audit_store_path(audits: Path | None, verdicts: str, root: Path) -> Path:

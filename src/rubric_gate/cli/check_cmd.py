@@ -3,30 +3,26 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
-from rubric_gate.cli.check_review import Review, review_options
+from rubric_gate.cli.check_audit_repair import AuditRepairSteps, audit_repair_options
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
-from rubric_gate.ensemble import PanelEvaluation
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
 from rubric_gate.gate import parse_gates
-from rubric_gate.judges.prompt import PROMPT_VERSION
-from rubric_gate.pipeline import (
-    Evaluation,
+from rubric_gate.rubric import RubricDocument, load_rubric
+from rubric_gate.scoring import (
     load_calibration_for,
     load_verdicts_for,
     resolve_path,
 )
-from rubric_gate.rubric import load_rubric
-from rubric_gate.service import combined_stats, gate_edit
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.service import CallBudget, GateRequest, RequestError, run_gate_request
+from rubric_gate.verdicts import VerdictStore
 
 
 @click.command("check")
@@ -57,19 +53,20 @@ from rubric_gate.verdicts import VerdictStore, task_hash
                    "paraphrase kappa (Cohen's, chance-corrected) and 1 - flip rate.")
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
-@click.option("--max-calls", type=click.IntRange(min=0), help="Refuse to judge if more calls are needed.")
+@click.option("--max-calls", type=click.IntRange(min=0),
+              help="Judge calls for the whole run (judging, then repairs): refuse to judge past it.")
 @click.option("--batch", is_flag=True, help="Judge missing pairs through the provider's batch API, waiting for it.")
 @click.option("--poll-interval", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_POLL_INTERVAL_S,
               show_default=True, help="With --batch: seconds between batch status checks.")
-@review_options
+@audit_repair_options
 @handle_errors
 def check_command(base_spec: str, head_spec: str, calibration: str | None, verdicts: str | None,
                   fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
                   paraphrases: int, paraphraser: str | None, min_stability: float | None,
                   replay: bool, concurrency: int, max_calls: int | None, batch: bool, poll_interval: float,
-                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **review_args: Any) -> int:
+                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **step_args: Any) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
-    gates = _gates(gates_spec, min_stability, bool(review_args.get("audit_rule")))
+    gates = _gates(gates_spec, min_stability, bool(step_args.get("audit_rule")))
     root = root or repo_root()
     base = load_rubric(base_spec)
     head = load_rubric(head_spec)
@@ -82,68 +79,36 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         judges = [rubric_judge]
     if replay:
         judges = []
-    judge = judges[0] if judges else None
-    judging = None
-    paraphrased: dict[str, list[str]] = {}  # normalised check text -> its rewordings
-    if judge is None and (samples > 1 or paraphrases or min_stability is not None):
-        raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL")
-    if batch and judge is None:
-        raise click.UsageError("--batch needs a judge: pass --judge PROVIDER:MODEL or set `judge` in the rubric")
-    if batch and (len(judges) > 1 or samples > 1 or paraphrases):
-        raise click.UsageError("--batch judges with one judge, one sample each: drop --samples, --paraphrases "
-                               "or the extra --judge, or judge those live")
-    if judge is None:
+    steps = AuditRepairSteps(**step_args)  # the options `audit_repair_options` declares
+    request = _request(steps, head, root, judges=tuple(judges), samples=samples, paraphrases=paraphrases,
+                       paraphraser=paraphraser, min_stability=min_stability, batch=batch, poll_interval=poll_interval,
+                       concurrency=concurrency, gates=gates, rates_rule=rates_rule,
+                       reject_correct_drop_at=correct_drop_alpha)
+    if request.judge is None:
         store = load_verdicts_for([base, head], verdicts, root, replay=True)
+    elif verdicts is not None:  # new verdicts go to --verdicts, else the head rubric's verdict file
+        store = VerdictStore.load(verdicts, missing_ok=True)
     else:
-        # New verdicts go to --verdicts, else the head rubric's verdict file.
-        if verdicts is not None:
-            store = VerdictStore.load(verdicts, missing_ok=True)
-        else:
-            store = load_verdicts_for([base, head], None, root)
-            store.path = resolve_path(root, head.rubric.verdicts)
-        if batch:
-            from rubric_gate.batch import judge_in_batches
-
-            outcome = judge_in_batches([base.rubric, head.rubric], items, store, judge,
-                                       max_calls=max_calls, poll_interval=poll_interval)
-            print(outcome.summary, file=sys.stderr)
-            judging = outcome.to_dict()
-        else:
-            from rubric_gate.ensemble.measure import (
-                judge_panel,  # the judging stack loads only to judge
-            )
-
-            measured = judge_panel(base.rubric, head.rubric, items, store, judges, samples=samples,
-                                   paraphrases=paraphrases, paraphraser=paraphraser,
-                                   concurrency=concurrency, max_calls=max_calls)
-            judging = combined_stats(measured.runs)
-            if measured.paraphrase_info is not None:
-                judging["paraphrases"] = measured.paraphrase_info
-            paraphrased = measured.paraphrases
-    review = Review(**review_args)  # the options `review_options` declares
-    options = review.gate_options(base, head, judge, root, rates_rule, concurrency)
-    options = replace(options, gates=gates, reject_correct_drop_at=correct_drop_alpha)
-    evaluation: Evaluation
-    if len(judges) > 1 or samples > 1 or paraphrases:
-        evaluation = PanelEvaluation(items, store, prompt=PROMPT_VERSION, task=task_hash(head.rubric.task),
-                                     judges=tuple(judges), samples=samples, paraphrases=paraphrased)
-    else:
-        evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION if judge else None,
-                                task=task_hash(head.rubric.task))
-    report, options = gate_edit(base, head, evaluation, options, min_stability=min_stability)
-    if min_stability is not None and samples == 1 and not paraphrases:
-        report.notes.append("--min-stability had nothing to measure: pass --samples 3 or --paraphrases 3")
-    report.judging = judging
-    review.repairs(base, head, evaluation, judge, options, root, concurrency, max_calls)
+        store = load_verdicts_for([base, head], None, root)
+        store.path = resolve_path(root, head.rubric.verdicts)
+    run = run_gate_request(base, head, items, store, request, CallBudget(max_calls),
+                           audit_store=lambda: steps.store(head, root))
+    steps.took(run)
+    for notice in run.notices:
+        print(f"rubric-gate: {notice}", file=sys.stderr)
+    report = run.report
+    assert report is not None  # `check --batch` waits for its batches
+    if request.batch and report.judging:
+        print(report.judging.get("summary", ""), file=sys.stderr)
     with report_output():
         if fmt == "json":
             data = report.to_dict()
-            review.add_json(data)
+            steps.add_json(data)
             print_json(data)
         elif fmt == "markdown":
             from rubric_gate.report import render_markdown  # each format loads its renderer only
 
-            sys.stdout.write(render_markdown(report) + review.markdown())
+            sys.stdout.write(render_markdown(report) + steps.markdown())
         elif fmt == "html":
             from rubric_gate.report import render_html
 
@@ -152,8 +117,24 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             from rubric_gate.report import render_check_text
 
             render_check_text(report, stdout_console())
-            review.print_text(stdout_console())
+            steps.print_text(stdout_console())
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED
+
+
+def _request(steps: AuditRepairSteps, head: RubricDocument, root: Path, **judging: Any) -> GateRequest:
+    """The options as one validated request; a combination it refuses is a usage error (exit 2)."""
+    try:
+        return GateRequest(**judging, audit=steps.audit_flag, audit_rule=steps.audit_rule,
+                           audit_judges=steps.audit_judges, suggest_repairs=steps.suggest_repairs,
+                           repair_count=steps.repair_count, repair_model=steps.repair_model,
+                           repair_objective=steps.objective(head, judging["judges"][0] if judging["judges"] else None,
+                                                            root))
+    except RequestError as exc:
+        if exc.setting == "batch":
+            raise click.UsageError(f"--batch: {exc.message}") from None
+        if exc.setting == "judge":
+            raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL") from None
+        raise click.BadParameter(exc.message, param_hint=f"'--{exc.setting.replace('_', '-')}'") from None
 
 
 def _gates(spec: str, min_stability: float | None, audit_rule: bool) -> frozenset[str]:

@@ -25,10 +25,10 @@ from rubric_gate.errors import (
     MissingVerdictsError,
     RubricGateError,
 )
-from rubric_gate.pipeline import Evaluation, load_calibration_for, load_verdicts_for, run_check
 from rubric_gate.report import render_check_text
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.rubric import parse_rubric_text
+from rubric_gate.scoring import VerdictLookup, load_calibration_for, load_verdicts_for, run_check
 from rubric_gate.sources.files import read_git_file
 
 
@@ -55,7 +55,7 @@ def _gate_one(path: str, base_ref: str, root: Path) -> int:
     base = parse_rubric_text(read_git_file(base_ref, path, root), f"{base_ref}:{path}")
     items = load_calibration_for(head, None, root)
     store = load_verdicts_for([base, head], None, root, replay=True)
-    report = run_check(base, head, Evaluation(items, store))
+    report = run_check(base, head, VerdictLookup(items, store, head.rubric))
     console.print(Text(f"== {path} against {base_ref}"))
     render_check_text(report, console)
     return EXIT_PASS if report.decision == "pass" else EXIT_GATE_FAILED

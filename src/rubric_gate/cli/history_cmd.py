@@ -12,8 +12,8 @@ from rubric_gate.cli.common import print_json, repo_root, report_output, stdout_
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.gate import GateOptions, parse_gates
-from rubric_gate.pipeline import resolve_path
 from rubric_gate.rubric import load_rubric
+from rubric_gate.scoring import resolve_path
 from rubric_gate.verdicts import VerdictStore
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from rubric_gate.cli.common import print_json, repo_root
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
 from rubric_gate.errors import EXIT_PASS, JudgeError
-from rubric_gate.pipeline import load_calibration_for
 from rubric_gate.rubric import load_rubric
+from rubric_gate.scoring import load_calibration_for
 from rubric_gate.verdicts import VerdictStore
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from rubric_gate.cli.audit_cmd import audit_store_path
 from rubric_gate.cli.common import print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, JudgeError
-from rubric_gate.pipeline import load_calibration_for, load_verdicts_for, resolve_path
 from rubric_gate.rubric import load_rubric
+from rubric_gate.scoring import load_calibration_for, load_verdicts_for, resolve_path
 
 
 @click.command("teach")
@@ -39,10 +39,10 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
     accept as additions (origin: label, so frozen). Exit 0 done, 2 on bad input or a judge failure."""
     from rubric_gate.audit import AuditStore
     from rubric_gate.judges.prompt import PROMPT_VERSION
-    from rubric_gate.pipeline import Evaluation
+    from rubric_gate.scoring import VerdictLookup
     from rubric_gate.teach import teach_checks
     from rubric_gate.teach.render import render_teach_text, snippet
-    from rubric_gate.verdicts import VerdictStore, task_hash
+    from rubric_gate.verdicts import VerdictStore
 
     root = root or repo_root()
     doc = load_rubric(rubric_spec)
@@ -57,8 +57,8 @@ def teach_command(rubric_spec: str, judge: str | None, teacher: str | None, max_
         store = load_verdicts_for([doc], None, root)
         store.path = resolve_path(root, rubric.verdicts)
     answers = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
-    evaluation = Evaluation(items, store, judge=judge, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
-    report = teach_checks(rubric, doc.display, evaluation, answers, judge=judge, teacher=teacher,
+    lookup = VerdictLookup(items, store, rubric, judge=judge, prompt=PROMPT_VERSION)
+    report = teach_checks(rubric, doc.display, lookup, answers, judge=judge, teacher=teacher,
                           max_groups=max_groups, dry_run=dry_run, max_calls=max_calls, concurrency=concurrency)
     for stats in report.usage:
         print(stats.summary, file=sys.stderr)

@@ -51,7 +51,7 @@ from rubric_gate.pairs import PairSet
 from rubric_gate.rubric import Check, Rubric, normalize_text
 from rubric_gate.rubric.ids import fresh_check_id
 from rubric_gate.rubric.model import Origin
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import VerdictStore
 
 PACKAGE = "rubric_gate.discover"
 MAX_LEVELS = 10
@@ -203,7 +203,7 @@ def discover_rubric(
     """The discovered rubric and how it was found. Judge failures raise JudgeError (answers saved)."""
     from rubric_gate.judges.api import judge_missing
     from rubric_gate.judges.prompt import PROMPT_VERSION
-    from rubric_gate.pipeline import Evaluation
+    from rubric_gate.scoring import VerdictLookup
 
     model = extractor or judge
     report = DiscoverReport(len(pairs), embeddings=embedder.describe, min_support=settings.min_support)
@@ -249,11 +249,11 @@ def discover_rubric(
                         max_calls=settings.max_calls, progress=False)
     report.judging.append(run.to_dict())
     print(f"pair scoring: {run.summary}", file=sys.stderr)
-    evaluation = Evaluation(items, verdicts, judge=judge, prompt=PROMPT_VERSION, task=task_hash(task))
+    lookup = VerdictLookup(items, verdicts, scoring, judge=judge, prompt=PROMPT_VERSION)
     chosen_rows = np.arange(0, len(items), 2)
     shares = []
     for check in checks:
-        yes = ~evaluation.failed_column(check.text)
+        yes = ~lookup.failed_column(check.text)
         share = preference_share(yes[chosen_rows], yes[chosen_rows + 1])
         check.wins, check.losses, check.ties = share.wins, share.losses, share.ties
         shares.append(share)

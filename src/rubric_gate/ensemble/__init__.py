@@ -2,6 +2,6 @@
 decision can be trusted (flip rate, inter-judge alpha and kappa, by-judge decisions)."""
 
 from rubric_gate.ensemble.check import ReliabilityReport, run_panel_check
-from rubric_gate.ensemble.panel import PanelEvaluation, Votes
+from rubric_gate.ensemble.panel import PanelLookup, Votes
 
-__all__ = ["PanelEvaluation", "ReliabilityReport", "Votes", "run_panel_check"]
+__all__ = ["PanelLookup", "ReliabilityReport", "Votes", "run_panel_check"]

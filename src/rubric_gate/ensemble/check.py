@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from rubric_gate.ensemble.panel import PanelEvaluation
+from rubric_gate.ensemble.panel import PanelLookup
 from rubric_gate.ensemble.stability import decisive_mask
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.gate.diff import diff_rubrics
-from rubric_gate.pipeline import run_check
 from rubric_gate.reliability import pairwise_kappa
 from rubric_gate.report.model import CheckReport
 from rubric_gate.rubric import RubricDocument
+from rubric_gate.scoring import run_check
 
 LISTED_ITEMS = 10
 
@@ -75,54 +75,54 @@ class ReliabilityReport:
         return parts
 
 
-def _ids(evaluation: PanelEvaluation, mask: np.ndarray) -> list[str]:
-    return [evaluation.item_ids[i] for i in np.flatnonzero(mask)]
+def _ids(lookup: PanelLookup, mask: np.ndarray) -> list[str]:
+    return [lookup.item_ids[i] for i in np.flatnonzero(mask)]
 
 
 def run_panel_check(
     base: RubricDocument,
     head: RubricDocument,
-    evaluation: PanelEvaluation,
+    lookup: PanelLookup,
     options: GateOptions | None = None,
 ) -> CheckReport:
     options = options or GateOptions()
-    report = run_check(base, head, evaluation, options)
-    if not evaluation.measures_anything:
+    report = run_check(base, head, lookup, options)
+    if not lookup.measures_anything:
         return report
-    flawed = evaluation.calibration.flawed
+    flawed = lookup.calibration.flawed
     by_judge: dict[str, dict[str, bool]] = {}
-    if evaluation.measures_judges:
-        for judge in evaluation.judges:
-            alone = evaluation.for_judge(judge)
+    if lookup.measures_judges:
+        for judge in lookup.judges:
+            alone = lookup.for_judge(judge)
             own = replace(options, stability=alone.stability) if options.stability is not None else options
-            result = run_gate(base.rubric, head.rubric, evaluation.item_ids, flawed, alone.failed_column, own)
+            result = run_gate(base.rubric, head.rubric, lookup.item_ids, flawed, alone.failed_column, own)
             by_judge[judge] = {d.change.check_id: d.accepted for d in result.decisions}
-    reliability = ReliabilityReport(evaluation.judges, evaluation.samples, changes=len(report.changes))
+    reliability = ReliabilityReport(lookup.judges, lookup.samples, changes=len(report.changes))
     changes = {c.check_id: c for c in diff_rubrics(base.rubric, head.rubric)}  # ids are unique across kinds
     rows = []
     agree = 0
     for row in report.changes:
         change = changes[row.check]
         extra: dict[str, Any] = {}
-        if evaluation.measures_samples:
-            unstable = decisive_mask(change, lambda text: evaluation.votes(text).unstable, flawed)
+        if lookup.measures_samples:
+            unstable = decisive_mask(change, lambda text: lookup.votes(text).unstable, flawed)
             extra["unstable"] = bool(unstable.any())
-            extra["unstable_items"] = _ids(evaluation, unstable)[:LISTED_ITEMS]
+            extra["unstable_items"] = _ids(lookup, unstable)[:LISTED_ITEMS]
             if unstable.any():
                 reliability.unstable_changes.append(row.check)
-        if evaluation.measures_judges:
-            tied = decisive_mask(change, lambda text: evaluation.votes(text).tied, flawed)
-            extra["tied_items"] = _ids(evaluation, tied)[:LISTED_ITEMS]
+        if lookup.measures_judges:
+            tied = decisive_mask(change, lambda text: lookup.votes(text).tied, flawed)
+            extra["tied_items"] = _ids(lookup, tied)[:LISTED_ITEMS]
             if tied.any():
                 reliability.tied_changes.append(row.check)
-            extra["by_judge"] = {j: "accepted" if by_judge[j][row.check] else "rejected" for j in evaluation.judges}
-            agree += all(by_judge[j][row.check] == row.accepted for j in evaluation.judges)
+            extra["by_judge"] = {j: "accepted" if by_judge[j][row.check] else "rejected" for j in lookup.judges}
+            agree += all(by_judge[j][row.check] == row.accepted for j in lookup.judges)
         rows.append(replace(row, reliability=extra))
     report.changes = rows
-    if evaluation.measures_judges:
+    if lookup.measures_judges:
         reliability.judges_agree = agree
-        reliability.judge_kappa = pairwise_kappa(_judge_answers(base, head, evaluation))
-    if evaluation.measures_samples:
+        reliability.judge_kappa = pairwise_kappa(_judge_answers(base, head, lookup))
+    if lookup.measures_samples:
         flips = [(r.id, r.reliability["flip_rate"]) for r in report.head.checks
                  if r.reliability and r.reliability.get("flip_rate") is not None]
         reliability.max_flip = max(flips, key=lambda f: f[1]) if flips else None
@@ -134,10 +134,10 @@ def run_panel_check(
     return report
 
 
-def _judge_answers(base: RubricDocument, head: RubricDocument, evaluation: PanelEvaluation) -> dict[str, np.ndarray]:
+def _judge_answers(base: RubricDocument, head: RubricDocument, lookup: PanelLookup) -> dict[str, np.ndarray]:
     """Each judge's answers (majority of its samples) over every (check text, item) pair of
     base and head, in one order, for pairwise kappa."""
     texts = list(dict.fromkeys(c.normalized_text for doc in (base, head) for c in doc.rubric.checks))
     raw = {c.normalized_text: c.text for doc in (base, head) for c in doc.rubric.checks}
-    stacked = np.concatenate([evaluation.votes(raw[t]).per_judge for t in texts], axis=1)
-    return {judge: stacked[j] for j, judge in enumerate(evaluation.judges)}
+    stacked = np.concatenate([lookup.votes(raw[t]).per_judge for t in texts], axis=1)
+    return {judge: stacked[j] for j, judge in enumerate(lookup.judges)}

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from rubric_gate.pipeline import Evaluation
 from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement, paraphrase_kappa
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import Rubric, normalize_text
+from rubric_gate.scoring import VerdictLookup
 from rubric_gate.verdicts import VerdictColumn, verdict_column
 
 
@@ -51,7 +51,7 @@ class Votes:
 
 
 @dataclass
-class PanelEvaluation(Evaluation):
+class PanelLookup(VerdictLookup):
     judges: tuple[str, ...] = ()
     samples: int = 1
     # original check text (normalised) -> its paraphrases, judged like any check text
@@ -133,10 +133,10 @@ class PanelEvaluation(Evaluation):
             self._columns[text] = cached
         return cached
 
-    def for_judge(self, judge: str) -> PanelEvaluation:
+    def for_judge(self, judge: str) -> PanelLookup:
         """The same votes with one judge alone: what `check --judge JUDGE` would see."""
         index = self.judges.index(judge)
-        single = PanelEvaluation(self.calibration, self.store, prompt=self.prompt, task=self.task, judges=(judge,),
+        single = PanelLookup(self.calibration, self.store, self.rubric, prompt=self.prompt, judges=(judge,),
                                  samples=self.samples, paraphrases=self.paraphrases)
         single._votes = {text: Votes(v.failed[index:index + 1], v.missing[index:index + 1],
                                      None if v.not_applicable is None else v.not_applicable[index:index + 1])

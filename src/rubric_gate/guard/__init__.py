@@ -3,6 +3,12 @@ and rubrics that still do work. Pure functions over loaded data; the action supp
 
 from rubric_gate.guard.deletion import deletion_losses
 from rubric_gate.guard.labels import LabelDiff, diff_labels
-from rubric_gate.guard.verdicts import changed_answers, filled_answers, removed_answers
+from rubric_gate.guard.verdicts import (
+    JudgedKey,
+    changed_answers,
+    confirmed_by_judge,
+    filled_answers,
+    removed_answers,
+)
 
-__all__ = ["LabelDiff", "changed_answers", "deletion_losses", "diff_labels", "filled_answers", "removed_answers"]
+__all__ = ["JudgedKey", "LabelDiff", "changed_answers", "confirmed_by_judge", "deletion_losses", "diff_labels", "filled_answers", "removed_answers"]

@@ -7,6 +7,20 @@ from dataclasses import dataclass, field
 
 from rubric_gate.calibration.model import CalibrationItem
 
+# Every field of a calibration item, with what a change of it is. `label`, `input`, `output` and a
+# move out of the calibration `split` move the standard (the override); `flaw` and `meta` are
+# notes the gate does not decide on. A field the item format gains later has no rule here and is
+# `unclassified`, which needs the override too: never silently fine.
+ITEM_FIELD_RULES: dict[str, str] = {
+    "id": "key",
+    "label": "relabeled",
+    "input": "rewritten",
+    "output": "rewritten",
+    "split": "split",
+    "flaw": "edited",
+    "meta": "edited",
+}
+
 
 @dataclass(frozen=True)
 class LabelDiff:
@@ -19,11 +33,12 @@ class LabelDiff:
     # Moved from the calibration split to the held-out one: gone from what the gate decides on.
     held_out: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
     edited: list[str] = field(default_factory=list)  # same id, label and content: other flaw or split
+    unclassified: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (id, fields no rule names)
 
     @property
     def blocking(self) -> bool:
         """Relabeling or removing a labeled item moves the standard every rubric is gated on."""
-        return bool(self.relabeled or self.removed or self.rewritten or self.held_out)
+        return bool(self.relabeled or self.removed or self.rewritten or self.held_out or self.unclassified)
 
     def describe(self, limit: int = 20) -> list[str]:
         def shown(parts: list[str]) -> str:
@@ -41,6 +56,9 @@ class LabelDiff:
         if self.held_out:
             out.append(f"moved out of the calibration split {len(self.held_out)}: "
                        + shown([f"{i} ({lab})" for i, lab in self.held_out]))
+        if self.unclassified:
+            out.append(f"changed fields no rule of the gate classifies in {len(self.unclassified)}, so they need the "
+                       "override: " + shown([f"{i} ({', '.join(fields)})" for i, fields in self.unclassified]))
         if self.added:
             out.append(f"added {len(self.added)}: " + shown([f"{i} ({lab})" for i, lab in self.added]))
         if self.edited:
@@ -52,12 +70,18 @@ def _in_calibration(item: CalibrationItem) -> bool:
     return (item.split or "calibration") == "calibration"
 
 
-def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem]) -> LabelDiff:
+def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem],
+                rules: dict[str, str] = ITEM_FIELD_RULES) -> LabelDiff:
     before = {i.id: i for i in base}
     after = {i.id: i for i in head}
     diff = LabelDiff()
     for item_id, old in before.items():
         new = after.get(item_id)
+        if new is not None:
+            unknown = tuple(f for f in CalibrationItem.model_fields
+                            if f not in rules and getattr(old, f) != getattr(new, f))
+            if unknown:
+                diff.unclassified.append((item_id, unknown))
         if new is None:
             diff.removed.append((item_id, old.label))
         elif new.label != old.label:

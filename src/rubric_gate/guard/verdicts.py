@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.rubric import normalize_text
 from rubric_gate.verdicts import VerdictStore
+
+# What a configured judge answered in this run: (task hash, normalised check text, item content
+# hash) -> "yes" | "no". The task is part of the key: an answer judged under one rubric's task
+# says nothing about the same text and item read under another's.
+JudgedKey = tuple[str, str, str]
+
+
+def confirmed_by_judge(text: str, item_hash: str, answer: str, judged: Mapping[JudgedKey, str],
+                       tasks: Iterable[str]) -> bool:
+    """Whether the judge gave `answer` for this (check text, item) pair under every task that reads
+    it (each rubric using the verdict file): only then does a changed recorded answer stand excused."""
+    tasks = tuple(dict.fromkeys(tasks))
+    key = normalize_text(text)
+    return bool(tasks) and all(judged.get((task, key, item_hash)) == answer for task in tasks)
 
 
 @dataclass(frozen=True)

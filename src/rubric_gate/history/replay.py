@@ -9,8 +9,8 @@ from rubric_gate.attribution import compute_rates
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.gate import GateOptions, diff_rubrics, run_gate
 from rubric_gate.history.git_log import Revision
-from rubric_gate.pipeline import Evaluation
 from rubric_gate.rubric import Rubric
+from rubric_gate.scoring import VerdictLookup
 from rubric_gate.verdicts import VerdictStore, task_hash
 
 SPLITS = ("calibration", "evaluation")
@@ -60,14 +60,14 @@ class History:
                 "revisions": [r.to_dict() for r in self.revisions]}
 
 
-def _missing(evaluation: Evaluation, rubric: Rubric) -> dict[str, int]:
-    counts = {c.id: int(evaluation.column(c.text).missing.sum()) for c in rubric.checks}
+def _missing(lookup: VerdictLookup, rubric: Rubric) -> dict[str, int]:
+    counts = {c.id: int(lookup.column(c.text).missing.sum()) for c in rubric.checks}
     return {check: n for check, n in counts.items() if n}
 
 
-def _rates(evaluation: Evaluation, rubric: Rubric) -> dict[str, Any]:
-    rates = compute_rates(evaluation.failed_matrix(rubric), evaluation.calibration.flawed,
-                          evaluation.calibration.unplanned, rubric.max_failures)
+def _rates(lookup: VerdictLookup, rubric: Rubric) -> dict[str, Any]:
+    rates = compute_rates(lookup.failed_matrix(rubric), lookup.calibration.flawed,
+                          lookup.calibration.unplanned, rubric.max_failures)
     return {"correct_passed": rates.correct_passed.to_dict(), "flawed_caught": rates.flawed_caught.to_dict()}
 
 
@@ -82,13 +82,13 @@ def replay_history(path: str, revisions: list[tuple[Revision, Rubric | None, str
     """
     by_split = {name: calibration.split(name) for name in SPLITS}
     splits = tuple(name for name in SPLITS if by_split[name].items)
-    cache: dict[tuple[str, str], Evaluation] = {}
+    cache: dict[tuple[str, str], VerdictLookup] = {}
 
-    def evaluation_for(split: str, rubric: Rubric) -> Evaluation:
+    def lookup_for(split: str, rubric: Rubric) -> VerdictLookup:
         # As `check` replays: a verdict recorded under another task wording does not count.
         key = (split, task_hash(rubric.task))
         if key not in cache:
-            cache[key] = Evaluation(by_split[split], store, task=key[1])
+            cache[key] = VerdictLookup(by_split[split], store, rubric)
         return cache[key]
 
     reports: list[RevisionReport] = []
@@ -98,18 +98,18 @@ def replay_history(path: str, revisions: list[tuple[Revision, Rubric | None, str
         reports.append(report)
         if rubric is None:
             continue
-        evaluations = {name: evaluation_for(name, rubric) for name in splits}
-        gate_eval = evaluations.get("calibration")
-        report.missing = _missing(gate_eval, rubric) if gate_eval else {}
-        for name, evaluation in evaluations.items():
-            if not _missing(evaluation, rubric):
-                report.rates[name] = _rates(evaluation, rubric)
+        lookups = {name: lookup_for(name, rubric) for name in splits}
+        gate_lookup = lookups.get("calibration")
+        report.missing = _missing(gate_lookup, rubric) if gate_lookup else {}
+        for name, lookup in lookups.items():
+            if not _missing(lookup, rubric):
+                report.rates[name] = _rates(lookup, rubric)
         if previous is not None:
             report.changes = [{"check": c.check_id, "change": c.kind, "detail": c.detail, "edited": list(c.edited)}
                               for c in diff_rubrics(previous, rubric)]
-            if gate_eval is not None and not report.missing and not _missing(gate_eval, previous):
-                result = run_gate(previous, rubric, gate_eval.item_ids, gate_eval.calibration.flawed,
-                                  gate_eval.failed_column, options)
+            if gate_lookup is not None and not report.missing and not _missing(gate_lookup, previous):
+                result = run_gate(previous, rubric, gate_lookup.item_ids, gate_lookup.calibration.flawed,
+                                  gate_lookup.failed_column, options)
                 decided = {d.change.check_id: d for d in result.decisions}
                 for change in report.changes:
                     decision = decided[change["check"]]

@@ -24,7 +24,7 @@ from rubric_gate.preference.fit import bradley_terry, effective_dimensionality, 
 from rubric_gate.preference.model import CheckFit, PreferenceFit
 from rubric_gate.preference.parse import APPLIES_SCHEMA, PREFER_SCHEMA, parse_applies, parse_prefer
 from rubric_gate.rubric import Rubric, normalize_text
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import VerdictStore
 
 PACKAGE = "rubric_gate.preference"
 TEXT_CHARS = 6000
@@ -99,7 +99,7 @@ def preference_fit(rubric: Rubric, pairs: PairSet, *, judge: str, answers: Audit
                    concurrency: int = 8, max_calls: int | None = None, seed: int = 42) -> PreferenceFit:
     from rubric_gate.judges.api import judge_missing
     from rubric_gate.judges.prompt import PROMPT_VERSION
-    from rubric_gate.pipeline import Evaluation
+    from rubric_gate.scoring import VerdictLookup
 
     checks = [c.text for c in rubric.checks]
     prefer_stats, applies_stats = CallStats(judge, "preference"), CallStats(judge, "applicability")
@@ -115,8 +115,8 @@ def preference_fit(rubric: Rubric, pairs: PairSet, *, judge: str, answers: Audit
     run = judge_missing([rubric], items, verdicts, judge, concurrency=concurrency, max_calls=max_calls,
                         progress=False)
     print(f"preference-fit verdicts: {run.summary}", file=sys.stderr)
-    evaluation = Evaluation(items, verdicts, judge=judge, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
-    yes = np.column_stack([~evaluation.failed_column(t) for t in checks]).astype(float)  # responses x checks
+    lookup = VerdictLookup(items, verdicts, rubric, judge=judge, prompt=PROMPT_VERSION)
+    yes = np.column_stack([~lookup.failed_column(t) for t in checks]).astype(float)  # responses x checks
     chosen, rejected = yes[0::2], yes[1::2]
 
     prefer_version = template_version(PACKAGE, "prefer.j2")

@@ -28,7 +28,6 @@ from rubric_gate.gate import Decision, GateOptions, run_gate
 from rubric_gate.judges import judge_missing
 from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.prompt import as_text
-from rubric_gate.pipeline import Evaluation
 from rubric_gate.repair.model import (
     ItemExcerpt,
     ProtectedCheck,
@@ -42,6 +41,7 @@ from rubric_gate.repair.parse import REPAIR_SCHEMA, Candidate, parse_repairs
 from rubric_gate.repair.vfr import VfrObjective, combined
 from rubric_gate.repair.yaml_spans import check_spans, checks_yaml
 from rubric_gate.rubric import Check, Rubric, RubricDocument
+from rubric_gate.scoring import VerdictLookup
 
 PACKAGE = "rubric_gate.repair"
 EXAMPLES_PER_SIDE = 5
@@ -71,13 +71,13 @@ class _Target:
     unstable: tuple[CalibrationItem, ...] = ()  # vfr objective: dev items the judges disagree on
 
 
-def _protected(decision: Decision, gated: Rubric, evaluation: Evaluation, lines: dict[str, int]) -> ProtectedCheck:
+def _protected(decision: Decision, gated: Rubric, lookup: VerdictLookup, lines: dict[str, int]) -> ProtectedCheck:
     """The flawed items that only this check fails, in the rubric the gate kept."""
-    matrix = evaluation.failed_matrix(gated)
+    matrix = lookup.failed_matrix(gated)
     column = gated.check_ids.index(decision.change.check_id)
-    flawed = evaluation.calibration.flawed
+    flawed = lookup.calibration.flawed
     pivotal = flawed & matrix[:, column] & (failure_counts(matrix) == gated.max_failures + 1)
-    items = [evaluation.items[i] for i in np.flatnonzero(pivotal)]
+    items = [lookup.items[i] for i in np.flatnonzero(pivotal)]
     return ProtectedCheck(decision.change.check_id,
                           tuple(ItemExcerpt(i.id, excerpt(as_text(i.output))) for i in items),
                           lines.get(decision.change.check_id))
@@ -136,7 +136,7 @@ def _ask(store: AuditStore, model: str, task: str, target: _Target, k: int) -> t
 def suggest_repairs(
     base: RubricDocument,
     head: RubricDocument,
-    evaluation: Evaluation,
+    lookup: VerdictLookup,
     store: AuditStore,
     *,
     judge: str | None,
@@ -164,15 +164,15 @@ def suggest_repairs(
     """
     options = options or GateOptions()
     report = RepairReport()
-    calibration = evaluation.calibration
-    result = run_gate(base.rubric, head.rubric, evaluation.item_ids, calibration.flawed, evaluation.failed_column, options)
+    calibration = lookup.calibration
+    result = run_gate(base.rubric, head.rubric, lookup.item_ids, calibration.flawed, lookup.failed_column, options)
     task = head.rubric.task
     base_checks = {c.id: c for c in base.rubric.checks}
     targets: list[_Target] = []
     for decision in result.rejected:
         change = decision.change
         if change.kind == "deleted":
-            report.protected.append(_protected(decision, result.gated, evaluation, base.check_lines))
+            report.protected.append(_protected(decision, result.gated, lookup, base.check_lines))
             continue
         if change.head is None or not (change.kind == "added" or change.reworded):
             continue
@@ -180,15 +180,15 @@ def suggest_repairs(
         if change.head.is_frozen or (old is not None and old.is_frozen):
             report.unrepaired.append(Unrepaired(change.check_id, "frozen check: repairs never touch it"))
             continue
-        failed = evaluation.failed_column(change.head.text)
+        failed = lookup.failed_column(change.head.text)
         flawed = calibration.flawed
         audited = audit.audit(change.check_id) if audit is not None else None
         targets.append(_Target(
             decision, change.head, old.text if old is not None and change.kind == "modified" else None,
-            tuple(evaluation.items[i] for i in np.flatnonzero(failed & ~flawed)),
-            tuple(evaluation.items[i] for i in np.flatnonzero(failed & flawed)),
+            tuple(lookup.items[i] for i in np.flatnonzero(failed & ~flawed)),
+            tuple(lookup.items[i] for i in np.flatnonzero(failed & flawed)),
             tuple(audited.findings()) if audited is not None and audited.text == change.head.text else (),
-            tuple(evaluation.items[i] for i in np.flatnonzero(~failed & flawed)),
+            tuple(lookup.items[i] for i in np.flatnonzero(~failed & flawed)),
         ))
     if not targets:
         return report
@@ -204,7 +204,7 @@ def suggest_repairs(
         from rubric_gate.repair.vfr import measure
 
         measured = measure([t.check.text for t in targets], head.rubric, objective, judge=judge, store=store,
-                           verdicts=evaluation.store, concurrency=concurrency, max_calls=max_calls)
+                           verdicts=lookup.store, concurrency=concurrency, max_calls=max_calls)
         report.usage.extend(measured.usage)
         report.judging.extend(measured.judging)
         dev = {i.id: i for i in objective.dev.items}
@@ -238,7 +238,7 @@ def suggest_repairs(
         return report
 
     # 2. Judge the candidates on the calibration set (only their new texts cost calls).
-    stats_j = judge_missing([p[2] for p in proposals], calibration, evaluation.store, judge,
+    stats_j = judge_missing([p[2] for p in proposals], calibration, lookup.store, judge,
                             concurrency=concurrency, max_calls=max_calls, progress=False)
     print(f"repair candidates: {stats_j.summary}", file=log or sys.stderr)
     report.judging.append(stats_j.to_dict())
@@ -257,28 +257,28 @@ def suggest_repairs(
     shown: set[str] = set()
     for target, candidate, rubric, checks in proposals:
         ids = {c.id for c in checks}
-        gated = run_gate(base.rubric, rubric, evaluation.item_ids, calibration.flawed, evaluation.failed_column,
+        gated = run_gate(base.rubric, rubric, lookup.item_ids, calibration.flawed, lookup.failed_column,
                          candidate_options)
         own = [d for d in gated.decisions if d.change.check_id in ids]
         if not own or not all(d.accepted for d in own):
             continue
-        summary = evaluation.summarize(gated.gated, "candidate")
+        summary = lookup.summarize(gated.gated, "candidate")
         rows = [row for row in (summary.row(c.id) for c in checks) if row is not None]
-        before = evaluation.failed_column(target.check.text) & ~calibration.flawed
+        before = lookup.failed_column(target.check.text) & ~calibration.flawed
         after = np.zeros_like(before)
         for c in checks:
-            after |= evaluation.failed_column(c.text)
+            after |= lookup.failed_column(c.text)
         span = spans.get(target.check.id)
         report.suggestions.append(RepairSuggestion(
             check=target.check.id, change=target.decision.change.kind, operator=candidate.operator, why=candidate.why,
             rows=rows, yaml=checks_yaml(checks, span.indent if span else 2), path=head.repo_path,
             start_line=span.start_line if span else None, end_line=span.end_line if span else None,
-            no_longer_fails=[evaluation.items[i].id for i in np.flatnonzero(before & ~after)],
+            no_longer_fails=[lookup.items[i].id for i in np.flatnonzero(before & ~after)],
         ))
         shown.add(target.check.id)
     if objective is not None and measured is not None and report.suggestions:
         shown = _apply_vfr_objective(report, targets, measured, objective, head.rubric, judge, store,
-                                     evaluation, concurrency, max_calls)
+                                     lookup, concurrency, max_calls)
     for target in targets:
         if target.check.id in report_reasons(report):
             continue
@@ -296,13 +296,13 @@ def report_reasons(report: RepairReport) -> set[str]:
 
 def _apply_vfr_objective(report: RepairReport, targets: list[_Target], measured: Any,
                          objective: VfrObjective, rubric: Rubric, judge: str, store: AuditStore,
-                         evaluation: Evaluation, concurrency: int, max_calls: int | None) -> set[str]:
+                         lookup: VerdictLookup, concurrency: int, max_calls: int | None) -> set[str]:
     """Keep, per check, the gate-accepted rewrites that pass the acceptance rule, then their
     Pareto frontier; a check left with none gets the rule's reason."""
     from rubric_gate.repair.vfr import measure
 
     texts = [row.text for s in report.suggestions for row in s.rows]
-    more = measure(texts, rubric, objective, judge=judge, store=store, verdicts=evaluation.store,
+    more = measure(texts, rubric, objective, judge=judge, store=store, verdicts=lookup.store,
                    concurrency=concurrency, max_calls=max_calls)
     report.usage.extend(more.usage)
     report.judging.extend(more.judging)

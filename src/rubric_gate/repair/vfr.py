@@ -16,7 +16,7 @@ from rubric_gate.audit.store import AuditStore
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.repair.objective import DEFAULT_DELTA, Robustness, agreement
 from rubric_gate.rubric import Check, Rubric
-from rubric_gate.verdicts import VerdictStore, task_hash
+from rubric_gate.verdicts import VerdictStore
 
 DEFAULT_ATTACKS = 5
 
@@ -45,7 +45,7 @@ def measure(texts: Sequence[str], rubric: Rubric, objective: VfrObjective, *, ju
     from rubric_gate.audit.adversarial import fool_rates
     from rubric_gate.judges.api import judge_missing
     from rubric_gate.judges.prompt import PROMPT_VERSION
-    from rubric_gate.pipeline import Evaluation
+    from rubric_gate.scoring import VerdictLookup
 
     texts = list(dict.fromkeys(texts))
     checks = [Check(id=f"m{i}", text=t) for i, t in enumerate(texts)]
@@ -59,9 +59,9 @@ def measure(texts: Sequence[str], rubric: Rubric, objective: VfrObjective, *, ju
         run = judge_missing([scoring], objective.dev, verdicts, j, concurrency=concurrency, max_calls=max_calls,
                             progress=False)
         out.judging.append(run.to_dict())
-        evaluation = Evaluation(objective.dev, verdicts, judge=j, prompt=PROMPT_VERSION, task=task_hash(rubric.task))
+        lookup = VerdictLookup(objective.dev, verdicts, scoring, judge=j, prompt=PROMPT_VERSION)
         for t in texts:
-            answers[t].append(~evaluation.failed_column(t))
+            answers[t].append(~lookup.failed_column(t))
     ids = [i.id for i in objective.dev.items]
     for check in checks:
         attempts, fools = rates.get(check.id, (objective.attacks, []))

@@ -25,10 +25,10 @@ from rubric_gate.audit.templates import prompt_example, render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import GateOptions, RuleContext, Violation, run_gate
 from rubric_gate.judges.backend import JudgeRequest
-from rubric_gate.pipeline import Evaluation
 from rubric_gate.repair.yaml_spans import checks_yaml
 from rubric_gate.rubric import Check, Rubric, normalize_text
 from rubric_gate.rubric.model import Origin
+from rubric_gate.scoring import VerdictLookup
 from rubric_gate.teach.missed import MissGroup, missed_groups, proposal_id
 from rubric_gate.teach.model import Proposal, TeachReport
 from rubric_gate.teach.parse import TEACH_SCHEMA, TaughtText, parse_teach
@@ -89,7 +89,7 @@ class _Group:
 def teach_checks(
     rubric: Rubric,
     display: str,
-    evaluation: Evaluation,
+    lookup: VerdictLookup,
     audits: AuditStore,
     *,
     judge: str,
@@ -100,23 +100,23 @@ def teach_checks(
     concurrency: int = 8,
     log: Any = None,
 ) -> TeachReport:
-    """Propose label-taught checks for `rubric`; `evaluation` must carry the live `judge`."""
+    """Propose label-taught checks for `rubric`; `lookup` must carry the live `judge`."""
     from rubric_gate.judges.api import judge_missing  # the judging stack loads only here
 
     log = log or sys.stderr
     teacher = teacher or judge
-    calibration = evaluation.calibration
+    calibration = lookup.calibration
     report = TeachReport(rubric.id, display, len(calibration), {}, [], dry_run=dry_run)
 
     # 1. The rubric's own verdicts.
-    base_run = judge_missing([rubric], calibration, evaluation.store, judge, concurrency=concurrency,
+    base_run = judge_missing([rubric], calibration, lookup.store, judge, concurrency=concurrency,
                              max_calls=max_calls, dry_run=dry_run, progress=False)
     report.judging.append(base_run.to_dict())
     if dry_run and base_run.planned:
         report.plan.append(f"judge {base_run.summary} for the rubric's checks; the missed items, and so "
                            "the teach calls, are known only after those verdicts")
         return report
-    failed = evaluation.failed_matrix(rubric)
+    failed = lookup.failed_matrix(rubric)
     flawed = calibration.flawed
     groups = missed_groups(calibration.items, failed, flawed, rubric.max_failures)
     report.missed = {g.name: g.item_ids for g in groups}
@@ -165,7 +165,7 @@ def teach_checks(
     if not checks:
         return report
     head = rubric.model_copy(update={"checks": [*rubric.checks, *checks]})
-    run = judge_missing([head], calibration, evaluation.store, judge, concurrency=concurrency,
+    run = judge_missing([head], calibration, lookup.store, judge, concurrency=concurrency,
                         max_calls=max_calls, dry_run=dry_run, progress=False)
     report.judging.append(run.to_dict())
     if dry_run:
@@ -173,13 +173,13 @@ def teach_checks(
             report.plan.append(f"judge {run.summary} for the stored proposals")
         return report
     print(f"teach proposals: {run.summary}", file=log)
-    result = run_gate(rubric, head, evaluation.item_ids, flawed, evaluation.failed_column,
+    result = run_gate(rubric, head, lookup.item_ids, flawed, lookup.failed_column,
                       GateOptions(extra_rules=(new_catch_rule,)))
     decisions = {d.change.check_id: d for d in result.decisions}
-    summary = evaluation.summarize(result.gated, "taught")
+    summary = lookup.summarize(result.gated, "taught")
     missed_before = flawed & ~rubric_fails(failed, rubric.max_failures)
     for proposal, check in zip(report.proposals, checks, strict=True):
-        column = evaluation.failed_column(check.text)
+        column = lookup.failed_column(check.text)
         proposal.catches = [calibration.items[i].id for i in np.flatnonzero(column & missed_before)]
         proposal.fails_correct = [calibration.items[i].id for i in np.flatnonzero(column & ~flawed)]
         decision = decisions[check.id]

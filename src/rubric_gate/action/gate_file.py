@@ -12,21 +12,26 @@ from typing import Any
 
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
-from rubric_gate.action.judging import CallBudget, JudgeBackend
 from rubric_gate.action.sources import FileReader, check_repo_path
-from rubric_gate.boundary import apply_check_changes, usable_pr_verdicts
+from rubric_gate.boundary import apply_check_changes, check_conflicts, usable_pr_verdicts
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
-from rubric_gate.guard import deletion_losses
-from rubric_gate.pipeline import Evaluation, attribute_rubric
+from rubric_gate.guard import JudgedKey, deletion_losses
 from rubric_gate.report import CheckReport
 from rubric_gate.report.model import RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
-from rubric_gate.service import Untrusted, gate_edit
+from rubric_gate.scoring import VerdictLookup, attribute_rubric
+from rubric_gate.service import (
+    CallBudget,
+    GateRequest,
+    Judged,
+    Untrusted,
+    judge_for_gate,
+    run_gate_request,
+)
 from rubric_gate.sources import SourceText
-from rubric_gate.tuning import env_number
-from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
+from rubric_gate.verdicts import Verdict, VerdictStore
 
 # A base the gate cannot read vouches for nothing: two PRs that each load can merge cleanly into
 # one that does not (a key or an item id written twice), and the next PR would go ungated.
@@ -39,26 +44,20 @@ JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` i
 
 @dataclass
 class GateSettings:
+    """The git facts of one rubric's gating, and the request (`service.GateRequest`) it runs."""
+
     base_sha: str  # the PR's merge base: what it branched from
     head_sha: str
     trust_pr_verdicts: bool
-    rates_rule: bool
-    judge: JudgeBackend | None  # the live judge for this rubric, when one is configured and usable
-    judge_unavailable: str | None  # why a configured judge is not used
+    judge_unavailable: str | None = None  # why a configured judge is not used (then `request` replays)
+    request: GateRequest = field(default_factory=GateRequest)  # no judges: replay recorded verdicts
+    budget: CallBudget = field(default_factory=lambda: CallBudget(None))  # `max_judge_calls`, shared by the run
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
     tip_sha: str | None = None  # the base branch's tip, when it moved on since: the merge is gated there too
-    concurrency: int = 8
-    max_judge_calls: int | None = None  # for this rubric; with `budget`, what the run has left
-    budget: CallBudget | None = None  # `max_judge_calls` shared by every rubric of the run
-    audit: bool = False
-    audit_rule: bool = False
-    suggest_repairs: bool = False
-    panel: tuple[str, ...] = ()  # several judges: gate on the per-pair majority
-    samples: int = 1
-    paraphrases: int = 0
-    min_stability: float | None = None
-    batch: bool = False  # judge through the provider's batch API
-    batch_wait_seconds: float = 20 * 60
+
+    @property
+    def judged(self) -> bool:
+        return bool(self.request.judges)
 
 
 @dataclass
@@ -76,9 +75,9 @@ class RubricOutcome:
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
-    # (normalised check text, item content hash) pairs a configured judge answered in this run:
-    # a changed recorded answer is excused for exactly these pairs, never for a whole check text.
-    judged_pairs: dict[tuple[str, str], str] = field(default_factory=dict)  # -> the judge's answer
+    # What a configured judge answered in this run, by (task, text, item) (`guard.JudgedKey`): a
+    # changed recorded answer is excused for exactly these pairs, never for a whole check text.
+    judged_pairs: dict[JudgedKey, str] = field(default_factory=dict)  # -> the judge's answer
 
     @property
     def pending(self) -> bool:
@@ -159,16 +158,16 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     return fills, contradicting
 
 
-def _judged_answers(outcome: RubricOutcome, evaluation: Evaluation, docs: list[RubricDocument],
+def _judged_answers(outcome: RubricOutcome, lookup: VerdictLookup, docs: list[RubricDocument],
                     calibration: CalibrationSet) -> None:
     """Record the configured judge's answer (a panel's majority) for each pair it answered for
     this rubric: a recorded answer the PR changes is excused only where it equals this one."""
     for text in dict.fromkeys(c.text for doc in docs for c in doc.rubric.checks):
-        column = evaluation.column(text)
+        column = lookup.column(text)
         key = normalize_text(text)
         for index, item in enumerate(calibration.items):
             if not column.missing[index]:
-                outcome.judged_pairs[(key, item.content_hash)] = "no" if column.failed[index] else "yes"
+                outcome.judged_pairs[(lookup.task, key, item.content_hash)] = "no" if column.failed[index] else "yes"
 
 
 def _pairs_shown(verdicts: list[Verdict]) -> str:
@@ -176,15 +175,15 @@ def _pairs_shown(verdicts: list[Verdict]) -> str:
     return shown + (f" and {len(verdicts) - 10} more" if len(verdicts) > 10 else "")
 
 
-def evaluate(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
+def gate_file(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
     try:
         if changed.status == "removed":
-            _evaluate_deletion(outcome, reader, settings)
+            _gate_removed(outcome, reader, settings)
         elif changed.status == "added":
-            _evaluate_new(outcome, reader, settings)
+            _gate_added(outcome, reader, settings)
         else:
-            _evaluate_edit(outcome, reader, settings)
+            _gate_edited(outcome, reader, settings)
     except _BatchPending:
         pass  # reported as pending: nothing to decide until the batch is collected
     except MissingVerdictsError as exc:
@@ -199,61 +198,31 @@ class _BatchPending(Exception):
     """Batches are still judging some of this rubric's pairs."""
 
 
-def _measures_reliability(s: GateSettings) -> bool:
-    return s.judge is not None and (len(s.panel) > 1 or s.samples > 1 or s.paraphrases > 0)
+def _lookup(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
+            store: VerdictStore, s: GateSettings) -> VerdictLookup:
+    """The verdicts the gate reads for `docs`: recorded ones in replay, else what the configured
+    judge (or panel) answers, judged into the cache by the gate service."""
+    if not s.judged:
+        return VerdictLookup(calibration, store, docs[-1].rubric)
+    with judging_store(s.cache, store) as judging:
+        judged = judge_for_gate(docs, calibration, judging, s.request, s.budget)
+    _took(outcome, judged)
+    assert judged.lookup is not None
+    _judged_answers(outcome, judged.lookup, docs, calibration)
+    return judged.lookup
 
 
-def _judge_panel_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
-                      base_store: VerdictStore, s: GateSettings) -> Evaluation:
-    """Several judges, samples or paraphrases: judge them all into the cache, gate on the majority."""
-    from rubric_gate.ensemble import PanelEvaluation
-    from rubric_gate.ensemble.measure import judge_panel
-    from rubric_gate.judges import PROMPT_VERSION
-    from rubric_gate.service import combined_stats
-
-    assert s.judge is not None  # _measures_reliability
-    judges = s.panel or (s.judge.spec,)
-    with judging_store(s.cache, base_store) as store:
-        measured = judge_panel(docs[0].rubric, docs[-1].rubric, calibration, store, list(judges), samples=s.samples,
-                               paraphrases=s.paraphrases, concurrency=s.concurrency, max_calls=_calls_left(s))
-    outcome.judging = combined_stats(measured.runs)
-    _spend(s, outcome.judging)
-    return PanelEvaluation(calibration, store, prompt=PROMPT_VERSION, task=task_hash(docs[-1].rubric.task),
-                           judges=tuple(judges), samples=s.samples,
-                           paraphrases=measured.paraphrases)
-
-
-def _judge_into(outcome: RubricOutcome, docs: list[RubricDocument], calibration: CalibrationSet,
-                base_store: VerdictStore, s: GateSettings) -> Evaluation:
-    """Judge the missing pairs (keyed to this judge) into the cache and return the evaluation."""
-    judge = s.judge
-    assert judge is not None
-    if not s.batch:
-        with judging_store(s.cache, base_store) as store:
-            outcome.judging = judge.judge_missing(docs, calibration, store, concurrency=s.concurrency,
-                                                  max_calls=_calls_left(s))
-        _spend(s, outcome.judging)
-        return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
-    from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S, judge_in_batches
-
-    with judging_store(s.cache, base_store) as store:
-        result = judge_in_batches([d.rubric for d in docs], calibration, store, judge.spec,
-                                  max_calls=_calls_left(s), wait_seconds=s.batch_wait_seconds,
-                                  poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
-                                                           minimum=0.001),
-                                  progress=False)
-    outcome.judging = result.to_dict()
-    outcome.notices.extend(result.warnings)
-    _spend(s, outcome.judging)
-    if result.pending:
-        outcome.pending_pairs = result.pending_pairs
-        outcome.notices.append(f"Judging {result.pending_pairs} pair(s) in batch ({len(result.pending)} batch(es) "
+def _took(outcome: RubricOutcome, judged: Judged) -> None:
+    outcome.judging = judged.judging
+    outcome.notices.extend(judged.warnings)
+    if judged.lookup is None:
+        outcome.pending_pairs = judged.pending_pairs
+        outcome.notices.append(f"Judging {judged.pending_pairs} pair(s) in batch ({judged.pending_batches} batch(es) "
                                "still processing): re-run this check to collect them; nothing is resubmitted.")
         raise _BatchPending
-    return Evaluation(calibration, store, judge=judge.spec, prompt=judge.prompt, task=task_hash(docs[-1].rubric.task))
 
 
-def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
+def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
     """A rubric with no base version: scored on its own labels like `rubric-gate attribute`."""
     changed = outcome.file
     text = reader.read(s.head_sha, changed.path)
@@ -265,17 +234,12 @@ def _evaluate_new(outcome: RubricOutcome, reader: FileReader, s: GateSettings, b
     store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
-    if s.judge is not None:
-        evaluation = _judge_into(outcome, [head], calibration, store, s)
-        _judged_answers(outcome, evaluation, [head], calibration)
-    else:
-        if s.judge_unavailable:
-            outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
-        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
-    outcome.summary = attribute_rubric(head, evaluation)
+    if s.judge_unavailable:
+        outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
+    outcome.summary = attribute_rubric(head, _lookup(outcome, [head], calibration, store, s))
 
 
-def _evaluate_deletion(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+def _gate_removed(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
     _deletion_at(outcome, reader, s)
     if s.tip_sha and s.tip_sha != s.base_sha:
         # What the deletion loses is what the base tip has: main may have given the rubric a catch since.
@@ -304,11 +268,7 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
     try:
         calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
-        evaluation = (_judge_into(outcome, [base], calibration, base_store, s) if s.judge is not None
-                      else Evaluation(calibration, base_store, task=task_hash(base.rubric.task)))
-        if s.judge is not None:
-            _judged_answers(outcome, evaluation, [base], calibration)
-        summary = attribute_rubric(base, evaluation)
+        summary = attribute_rubric(base, _lookup(outcome, [base], calibration, base_store, s))
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
         # which is no reason to think it catches nothing.
@@ -328,7 +288,7 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
                                + (" and caught no flawed item." if summary is not None else "."))
 
 
-def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+def _gate_edited(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
     changed = outcome.file
     base_text = reader.read(s.base_sha, changed.base_path)
     head_text = reader.read(s.head_sha, changed.path)
@@ -348,7 +308,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
         base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
     except InputError as exc:
         # A broken rubric was merged: scored as new for the reviewer, and failed closed.
-        _evaluate_new(outcome, reader, s, base_note=(
+        _gate_added(outcome, reader, s, base_note=(
             f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
         outcome.failures.append(UNREADABLE_BASE.format(what="the rubric, its calibration set or its verdicts",
                                                        why=exc.message))
@@ -356,9 +316,7 @@ def _evaluate_edit(outcome: RubricOutcome, reader: FileReader, s: GateSettings) 
     outcome.base = base
     head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
     notes: list[str] = []
-    report, evaluation, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
-    if s.suggest_repairs and not report.gate_passed:
-        _repair(outcome, base, head, evaluation, options, s)
+    report, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
     report.notes.extend(notes)
     if outcome.judging is not None:
         report.judging = outcome.judging
@@ -387,6 +345,8 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
     except InputError as exc:
         outcome.failures.append(f"{where} cannot be read to gate the merge ({exc.message}); rebase the PR")
         return
+    conflicts = check_conflicts(base.rubric, head.rubric, tip.rubric)
+    outcome.failures.extend(f"merged onto {where}, {c}: rebase the PR and keep one" for c in conflicts)
     merged = RubricDocument(apply_check_changes(base.rubric, head.rubric, tip.rubric),
                             SourceText(f"this PR merged onto {s.tip_sha[:7]}", head.source.text, None,
                                        repo_path=changed.path), head.check_lines)
@@ -394,8 +354,8 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
         return
     judging, judged = outcome.judging, outcome.judged_pairs
     try:
-        report, _, _ = _gate_versions(outcome, tip, merged, tip_calibration, tip_store, head_store, s, [],
-                                      options=options)
+        report, _ = _gate_versions(outcome, tip, merged, tip_calibration, tip_store, head_store, s, [],
+                                   options=options)
     except MissingVerdictsError as exc:
         parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
         outcome.failures.append(f"merged onto {where}, the rubric cannot be scored (no verdict for checks {parts}): "
@@ -411,8 +371,10 @@ def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocumen
 
 def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, calibration: CalibrationSet,
                    base_store: VerdictStore, head_store: VerdictStore, s: GateSettings, notes: list[str],
-                   options: GateOptions | None = None) -> tuple[CheckReport, Evaluation, GateOptions]:
-    """Judge what is missing and gate `base` -> `head` on `base`'s labels and trusted verdicts.
+                   options: GateOptions | None = None) -> tuple[CheckReport, GateOptions]:
+    """Gate `base` -> `head` on `base`'s labels and trusted verdicts through the gate service
+    (which judges what is missing, audits, gates and repairs); this side says which verdicts
+    are the PR's own and what the configured judge made of them.
 
     `options` given: a second gating of the same PR (onto the base tip), audited already.
     """
@@ -424,25 +386,23 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
                      f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
                      "those, so they were not used.")
-    if _measures_reliability(s):
-        evaluation = _judge_panel_into(outcome, [base, head], calibration, base_store, s)
-        _judged_answers(outcome, evaluation, [base, head], calibration)
-    elif s.judge is not None:
-        evaluation = _judge_into(outcome, [base, head], calibration, base_store, s)
-        _judged_answers(outcome, evaluation, [base, head], calibration)
-        assert isinstance(evaluation.store, VerdictStore)
-        disagreements = _disagreements(added, calibration, evaluation.store, s.judge.spec, s.judge.prompt,
-                                       evaluation.task)
-        if added and primary:
-            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.judge.spec}` and not used"
-                         + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
-                            if disagreements else "; the judge agrees with all of them") + ".")
-        added = []
+    untrusted = None
+    if s.judged:
+        with judging_store(s.cache, base_store) as store:
+            run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),
+                                   options=options, repairs=primary, notes=notes)
+        _took(outcome, run.judged)
+        _judged_answers(outcome, run.lookup, [base, head], calibration)
+        if added and primary and not s.request.measures_reliability:
+            disagreements = _disagreements(added, calibration, store, s.request.judges[0], run.lookup.prompt or "",
+                                           run.lookup.task)
+            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.request.judges[0]}` and "
+                         "not used" + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
+                                       if disagreements else "; the judge agrees with all of them") + ".")
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged(VerdictStore(added)) if added else base_store
-        evaluation = Evaluation(calibration, store, task=task_hash(head.rubric.task))
         if added and primary:
             note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
                     "no judge could re-check them here")
@@ -458,12 +418,14 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                 notes.append(note + f"; {why}, so this fails.")
                 outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR" + (
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
-    if options is None:
-        options = _audit(outcome, base, head, s)
-    untrusted = Untrusted(tuple(added), base_store, calibration, task_hash(head.rubric.task)) if added else None
-    report, options = gate_edit(base, head, evaluation, options, min_stability=s.min_stability if
-                                _measures_reliability(s) else None, untrusted=untrusted, notes=notes)
-    return report, evaluation, options
+        untrusted = Untrusted(tuple(added), base_store, calibration) if added else None
+        run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),
+                               untrusted=untrusted, options=options, repairs=primary, notes=notes)
+    if primary:
+        outcome.audit_report, outcome.repair_report = run.audit_report, run.repair_report
+        outcome.notices.extend(run.notices)
+    assert run.report is not None
+    return run.report, run.options
 
 
 def _audit_store(s: GateSettings) -> Any:
@@ -472,43 +434,6 @@ def _audit_store(s: GateSettings) -> Any:
     from rubric_gate.audit import AuditStore
 
     return AuditStore()
-
-
-def _audit(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, s: GateSettings) -> GateOptions:
-    """Audit the added and reworded checks first, so the audit rule can take part in the gate."""
-    if not (s.audit or s.audit_rule):
-        return GateOptions(rates_rule=s.rates_rule)
-    if s.judge is None:
-        outcome.notices.append("The audit needs a judge: set the `judge` input (and its API key) to audit checks.")
-        return GateOptions(rates_rule=s.rates_rule)
-    from rubric_gate.audit import audit_rule, audited_changes
-
-    outcome.audit_report = audited_changes(base, head, [s.judge.spec], _audit_store(s), concurrency=s.concurrency)
-    rules = (audit_rule(outcome.audit_report),) if s.audit_rule else ()
-    return GateOptions(rates_rule=s.rates_rule, extra_rules=rules)
-
-
-def _repair(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument, evaluation: Evaluation,
-            options: GateOptions, s: GateSettings) -> None:
-    if s.judge is None:
-        outcome.notices.append("Repairs need a judge to check each rewrite: set the `judge` input.")
-        return
-    from rubric_gate.repair import suggest_repairs
-
-    outcome.repair_report = suggest_repairs(
-        base, head, evaluation, _audit_store(s), judge=s.judge.spec, options=options, audit=outcome.audit_report,
-        audit_rule_on=s.audit_rule, audit_judges=[s.judge.spec], concurrency=s.concurrency,
-        max_calls=_calls_left(s))
-    _spend(s, {"calls": sum(int(j.get("calls") or 0) for j in outcome.repair_report.judging)})
-
-
-def _calls_left(s: GateSettings) -> int | None:
-    return s.budget.left() if s.budget is not None else s.max_judge_calls
-
-
-def _spend(s: GateSettings, judging: Any) -> None:
-    if s.budget is not None:
-        s.budget.spend(judging)
 
 
 def _disagreements(added: list[Verdict], calibration: CalibrationSet, store: VerdictStore,

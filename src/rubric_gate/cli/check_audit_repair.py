@@ -1,4 +1,5 @@
-"""`check --audit / --audit-rule / --suggest-repairs`: the audit and repair steps around the gate."""
+"""`check --audit / --audit-rule / --suggest-repairs`: their options, and the reports the gate
+service's run brings back (the steps themselves run in `service.run_gate_request`)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,10 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-from rubric_gate.gate import GateOptions
-from rubric_gate.pipeline import Evaluation
 from rubric_gate.rubric import RubricDocument
 
 
-def review_options(command: Any) -> Any:
+def audit_repair_options(command: Any) -> Any:
     """The options `check` gains for audits and repairs (kept here so check_cmd stays small)."""
     options = [
         click.option("--audit", "audit_flag", is_flag=True, help="Audit the added and reworded checks (advisory)."),
@@ -48,7 +47,7 @@ def review_options(command: Any) -> Any:
 
 
 @dataclass
-class Review:
+class AuditRepairSteps:
     """What the audit and repair steps add to a check report."""
 
     audit_flag: bool = False
@@ -82,41 +81,20 @@ class Review:
             self._store = AuditStore.load(audit_store_path(self.audits, head.rubric.verdicts, root))
         return self._store
 
-    def gate_options(self, base: RubricDocument, head: RubricDocument, judge: str | None, root: Path,
-                     rates_rule: bool, concurrency: int) -> GateOptions:
-        """Audit first (when asked), so the audit rule can take part in the gate."""
-        if not (self.audit_flag or self.audit_rule):
-            return GateOptions(rates_rule=rates_rule)
-        from rubric_gate.audit import audit_rule, audited_changes
-
-        self.audit_report = audited_changes(base, head, self.judges(judge), self.store(head, root),
-                                            concurrency=concurrency)
-        for stats in self.audit_report.usage:
-            print(stats.summary, file=sys.stderr)
-        rules = (audit_rule(self.audit_report),) if self.audit_rule else ()
-        return GateOptions(rates_rule=rates_rule, extra_rules=rules)
-
-    def repairs(self, base: RubricDocument, head: RubricDocument, evaluation: Evaluation, judge: str | None,
-                options: GateOptions, root: Path, concurrency: int, max_calls: int | None) -> None:
-        if not self.suggest_repairs:
-            return
-        from rubric_gate.repair import suggest_repairs
-
-        self.repair_report = suggest_repairs(
-            base, head, evaluation, self.store(head, root), judge=judge, repair_model=self.repair_model,
-            k=self.repair_count, options=options, audit=self.audit_report, audit_rule_on=self.audit_rule,
-            audit_judges=self.judges(judge), concurrency=concurrency, max_calls=max_calls,
-            objective=self.objective(head, judge, root))
-        for stats in self.repair_report.usage:
-            print(stats.summary, file=sys.stderr)
+    def took(self, run: Any) -> None:
+        """Keep what the gate service's run audited and repaired (a `service.GateRun`), for the report."""
+        self.audit_report, self.repair_report = run.audit_report, run.repair_report
+        for report in (self.audit_report, self.repair_report):
+            for stats in getattr(report, "usage", None) or ():
+                print(stats.summary, file=sys.stderr)
 
     def objective(self, head: RubricDocument, judge: str | None, root: Path) -> Any:
         """The vfr objective's settings, or None; its dev split is the rubric's `evaluation` items."""
-        if self.repair_objective != "vfr":
+        if self.repair_objective != "vfr" or not self.suggest_repairs:
             return None
         from rubric_gate.errors import JudgeError
-        from rubric_gate.pipeline import load_calibration_for
         from rubric_gate.repair.vfr import VfrObjective
+        from rubric_gate.scoring import load_calibration_for
 
         judges = tuple(dict.fromkeys(self.judges(judge)))
         if not (self.attacker and self.verifier) or len(judges) < 2:

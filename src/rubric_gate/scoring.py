@@ -18,19 +18,30 @@ from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.reliability import label_agreement
 from rubric_gate.report.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
-from rubric_gate.verdicts import VerdictColumn, VerdictStore, verdict_column
+from rubric_gate.verdicts import VerdictColumn, VerdictStore, task_hash, verdict_column
 
 
 @dataclass
-class Evaluation:
-    """Verdict lookups for one calibration set, cached per check text."""
+class VerdictLookup:
+    """The verdicts for one calibration set as the judge answers them under one rubric's task,
+    cached per check text.
+
+    The task is part of every verdict's key, so it is derived here from `rubric` (the rubric
+    whose edit is gated, or that is scored), never passed by hand: a verdict judged under
+    another task never counts, whoever builds the lookup.
+    """
 
     calibration: CalibrationSet
     store: VerdictStore
+    rubric: Rubric  # whose `task` the judge reads beside each check
     judge: str | None = None  # with a live judge, only its own verdicts (same prompt) count
     prompt: str | None = None
-    task: str | None = None  # `task_hash` of the rubric's task: verdicts judged under another never count
     _columns: dict[str, VerdictColumn] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        """The `task_hash` every lookup is keyed by."""
+        return task_hash(self.rubric.task)
 
     @property
     def items(self):
@@ -111,18 +122,18 @@ class Evaluation:
                              item_meta=meta or None)
 
 
-def attribute_rubric(doc: RubricDocument, evaluation: Evaluation) -> RubricSummary:
-    evaluation.require_verdicts(doc)
-    return evaluation.summarize(doc.rubric, doc.display)
+def attribute_rubric(doc: RubricDocument, lookup: VerdictLookup) -> RubricSummary:
+    lookup.require_verdicts(doc)
+    return lookup.summarize(doc.rubric, doc.display)
 
 
 def run_check(
     base: RubricDocument,
     head: RubricDocument,
-    evaluation: Evaluation,
+    lookup: VerdictLookup,
     options: GateOptions | None = None,
 ) -> CheckReport:
-    evaluation.require_verdicts(base, head)
+    lookup.require_verdicts(base, head)
     notes: list[str] = []
     if base.rubric.id != head.rubric.id:
         notes.append(f"rubric id changed from '{base.rubric.id}' to '{head.rubric.id}'")
@@ -136,18 +147,18 @@ def run_check(
     result = run_gate(
         base.rubric,
         head.rubric,
-        evaluation.item_ids,
-        evaluation.calibration.flawed,
-        evaluation.failed_column,
+        lookup.item_ids,
+        lookup.calibration.flawed,
+        lookup.failed_column,
         options or GateOptions(),
     )
-    head_summary = evaluation.summarize(head.rubric, head.display)
+    head_summary = lookup.summarize(head.rubric, head.display)
     if head_summary.agreement is not None and head_summary.agreement.note:
         notes.append(head_summary.agreement.note)
-    flawed = evaluation.calibration.flawed
-    comparisons = compare_rubrics(flawed, _rubric_fails(evaluation, base.rubric),
-                                  {"head": _rubric_fails(evaluation, head.rubric),
-                                   "gated": _rubric_fails(evaluation, result.gated)})
+    flawed = lookup.calibration.flawed
+    comparisons = compare_rubrics(flawed, _rubric_fails(lookup, base.rubric),
+                                  {"head": _rubric_fails(lookup, head.rubric),
+                                   "gated": _rubric_fails(lookup, result.gated)})
     run_failures = []
     level = (options or GateOptions()).reject_correct_drop_at
     if level is not None and (why := significant_correct_drop(comparisons, level)):
@@ -168,20 +179,20 @@ def run_check(
         for d in result.decisions
     ]
     return CheckReport(
-        base=evaluation.summarize(base.rubric, base.display),
+        base=lookup.summarize(base.rubric, base.display),
         head=head_summary,
-        gated=evaluation.summarize(result.gated, "gated"),
+        gated=lookup.summarize(result.gated, "gated"),
         changes=changes,
         gated_yaml=rubric_to_yaml(result.gated),
-        items=len(evaluation.items),
+        items=len(lookup.items),
         notes=notes,
         comparisons=comparisons,
         run_failures=run_failures,
     )
 
 
-def _rubric_fails(evaluation: Evaluation, rubric: Rubric) -> np.ndarray:
-    return rubric_fails(evaluation.failed_matrix(rubric), rubric.max_failures)
+def _rubric_fails(lookup: VerdictLookup, rubric: Rubric) -> np.ndarray:
+    return rubric_fails(lookup.failed_matrix(rubric), rubric.max_failures)
 
 
 # -- loading inputs the way the CLI and the action resolve them ---------------------------------

@@ -1,0 +1,93 @@
+"""What one gating asks for, validated once: `check`'s options and the action's inputs both
+become a `GateRequest`, so the two cannot accept different combinations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rubric_gate.errors import RubricGateError
+
+
+class RequestError(RubricGateError):
+    """A combination the gate cannot run. `setting` names it neutrally (`samples`, `batch`);
+    each front end words it as its own option or input."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+@dataclass
+class CallBudget:
+    """The run's judge calls (`--max-calls`, `max_judge_calls`): every judging step takes what
+    is left, then spends what it used (a step that needs more than is left refuses before its
+    first call). One per run, shared by every rubric, judge, sample and repair."""
+
+    limit: int | None
+    used: int = 0
+
+    def left(self) -> int | None:
+        return None if self.limit is None else max(0, self.limit - self.used)
+
+    def spend(self, judging: Any) -> None:
+        """Count the calls of a judging step's statistics (a dict or stats object with `calls`)."""
+        calls = judging.get("calls") if isinstance(judging, dict) else getattr(judging, "calls", 0)
+        self.used += int(calls or 0)
+
+
+@dataclass(frozen=True)
+class GateRequest:
+    """How to judge, gate, audit and repair one edit. No judges: replay recorded verdicts."""
+
+    judges: tuple[str, ...] = ()  # several: a panel, gated on the per-pair majority
+    samples: int = 1
+    paraphrases: int = 0
+    paraphraser: str | None = None
+    min_stability: float | None = None  # rule U
+    batch: bool = False
+    batch_wait_seconds: float | None = None  # None: wait until the batches end
+    poll_interval: float | None = None
+    batch_progress: bool | None = None  # None: shown on a terminal
+    concurrency: int = 8
+    gates: frozenset[str] | None = None  # None: the gate's default (S+P)
+    rates_rule: bool = False
+    reject_correct_drop_at: float | None = None
+    audit: bool = False
+    audit_rule: bool = False  # implies `audit`
+    audit_judges: tuple[str, ...] = ()  # default: the first judge
+    suggest_repairs: bool = False
+    repair_count: int = 3
+    repair_model: str | None = None
+    repair_objective: Any = field(default=None, compare=False)  # a repair.vfr.VfrObjective, or None
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.samples % 2 == 0:
+            raise RequestError("samples", f"must be an odd number >= 1 (a majority always exists), got {self.samples}")
+        if self.paraphrases < 0:
+            raise RequestError("paraphrases", f"must be >= 0, got {self.paraphrases}")
+        if self.min_stability is not None and not 0 <= self.min_stability <= 1:
+            raise RequestError("min_stability", f"expected a number between 0 and 1, got {self.min_stability}")
+        if not self.judges and (self.samples > 1 or self.paraphrases or self.min_stability is not None):
+            raise RequestError("judge", "samples, paraphrases and a minimum stability need a judge")
+        if self.batch and not self.judges:
+            raise RequestError("batch", "batch judging needs a judge")
+        if self.batch and (len(self.judges) > 1 or self.samples > 1 or self.paraphrases):
+            raise RequestError("batch", "batch judging asks one judge once per pair: drop the samples, the "
+                                        "paraphrases or the extra judges, or judge those live")
+
+    @property
+    def judge(self) -> str | None:
+        return self.judges[0] if self.judges else None
+
+    @property
+    def measures_reliability(self) -> bool:
+        """A panel, several samples or paraphrases: gate on the majority and measure agreement."""
+        return bool(self.judges) and (len(self.judges) > 1 or self.samples > 1 or self.paraphrases > 0)
+
+    @property
+    def audits(self) -> bool:
+        return self.audit or self.audit_rule
+
+    def audit_panel(self) -> list[str]:
+        return list(self.audit_judges) or ([self.judges[0]] if self.judges else [])
