@@ -92,7 +92,9 @@ def _parse_exactly(source: SourceText) -> CalibrationSet:
         items.append(item)
     if not items:
         raise InputError(source.display, "calibration set is empty")
-    return CalibrationSet(tuple(items), source.display)
+    from rubric_gate.calibration.index import compact
+
+    return CalibrationSet(compact(tuple(items)), source.display)
 
 
 def load_calibration(spec: str | Path, cwd: Path | None = None) -> CalibrationSet:

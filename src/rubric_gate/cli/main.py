@@ -97,13 +97,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    import os
-
-    # pydantic looks for plugins (entry points of every installed distribution) when the first
-    # model is built: 60-70 ms of a 1 s rerun, and no plugin has a part in a gate. Set it to
-    # anything else to let them load.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
+        import os
+
+        # pydantic looks for plugins (entry points of every installed distribution) when the
+        # first model is built: 60-70 ms of a 1 s rerun, and no plugin has a part in a gate. Set
+        # it to anything else to let them load.
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
