@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 UNPLANNED = "unplanned"
 
@@ -28,7 +28,9 @@ class CalibrationItem(BaseModel):
     split: Annotated[Literal["calibration", "evaluation"] | None, Field(
         description="calibration (default): the gate decides on these items; evaluation: held out.",
     )] = None
-    meta: Annotated[dict[str, Any] | None, Field(
+    # The object's schema spelled out: pydantic 2.10 omits `additionalProperties: true`, 2.14 writes it.
+    meta: Annotated[Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})]
+                    | None, Field(
         description="Free information about the item (annotator, source, batch, ...): kept and shown in "
                     "JSON reports, never shown to the judge and not part of the item's content hash.",
     )] = None
