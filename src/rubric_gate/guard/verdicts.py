@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.rubric import normalize_text
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts import Verdict, VerdictStore
 
 # What a configured judge answered in this run: (task hash, normalised check text, item content
 # hash) -> "yes" | "no". The task is part of the key: an answer judged under one rubric's task
@@ -98,28 +98,29 @@ class RemovedAnswer:
         return f"{self.check} on {self.item} ({self.answer})"
 
 
+def _unanswered(lines: list[Verdict], other: VerdictStore,
+                items: Iterable[CalibrationItem]) -> list[tuple[Verdict, CalibrationItem]]:
+    """The first of `lines` for each labeled (check text, item) pair that `other` has no answer for."""
+    by_id = {i.id: i for i in items}
+    by_hash = {i.content_hash: i for i in by_id.values()}
+    located = [(v, by_id.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in lines]
+    found = [(v, item) for v, item in located if item is not None]
+    answers = other.find_answers([(v.check_text, item, None, None, None, 0) for v, item in found])  # vectorised
+    out: dict[tuple[str, str], tuple[Verdict, CalibrationItem]] = {}
+    for (verdict, item), answer in zip(found, answers, strict=True):
+        if answer is None:
+            out.setdefault((verdict.check_text, item.id), (verdict, item))
+    return list(out.values())
+
+
 def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem]) -> list[RemovedAnswer]:
     """Base verdicts for a labeled item whose (check text, item) pair the head no longer answers.
 
     A recorded answer that disappears is evidence lost: the next PR could fill the gap with
     another answer, so it is a change like any other, never a silent one.
     """
-    by_id = {i.id: i for i in items}
-    by_hash = {i.content_hash: i for i in by_id.values()}
-    out: dict[tuple[str, str], RemovedAnswer] = {}
-    lost = base.added_since(head)  # lines of the base that the head does not hold
-    located = [(v, by_id.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in lost]
-    answers = iter(head.find_answers([(v.check_text, item, None, None, None, 0) for v, item in located if item]))
-    for verdict, item in located:
-        if item is None:
-            continue
-        answer = next(answers)
-        if (verdict.check_text, item.id) in out:
-            continue
-        if answer is None:
-            out[(verdict.check_text, item.id)] = RemovedAnswer(verdict.check or verdict.check_text[:60], item.id,
-                                                               verdict.answer, verdict.check_text)
-    return list(out.values())
+    return [RemovedAnswer(v.check or v.check_text[:60], item.id, v.answer, v.check_text)
+            for v, item in _unanswered(base.added_since(head), head, items)]
 
 
 def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem]) -> list[ChangedAnswer]:
@@ -128,20 +129,5 @@ def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Calib
     Once merged they are the base's record, which the next PR is gated on: a fill is new
     evidence for the checks it answers, written by the PR.
     """
-    by_id = {i.id: i for i in items}
-    by_hash = {i.content_hash: i for i in by_id.values()}
-    out: dict[tuple[str, str], ChangedAnswer] = {}
-    added = head.added_since(base)
-    located = [(v, by_id.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in added]
-    answers = iter(base.find_answers([(v.check_text, item, None, None, None, 0) for v, item in located if item]))
-    for verdict, item in located:
-        if item is None:
-            continue
-        answer = next(answers)
-        if (verdict.check_text, item.id) in out:
-            continue
-        if answer is None:
-            out[(verdict.check_text, item.id)] = ChangedAnswer(verdict.check or verdict.check_text[:60], item.id,
-                                                               "none", verdict.answer, verdict.check_text,
-                                                               item.content_hash)
-    return list(out.values())
+    return [ChangedAnswer(v.check or v.check_text[:60], item.id, "none", v.answer, v.check_text, item.content_hash)
+            for v, item in _unanswered(head.added_since(base), base, items)]
