@@ -182,7 +182,9 @@ class FakeGitHub:
         match = re.fullmatch(r"/commits/([0-9a-f]{40})/check-runs", rest)
         if match and method == "GET":
             return self._check_runs_for(match.group(1))
-        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest)
+        # PyGithub's Commit.get_statuses() reads the legacy path /statuses/{sha}, which GitHub
+        # still answers like /commits/{ref}/statuses.
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest) or re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "GET":  # "returned in reverse chronological order"
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
@@ -194,7 +196,7 @@ class FakeGitHub:
                 return _invalid("Status", "state", f"state is not included in the list: {body.get('state')!r}")
             if len(body.get("description") or "") > STATUS_DESCRIPTION_CHARS:
                 return _invalid("Status", "description", "description is too long (maximum is 140 characters)")
-            status = {**body, "sha": match.group(1), "id": self.new_id()}
+            status = {**body, "sha": match.group(1), "id": self.new_id(), "creator": self._author(token)}
             self.statuses.append(status)
             return 201, status
         if method == "GET" and rest == f"/pulls/{n}/files":
