@@ -611,28 +611,54 @@ class TestItemReference:
 # -- answers laundered through the record: recorded where nobody reads them, used later -----------
 
 class TestLaunderedEvidence:
-    def _launder(self, scenario: Scenario, first_inputs: dict, second_inputs: dict):
+    """With `trust_pr_verdicts: false` a PR's own verdicts never stand in for a judge; with the
+    default (true) they stand for the checks the PR adds, with a note naming them unverified, so
+    a reviewer reads them before they become the record. A route is a PR whose answers become
+    the record without either: weighed by no rule, named by no note."""
+
+    LAUNDER_REASON = ("route: answers a PR records for a check text no gated rubric reads (no rubric at all, or "
+                      "only a new rubric, which is scored, not gated) are weighed by no rule and named in no note "
+                      "(even with trust_pr_verdicts false); merged, they are the base record, which the gate "
+                      "trusts for the check a later PR adds, so its invented catch excuses deleting A. Review "
+                      "them as fills of the labels they answer, or read a check's answers as the PR's until a "
+                      "gated rubric had that text (owner: trust-evidence; round 4's fork variant is this boundary)")
+
+    def _launder(self, scenario: Scenario, first_files: dict[str, str | None], **inputs: str):
         lies = "".join(_verdict(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
-        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies}, "PR 1: answers for a check nobody has")
-        one = _gate(scenario, first, **first_inputs)
+        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies, **first_files}, "PR 1: X's answers")
+        one = _gate(scenario, first, **inputs)
         _merge_pr(scenario)
         second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=EXTRA)}, "PR 2: X in, A out")
-        two = _gate(scenario, second, **second_inputs)
+        two = _gate(scenario, second, **inputs)
         return one, two
 
-    @pytest.mark.xfail(strict=True, reason="route: in a replay repository (no judge), answers recorded for a check "
-                       "text no rubric has are weighed by no rule; merged, they are the base record, which the gate "
-                       "trusts for the check a later PR adds, so its invented catch excuses deleting A. The base "
-                       "vouches for answers to the texts its rubrics read; answers to a text the PR adds are the "
-                       "PR's, wherever recorded (owner: trust-evidence; round 4's fork variant is the same boundary)")
-    def test_in_a_replay_repository(self, scenario: Scenario) -> None:
-        """No judge anywhere: PR 1 records X's answers, which no rubric reads, so no rule weighs
-        them; once merged they are the record, and X "shares" A's catch of R1 in PR 2."""
-        one, two = self._launder(scenario, {}, {})
+    @pytest.mark.xfail(strict=True, reason=LAUNDER_REASON)
+    @pytest.mark.parametrize("trust", ["true", "false"])
+    def test_answers_for_a_check_no_rubric_has(self, scenario: Scenario, trust: str) -> None:
+        """No judge anywhere: PR 1 records X's answers, which no rubric reads."""
+        one, two = self._launder(scenario, {}, trust_pr_verdicts=trust)
         assert one.code == 1 or two.code == 1, one.stdout + two.stdout
 
+    @pytest.mark.xfail(strict=True, reason=LAUNDER_REASON)
+    @pytest.mark.parametrize("trust", ["true", "false"])
+    def test_answers_for_the_check_of_a_new_helper_rubric(self, scenario: Scenario, trust: str) -> None:
+        """PR 1 adds a rubric (scored, not gated) with check X on demo's labels and record."""
+        one, two = self._launder(scenario, {"rubrics/helper.yaml": _other(["X"], "helper")}, trust_pr_verdicts=trust)
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
+
+    def test_answers_for_a_check_the_pr_adds_to_the_rubric_need_a_judge_when_untrusted(self, scenario: Scenario) -> None:
+        one, _two = self._launder(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)},
+                                 trust_pr_verdicts="false")
+        assert one.code == 1 and "unverified verdict(s) added by this PR" in one.stdout + one.summary, one.stdout
+
+    def test_answers_for_a_check_the_pr_adds_are_named_unverified_by_default(self, scenario: Scenario) -> None:
+        """The default trusts them once reviewed (so the comment names them): by design, PR 2
+        then stands on PR 1's record."""
+        one, two = self._launder(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)})
+        assert (one.code, two.code) == (0, 0), one.stdout + two.stdout
+        assert "5 unverified verdict(s)" in one.summary, one.summary
+
     def test_with_a_configured_judge_in_both_runs(self, scenario: Scenario) -> None:
-        inputs = _judged(scenario)
-        one, two = self._launder(scenario, inputs, inputs)
+        one, two = self._launder(scenario, {}, **_judged(scenario))
         # The judge answers X in PR 2: R1 is A's alone again.
         assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
