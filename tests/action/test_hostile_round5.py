@@ -662,3 +662,111 @@ class TestLaunderedEvidence:
         one, two = self._launder(scenario, {}, **_judged(scenario))
         # The judge answers X in PR 2: R1 is A's alone again.
         assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
+
+
+# -- the comment: rubric fields shown as written --------------------------------------------------
+
+def _assert_inert(scenario: Scenario, result, head: str, needle: str = "evil") -> None:
+    from pathlib import Path
+
+    from tests.support import gfm
+
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+    root = gfm.parse(body)
+    run_link = "https://github.test/acme/rubrics/actions/runs/42"
+    live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+    assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], live
+    shown = "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf")
+    assert needle in shown, body
+
+
+class TestCommentRubricFields:
+    @pytest.mark.parametrize("field,value", [
+        ("version", "'1 [ok](https://evil.example) @octocat'"),
+        ("id", "'x` [ok](https://evil.example) `y'"),
+        ("id", "'<img src=https://evil.example/p.png>'"),
+        ("version", "'``` </details> ![i](https://evil.example/p.png)'"),
+    ], ids=["version-link", "id-backticks", "id-html", "version-fence"])
+    def test_a_new_rubrics_fields_are_inert(self, scenario: Scenario, field: str, value: str) -> None:
+        text = _other(["B", "C"], "helper")
+        text = text.replace("version: 1", f"version: {value}") if field == "version" else text.replace(
+            "id: helper", f"id: {value}")
+        head = scenario.git.commit({"rubrics/helper.yaml": text, **DELETE_A}, "a loud new rubric; delete A")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        _assert_inert(scenario, result, head)
+
+    @pytest.mark.parametrize("name", ["rubrics/a`b [ok](https:evil.example)`.yaml", "rubrics/``` evil.yaml",
+                                      "rubrics/evil|x|.yaml"], ids=["backticks", "fence", "table-pipes"])
+    def test_a_rubric_file_name_with_code_span_breakers(self, scenario: Scenario, name: str) -> None:
+        scenario.git("mv", RUBRIC, name)
+        head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        _assert_inert(scenario, result, head)
+
+
+# -- a shallow checkout: everything read through the GitHub API ------------------------------------
+
+def _shallow(scenario: Scenario):
+    import subprocess
+
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True, capture_output=True)
+    return workspace
+
+
+class TestShallowCheckout:
+    def test_a_symlink_rubric_read_through_the_api(self, scenario: Scenario) -> None:
+        os.symlink("../calibration/demo.jsonl", scenario.git.path / "rubrics" / "alias.yaml")
+        scenario.git("add", "rubrics/alias.yaml")
+        head = scenario.git.commit(DELETE_A, "an alias; delete A")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 2 and result.report()["files_from"] == "rest", result.stdout
+
+    def test_a_verdict_file_over_a_megabyte_read_through_the_api(self, scenario: Scenario) -> None:
+        """Over 1 MB the contents API sends no content; the blob must still be read, all of it."""
+        padding = "".join(_verdict(f"filler {n} " + "x" * 200, "R1", "yes") for n in range(5000))
+        main = _on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + padding}, "a large record")
+        scenario.git("reset", "-q", "--hard", main)
+        record = _flip(verdicts_jsonl(TEXTS), "B", "R1", "no") + padding
+        head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "B no on R1; delete A")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout + result.stderr
+        assert _conclusion(scenario, head) == "failure"
+
+    def test_a_rename_out_of_the_glob_read_through_the_api(self, scenario: Scenario) -> None:
+        (scenario.git.path / "archive").mkdir()
+        scenario.git("mv", RUBRIC, "archive/demo.yaml")
+        head = scenario.git.commit({"archive/demo.yaml": rubric_yaml(["B", "C", "D"])}, "archive, without A")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
+
+    def test_a_copy_reported_as_copied_with_the_original_edited(self, scenario: Scenario) -> None:
+        scenario.fake.copies = {"rubrics/copy.yaml": RUBRIC}
+        head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["A", "B", "C", "D"]), **DELETE_A},
+                                   "copy demo; delete A from the original")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
+
+
+# -- file names git stores as bytes -----------------------------------------------------------------
+
+class TestFileNameBytes:
+    @pytest.mark.xfail(strict=True, reason="defect, not a route (exit 3, no check run, nothing green): a path that "
+                       "is not UTF-8 crashes the git diff reader (changed_via_git decodes strictly); it should be an "
+                       "input error naming the path, exit 2 (owner: trust-snapshot, action/changed.py)")
+    def test_a_rubric_renamed_to_a_name_that_is_not_utf8(self, scenario: Scenario) -> None:
+        import subprocess
+
+        root = bytes(scenario.git.path)
+        os.rename(root + b"/rubrics/demo.yaml", root + b"/rubrics/\xff.yaml")
+        with open(root + b"/rubrics/\xff.yaml", "w", encoding="utf-8") as handle:
+            handle.write(rubric_yaml(["B", "C", "D"]))
+        subprocess.run([b"git", b"add", b"-A"], cwd=root, check=True)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "bytes"],
+                       cwd=root, check=True)
+        head = scenario.git("rev-parse", "HEAD")
+        result = scenario.run(head)
+        assert result.code == 2 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr

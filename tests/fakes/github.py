@@ -309,7 +309,9 @@ class FakeGitHub:
                      "changes": 1, "patch": patch} for name, patch in self._patches().items()]
         merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
         # -z: names exactly as stored (the API sends them raw, not C-quoted like `git diff` output).
-        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base, self.head_sha).stdout.decode()
+        # A name that is not UTF-8 cannot be JSON text: shown with replacement characters.
+        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base,
+                        self.head_sha).stdout.decode(errors="replace")
         fields = raw.split("\0")
         files = []
         i = 0
