@@ -275,7 +275,9 @@ class TestRubricDocuments:
         _merge_pr(scenario)
         second = scenario.git.commit({RUBRIC: None}, "PR 2: delete the original demo")
         two = _gate(scenario, second)
-        assert two.code == 1 and one.code == 0, one.stdout + two.stdout  # a new rubric is scored, not gated
+        # The copy shares the id `demo`: a blocking finding (rubric ids are unique in a snapshot).
+        assert one.code == 1 and "rubric id `demo` to 2 files" in one.stdout, one.stdout
+        assert two.code == 1, two.stdout
 
     def test_two_added_copies_of_a_deleted_rubric_one_lenient(self, scenario: Scenario) -> None:
         """The rewrite pairing takes one added file with the deleted rubric's id; the other goes
@@ -283,10 +285,8 @@ class TestRubricDocuments:
         head = scenario.git.commit({RUBRIC: None, "rubrics/a.yaml": rubric_yaml(["B", "C", "D"]),
                                     "rubrics/b.yaml": rubric_yaml(["A", "B", "C", "D"])}, "PR 1: two copies")
         one = _gate(scenario, head)
-        assert one.code == 0, one.stdout  # demo -> b.yaml is git's rename; a.yaml a new rubric (scored)
-        _merge_pr(scenario)
-        second = scenario.git.commit({"rubrics/b.yaml": None}, "PR 2: delete the faithful copy")
-        _rejected(scenario, second)
+        # demo -> b.yaml is git's rename; a.yaml a second file with the id `demo`: a blocking finding.
+        assert one.code == 1 and "rubric id `demo` to 2 files" in one.stdout, one.stdout
 
     def test_max_failures_zero_spelled_as_a_mapping_with_a_deletion(self, scenario: Scenario) -> None:
         head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]) + "aggregation:\n  max_failures: 0\n"},
