@@ -178,6 +178,9 @@ def _pairs_shown(verdicts: list[Verdict]) -> str:
 
 def gate_file(changed: ChangedFile, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
+    if changed.name_error:
+        outcome.error = changed.name_error
+        return outcome
     try:
         if changed.status == "removed":
             _gate_removed(outcome, settings)

@@ -37,7 +37,8 @@ def pair_rewrites(changes: list[ChangedFile], snapshots: Snapshots, globs: tuple
                     break
         if match is not None:
             paired.add(match)
-            out.append(ChangedFile(match, change.path, "renamed"))
+            name_error = next((f.name_error for f in added if f.path == match), None)
+            out.append(ChangedFile(match, change.path, "renamed", name_error=name_error))
         else:
             out.append(change)
     return [c for c in out if not (c.status == "added" and c.path in paired)]
