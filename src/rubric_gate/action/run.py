@@ -102,7 +102,11 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     # Checked once more after posting a pass: a PR opened between the last listing and the post
     # has its own run, which may have posted its red first; branch protection reads the latest
     # check run, so a pass that no longer holds is posted again as what it is now.
-    facts, verified, _ = _recheck(facts, decision, refresh)
+    try:
+        facts, verified, _ = _recheck(facts, decision, refresh)
+    except InputError as exc:  # e.g. the open PRs cannot be listed now: the pass is not left standing
+        facts = replace(facts, unverified=exc.what)
+        verified = decide(facts)
     if verified.decision != decision.decision:
         decision = verified
         _show(summary, gated, decision, notices)
