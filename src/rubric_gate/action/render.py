@@ -42,6 +42,8 @@ def _section(outcome: RubricOutcome) -> str:
         first, _, rest = body.partition("\n")
         # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
         first = re.sub(r"rubric-gate: (PASS|FAIL) — ", "", first, count=1)
+        if not outcome.passed:  # the branch's report passed, but the file fails (e.g. merged onto the tip)
+            first = first.replace("✅", "❌", 1)
         return f"{first}\n\nFile: {path}\n{failures}{notes}{rest}"
     mark = "✅" if outcome.passed else "❌"
     if outcome.summary is not None:
