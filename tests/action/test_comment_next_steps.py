@@ -15,6 +15,8 @@ from test_integrity import _on_main
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.support import gfm
 
+LABEL = "rubric-gate:override"
+
 
 def _body(scenario: Scenario) -> str:
     return scenario.fake.marked_comments()[0]["body"]
@@ -39,3 +41,18 @@ def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(sce
     assert next(root.iter("h3")).text().startswith("❌")
     (caution,) = [text for kind, text in gfm.alerts(root) if kind == "CAUTION"]
     assert "merged onto the base branch's tip" in caution and "deleted D is rejected" in caution
+
+
+def test_an_overridden_pr_says_so_once_and_counts_it(scenario: Scenario) -> None:
+    scenario.fake.label_events = [{"event": "labeled", "actor": {"login": "maintainer"}, "label": {"name": LABEL}}]
+    scenario.fake.permissions = {"maintainer": "write"}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    result = scenario.run(head, labels=(LABEL,))
+    assert result.code == 0, result.stderr
+    body = _body(scenario)
+    root = gfm.parse(body)
+    assert [kind for kind, _ in gfm.alerts(root)].count("WARNING") == 1, body
+    assert body.count("The gate failed, but") == 1
+    assert next(root.iter("h3")).text().startswith("⚠️")  # not ✅: the gate failed there
+    assert "1 rubric file changed, 0 passed, 0 failed, 1 overridden." in root.text()
+    assert "To merge:" not in body and "To pass:" not in body

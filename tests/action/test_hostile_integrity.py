@@ -113,7 +113,7 @@ def test_an_overridden_deletion_is_counted_as_passed(scenario: Scenario) -> None
     assert result.code == 0 and result.outputs["decision"] == "pass"
     (rubric,) = result.report()["rubrics"]
     assert rubric["decision"] == "pass"
-    assert "1 passed, 0 failed" in _body(scenario)
+    assert "0 passed, 0 failed, 1 overridden" in _body(scenario)  # not counted as failed
 
 
 # -- the PR does not choose its judge -----------------------------------------------------------

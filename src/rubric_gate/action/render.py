@@ -28,7 +28,7 @@ class RunSummary:
     standard: list[StandardFinding] = field(default_factory=list)  # labels and verdicts
 
 
-def _section(outcome: RubricOutcome) -> str:
+def _section(outcome: RubricOutcome, *, override_shown: bool = False) -> str:
     path = code_span(outcome.file.path, table=False)
     failures = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
     notes = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in outcome.notices)
@@ -38,7 +38,8 @@ def _section(outcome: RubricOutcome) -> str:
         error = outcome.error.replace("```", "'''")
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
-        body = render_markdown(outcome.report, heading_level=3) + _audit_repair_sections(outcome)
+        body = (render_markdown(outcome.report, heading_level=3, show_override=not override_shown)
+                + _audit_repair_sections(outcome))
         first, _, rest = body.partition("\n")
         # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
         first = re.sub(r"rubric-gate: (PASS|FAIL) — ", "", first, count=1)
@@ -96,8 +97,10 @@ def render_body(summary: RunSummary) -> str:
     if changed == 0:
         parts.append("This PR changes no rubric file." + ("" if summary.standard else " Nothing to gate."))
     else:
+        overridden = sum(o.passed and bool(o.override or (o.report and o.report.override)) for o in summary.outcomes)
         parts.append(f"{changed} rubric file{'s' if changed != 1 else ''} changed, "
-                     f"{changed - failed - waiting} passed, {failed} failed"
+                     f"{changed - failed - waiting - overridden} passed, {failed} failed"
+                     + (f", {overridden} overridden" if overridden else "")
                      + (f", {waiting} waiting for batch verdicts." if waiting else "."))
     parts += ["", _base_line(summary)]
     blocking = sum(f.blocking for f in summary.standard)
@@ -111,7 +114,7 @@ def render_body(summary: RunSummary) -> str:
     if summary.standard:
         parts += ["", _standard_section(summary.standard).rstrip("\n")]
     for outcome in summary.outcomes:
-        parts += ["", _section(outcome).rstrip("\n")]
+        parts += ["", _section(outcome, override_shown=bool(summary.override)).rstrip("\n")]
     footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} (merge base) → head {summary.head_sha[:7]}"
     if summary.run_url:
         footer += f" · [workflow run]({summary.run_url})"
