@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,13 @@ from rubric_gate.report.table import catches_header, table_headers, table_rows
 from rubric_gate.results import CheckReport
 
 
+def code_parts(text: object) -> list[tuple[str, bool]]:
+    """Our own prose writes names in `backticks` (Markdown first): (text, is_code) pieces, so the
+    template shows them as code, not as backticks; autoescape keeps every piece text."""
+    pieces = re.split(r"`([^`\n]+)`", str(text))
+    return [(piece, i % 2 == 1) for i, piece in enumerate(pieces) if piece]
+
+
 def _environment() -> Environment:
     # Autoescape on: every rubric id, check text, reason and note is data, never markup.
     env = Environment(
@@ -26,6 +34,7 @@ def _environment() -> Environment:
     )
     env.filters["pct"] = percent
     env.filters["f1"] = lambda value: f"{value:.1f}"
+    env.filters["parts"] = code_parts
     return env
 
 
