@@ -102,3 +102,15 @@ def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(sce
     (caution,) = [text for kind, text in gfm.alerts(root) if kind == "CAUTION"]
     assert "merged onto the base branch's tip" in caution and "deleted D is rejected" in caution
     assert "To merge:" in root.text()
+
+
+def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenario: Scenario) -> None:
+    # Found in the newcomer pass: with no judge configured the finding spoke of "the configured judge".
+    from harness import FAILS, VERDICTS, verdicts_jsonl
+
+    head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})}, "flip D on R4")
+    result = scenario.run(head)
+    assert result.code == 1, result.stderr
+    (finding,) = [f for f in result.report()["standard"] if f["blocking"]]
+    assert "configured judge" not in finding["message"]
+    assert "with the `judge` input set, the action re-judges each changed pair" in finding["message"]

@@ -259,7 +259,9 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
                                    False))
     if unjudged:
         out.append(StandardFinding(path, users, f"changes {len(unjudged)} recorded answer(s) ({_shown(unjudged)}) "
-                                   "that the configured judge did not confirm in this run", True))
+                                   "that a judge did not confirm in this run (with the `judge` input set, the action "
+                                   "re-judges each changed pair under every task reading it; an answer it confirms "
+                                   "passes)", True))
     if filled:
         out.append(StandardFinding(path, users, f"records {len(filled)} answer(s) for checks the base branch already "
                                    f"has, where it had none ({_shown(filled)}), that no judge re-judged in this run; "
