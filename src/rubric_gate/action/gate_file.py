@@ -368,8 +368,11 @@ def _gate_on_tip(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
     finally:
         outcome.judging = judging if judging is not None else outcome.judging
         outcome.judged_pairs = {**outcome.judged_pairs, **judged}
+    # What the branch's own report rejects is listed there already: only what the merge adds.
+    branch = outcome.report
+    rejected = {(c.check, c.change) for c in (branch.changes if branch is not None else []) if not c.accepted}
     for change in report.changes:
-        if not change.accepted:
+        if not change.accepted and (change.check, change.change) not in rejected:
             outcome.failures.append(f"merged onto {where}, {change.change} {change.check} is rejected: {change.reason}")
 
 

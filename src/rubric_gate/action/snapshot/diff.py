@@ -285,7 +285,9 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
         (Kind.ANSWER_REJUDGED, [a for a in answers if confirmed(a)],
          lambda shown: f"({shown}); the configured judge re-judged these pairs and gave the same answers"),
         (Kind.ANSWER_CHANGED, [a for a in answers if not confirmed(a)],
-         lambda shown: f"({shown}) that the configured judge did not confirm in this run"),
+         lambda shown: (f"({shown}) that a judge did not confirm in this run (with the `judge` input set, the "
+                        "action re-judges each changed pair under every task reading it; an answer it confirms "
+                        "passes)")),
         # A PR's answers for checks the base already has would become the record the next PR is
         # gated on; those for a new check text are the gate's to weigh (they may reject, never excuse).
         (Kind.ANSWER_FILLED, [a for a in filled if in_trusted(a) and not confirmed(a)],
