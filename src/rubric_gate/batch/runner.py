@@ -36,8 +36,8 @@ from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges.api import CHARS_PER_TOKEN, MAX_LISTED_FAILURES, OUTPUT_TOKENS_PER_VERDICT
 from rubric_gate.judges.prompt import prompt_version
-from rubric_gate.judges.spec import JudgeSpec, parse_judge_spec
 from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.llm.spec import JudgeSpec, parse_judge_spec
 from rubric_gate.rubric import Rubric
 from rubric_gate.verdicts import VerdictStore
 
