@@ -124,14 +124,32 @@ def _only_reexports(module: Path) -> bool:
         for n in body)
 
 
+def _exported_imports(module: Path) -> list[str]:
+    """Names a (non-package) module lists in `__all__` that it imports from another module."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    listed = [e.value for n in tree.body if isinstance(n, ast.Assign)
+              and [getattr(t, "id", None) for t in n.targets] == ["__all__"]
+              and isinstance(n.value, ast.List | ast.Tuple) for e in n.value.elts if isinstance(e, ast.Constant)]
+    return sorted(name for name in listed if name in imported)
+
+
+# Aliases that exist today in another engineer's area; each must still be one (delete it when gone).
+KNOWN_ALIASES: dict[str, list[str]] = {
+    "action/judging.py": ["CallBudget"],  # service.request's; action/run.py, warm.py, preview import it here
+}
+
+
 def test_every_name_has_one_home() -> None:
-    """A name that moved leaves no alias behind: no package exports another package's names, and
-    no module only re-exports (judges/backend.py, spec.py and pricing.py did, after llm/ took them)."""
+    """A name that moved leaves no alias behind: no package exports another package's names, no
+    module only re-exports (judges/backend.py, spec.py and pricing.py did, after llm/ took them),
+    and no module lists an imported name in `__all__`."""
     foreign = {str(p.relative_to(PACKAGE)): _foreign_exports(p, _package(p)) for p in sorted(PACKAGE.rglob("__init__.py"))}
     assert {k: v for k, v in foreign.items() if v} == {}
-    aliases = [str(p.relative_to(PACKAGE)) for p in sorted(PACKAGE.rglob("*.py"))
-               if p.name != "__init__.py" and _only_reexports(p)]
-    assert aliases == []
+    modules = [p for p in sorted(PACKAGE.rglob("*.py")) if p.name != "__init__.py"]
+    assert [str(p.relative_to(PACKAGE)) for p in modules if _only_reexports(p)] == []
+    exported = {str(p.relative_to(PACKAGE)): _exported_imports(p) for p in modules}
+    assert {k: v for k, v in exported.items() if v} == KNOWN_ALIASES
 
 
 def test_the_one_home_probes_see_an_alias(tmp_path: Path) -> None:
@@ -142,5 +160,5 @@ def test_the_one_home_probes_see_an_alias(tmp_path: Path) -> None:
     alias = tmp_path / "spec.py"
     alias.write_text('"""Moved."""\n\nfrom rubric_gate.llm.spec import JudgeSpec\n\n__all__ = ["JudgeSpec"]\n')
     assert _only_reexports(alias)
-    alias.write_text("from rubric_gate.llm.spec import JudgeSpec\n\n\ndef f() -> None: ...\n")
-    assert not _only_reexports(alias)
+    alias.write_text('from rubric_gate.llm.spec import JudgeSpec\n\n\ndef f() -> None: ...\n\n\n__all__ = ["JudgeSpec", "f"]\n')
+    assert not _only_reexports(alias) and _exported_imports(alias) == ["JudgeSpec"]

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
-from rubric_gate.batch.client import BatchClient, make_batch_client
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
 from rubric_gate.batch.journal import (
@@ -34,10 +33,15 @@ from rubric_gate.batch.pending import PairGrid, PairKey, PendingPairs
 from rubric_gate.batch.submit import submit_batches
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.api import CHARS_PER_TOKEN, MAX_LISTED_FAILURES, OUTPUT_TOKENS_PER_VERDICT
 from rubric_gate.judges.prompt import prompt_version
 from rubric_gate.judges.stats import JudgeRunStats
-from rubric_gate.llm.spec import JudgeSpec, parse_judge_spec
+from rubric_gate.llm.accounting import (
+    CHARS_PER_TOKEN,
+    MAX_LISTED_FAILURES,
+    OUTPUT_TOKENS_PER_VERDICT,
+)
+from rubric_gate.llm.protocols import BatchClient
+from rubric_gate.llm.spec import JudgeSpec, batch_client, parse_judge_spec
 from rubric_gate.rubric import Rubric
 from rubric_gate.verdicts import VerdictStore
 
@@ -139,7 +143,7 @@ def judge_in_batches(
     poll_interval: float = DEFAULT_POLL_INTERVAL_S,
     progress: bool | None = None,
     journal: Path | None = None,
-    client_factory: Callable[[JudgeSpec], BatchClient] = make_batch_client,
+    client_factory: Callable[[JudgeSpec], BatchClient] = batch_client,
 ) -> BatchOutcome:
     """Judge the pairs `store` lacks through `judge`'s batch API, resumably.
 
