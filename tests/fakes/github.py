@@ -182,7 +182,9 @@ class FakeGitHub:
         match = re.fullmatch(r"/commits/([0-9a-f]{40})/check-runs", rest)
         if match and method == "GET":
             return self._check_runs_for(match.group(1))
-        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest)
+        # PyGithub's Commit.get_statuses() reads the legacy path /statuses/{sha}, which GitHub
+        # still answers like /commits/{ref}/statuses.
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest) or re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "GET":  # "returned in reverse chronological order"
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
@@ -194,7 +196,7 @@ class FakeGitHub:
                 return _invalid("Status", "state", f"state is not included in the list: {body.get('state')!r}")
             if len(body.get("description") or "") > STATUS_DESCRIPTION_CHARS:
                 return _invalid("Status", "description", "description is too long (maximum is 140 characters)")
-            status = {**body, "sha": match.group(1), "id": self.new_id()}
+            status = {**body, "sha": match.group(1), "id": self.new_id(), "creator": self._author(token)}
             self.statuses.append(status)
             return 201, status
         if method == "GET" and rest == f"/pulls/{n}/files":
@@ -307,7 +309,9 @@ class FakeGitHub:
                      "changes": 1, "patch": patch} for name, patch in self._patches().items()]
         merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
         # -z: names exactly as stored (the API sends them raw, not C-quoted like `git diff` output).
-        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base, self.head_sha).stdout.decode()
+        # A name that is not UTF-8 cannot be JSON text: shown with replacement characters.
+        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base,
+                        self.head_sha).stdout.decode(errors="replace")
         fields = raw.split("\0")
         files = []
         i = 0
