@@ -118,8 +118,11 @@ def parse_calibration(source: SourceText) -> CalibrationSet:
     lines = sum(1 for line in source.text.split("\n") if line.strip())
     columns = index.cached_columns(digest, lines) if lines else None
     if columns is None:
-        columns = ItemColumns.of(_parse_exactly(source))
+        items = _parse_exactly(source)
+        columns = ItemColumns.of(items)
         index.store_columns(digest, columns)
+        if source.path is None:  # given as text (read from git), held anyway: keep what it validated
+            return CalibrationSet(items, source.display, columns=columns)
     return CalibrationSet(None, source.display, columns=columns,
                           read_items=_items_reader(source, digest, columns.content_hashes))
 
