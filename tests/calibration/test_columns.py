@@ -64,11 +64,13 @@ def test_columns_are_the_items_values(tmp_path, run) -> None:
     assert [i.output for i in calibration.items] == ["é", "other", "fourth"]
 
 
-def test_a_gate_reads_no_item_text(tmp_path, monkeypatch) -> None:
-    """Loading, splitting, and everything a lookup reads come from the columns; the items are
-    read only when asked for."""
+@pytest.mark.parametrize("run", ["cold", "cached"])
+def test_a_gate_reads_no_item_text(tmp_path, monkeypatch, run) -> None:
+    """Loading (a validating one too: it keeps no item), splitting, and everything a lookup
+    reads come from the columns; the items are read only when asked for."""
     path = write(tmp_path / "c.jsonl", LINES)
-    load_calibration(path)  # the cache
+    if run == "cached":
+        load_calibration(path)
     reads: list[str] = []
     real = load_module._items_reader
 

@@ -50,14 +50,10 @@ class ItemColumns:
 
     @classmethod
     def of(cls, items: Sequence[CalibrationItem]) -> ItemColumns:
-        return cls(
-            tuple(item.id for item in items),
-            tuple(item.content_hash for item in items),
-            _frozen(np.array([item.flawed for item in items], dtype=bool)),
-            _frozen(np.array([item.unplanned for item in items], dtype=bool)),
-            "".join(SPLIT_CODES[item.split] for item in items),
-            {item.id: item.meta for item in items if item.meta is not None},
-        )
+        builder = ColumnsBuilder()
+        for item in items:
+            builder.add(item)
+        return builder.done()
 
     def keys(self) -> tuple[ItemKey, ...]:
         # `tuple.__new__` directly: a NamedTuple's own `__new__` is Python code (10k items: 10 ms)
@@ -111,3 +107,31 @@ class ItemColumns:
             return None
         return cls(tuple(ids), tuple(hashes), _frozen(flawed), _frozen(unplanned), splits, meta)
 
+
+
+class ColumnsBuilder:
+    """Columns gathered one item at a time, so a validating load need not keep its items."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.hashes: list[str] = []
+        self.flawed: list[bool] = []
+        self.unplanned: list[bool] = []
+        self.splits: list[str] = []
+        self.meta: dict[str, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add(self, item: CalibrationItem) -> None:
+        self.ids.append(item.id)
+        self.hashes.append(item.content_hash)
+        self.flawed.append(item.flawed)
+        self.unplanned.append(item.unplanned)
+        self.splits.append(SPLIT_CODES[item.split])
+        if item.meta is not None:
+            self.meta[item.id] = item.meta
+
+    def done(self) -> ItemColumns:
+        return ItemColumns(tuple(self.ids), tuple(self.hashes), _frozen(np.array(self.flawed, dtype=bool)),
+                           _frozen(np.array(self.unplanned, dtype=bool)), "".join(self.splits), self.meta)

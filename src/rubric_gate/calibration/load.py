@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from rubric_gate.calibration.columns import ItemColumns, ItemKey
+from rubric_gate.calibration.columns import ColumnsBuilder, ItemColumns, ItemKey
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.errors import InputError
 from rubric_gate.sources import SourceText, iter_jsonl, read_source
@@ -118,10 +118,10 @@ def parse_calibration(source: SourceText) -> CalibrationSet:
     lines = sum(1 for line in source.text.split("\n") if line.strip())
     columns = index.cached_columns(digest, lines) if lines else None
     if columns is None:
-        items = _parse_exactly(source)
-        columns = ItemColumns.of(items)
+        # given as text (read from git), held anyway: keep what it validated
+        columns, items = _parse_exactly(source, keep=source.path is None)
         index.store_columns(digest, columns)
-        if source.path is None:  # given as text (read from git), held anyway: keep what it validated
+        if items is not None:
             return CalibrationSet(items, source.display, columns=columns)
     return CalibrationSet(None, source.display, columns=columns,
                           read_items=_items_reader(source, digest, columns.content_hashes))
@@ -147,29 +147,38 @@ def _items_reader(source: SourceText, digest: str, hashes: tuple[str, ...]) -> C
             if index.content_digest(text.encode("utf-8", "surrogatepass")) != digest:
                 raise InputError(display, "changed while it was being read: run again")
         items = index.items_from_cache(text, hashes)
-        return items if items is not None else _parse_exactly(SourceText(display, text, path))
+        if items is None:
+            items = _parse_exactly(SourceText(display, text, path), keep=True)[1]
+            assert items is not None
+        return items
 
     return read
 
 
-def _parse_exactly(source: SourceText) -> tuple[CalibrationItem, ...]:
-    items: list[CalibrationItem] = []
-    seen: dict[str, int] = {}
-    by_content: dict[str, tuple[int, CalibrationItem]] = {}
+def _parse_exactly(source: SourceText, *, keep: bool = False) -> tuple[ItemColumns, tuple[CalibrationItem, ...] | None]:
+    """Validate every line: the columns, and the items when `keep` (else each is dropped once its
+    columns are taken: 100k items held at once took 60 MiB more at the peak)."""
+    columns = ColumnsBuilder()
+    kept: list[CalibrationItem] | None = [] if keep else None
+    seen: dict[str, int] = {}  # id -> line
+    by_content: dict[str, int] = {}  # content hash -> the first item's position
     for line_no, obj in iter_jsonl(source.text, source.display):
         item = parse_item(obj, source.display, line_no)
         if item.id in seen:
             raise InputError(source.display, f"duplicate item id '{item.id}' (first at line {seen[item.id]})", line_no)
         seen[item.id] = line_no
-        first = by_content.setdefault(item.content_hash, (line_no, item))
-        if first[1].label != item.label:
+        first = by_content.setdefault(item.content_hash, len(columns))
+        if first < len(columns) and columns.flawed[first] != item.flawed:
             # The judge sees input and output only: one output cannot be both right and wrong.
-            raise InputError(source.display, f"item '{item.id}' has the same input and output as '{first[1].id}' "
-                             f"(line {first[0]}) but the opposite label ({item.label} vs {first[1].label})", line_no)
-        items.append(item)
-    if not items:
+            first_id, first_label = columns.ids[first], "fail" if columns.flawed[first] else "pass"
+            raise InputError(source.display, f"item '{item.id}' has the same input and output as '{first_id}' "
+                             f"(line {seen[first_id]}) but the opposite label ({item.label} vs {first_label})", line_no)
+        columns.add(item)
+        if kept is not None:
+            kept.append(item)
+    if not len(columns):
         raise InputError(source.display, "calibration set is empty")
-    return tuple(items)
+    return columns.done(), None if kept is None else tuple(kept)
 
 
 def load_calibration(spec: str | Path, cwd: Path | None = None) -> CalibrationSet:
