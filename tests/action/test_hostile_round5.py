@@ -770,3 +770,127 @@ class TestFileNameBytes:
         head = scenario.git("rev-parse", "HEAD")
         result = scenario.run(head)
         assert result.code == 2 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+
+# -- a configured judge that cannot answer everything ---------------------------------------------
+
+class TestJudgeShortfall:
+    """When the judge cannot answer a pair (budget spent, refused, unparseable), the PR's own
+    recorded answer for it must not stand in."""
+
+    def _x_with_lies(self, scenario: Scenario) -> str:
+        lies = "".join(_verdict(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
+        return scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=EXTRA),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lies}, "X with its answers; delete A")
+
+    def test_the_call_budget_runs_out_before_the_added_check(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        head = self._x_with_lies(scenario)
+        result = _gate(scenario, head, max_judge_calls="3", **inputs)
+        assert result.code == 2 and "nothing was judged" in result.stdout and _conclusion(scenario, head) == "failure", result.stdout
+
+    def test_the_judge_answers_the_added_check_with_nonsense(self, scenario: Scenario) -> None:
+        from test_hostile_round3 import _truthful_judge
+
+        def judge(prompt: str) -> str:
+            return "maybe" if EXTRA["X"] in prompt else _truthful_judge(prompt)
+
+        inputs = _judged(scenario, judge)
+        head = self._x_with_lies(scenario)
+        result = _gate(scenario, head, **inputs)
+        assert result.code == 2 and "none guessed" in result.stdout and _conclusion(scenario, head) == "failure", result.stdout
+
+    def test_a_panel_whose_second_judge_has_no_key(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        head = self._x_with_lies(scenario)
+        result = _gate(scenario, head, judge=f"{JUDGE}\nanthropic:claude-fake", env_extra=inputs["env_extra"])
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
+
+
+# -- one head, several pull requests ------------------------------------------------------------
+
+class TestSameHead:
+    def _staging_head(self, scenario: Scenario) -> tuple[str, str, str]:
+        from test_hostile_round3 import _branch
+
+        main_sha = scenario.base_sha
+        lenient = _branch(scenario, "staging", "main", DELETE_A, "staging: no A")
+        head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change on top of staging")
+        return main_sha, lenient, head
+
+    def test_the_strict_pr_is_listed_on_a_later_page(self, scenario: Scenario) -> None:
+        """Forty other open PRs come first; the one proposing this head into main is on page 2."""
+        main_sha, lenient, head = self._staging_head(scenario)
+        others = {n: {"base": main_sha, "head": "0" * 40} for n in range(10, 50)}
+        scenario.fake.other_pulls = {**others, 60: {"base": main_sha, "head": head}}
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        _rejected(scenario, head)
+
+    def test_the_strict_pr_comes_from_a_fork_of_the_same_commit(self, scenario: Scenario) -> None:
+        main_sha, lenient, head = self._staging_head(scenario)
+        scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        _rejected(scenario, head, fork=True)
+
+    def test_an_override_on_one_pr_does_not_cover_the_same_head_into_another_base(self, scenario: Scenario) -> None:
+        """#8 proposes the head into staging (overridden there); #7 proposes it into main."""
+        main_sha, lenient, head = self._staging_head(scenario)
+        scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        _label(scenario, "labeled")
+        _rejected(scenario, head, labels=(OVERRIDE,))
+
+
+# -- calibration files: line spellings ----------------------------------------------------------
+
+class TestCalibrationLines:
+    def test_crlf_with_a_relabel(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl({**LABELS, "R1": "pass"}).replace("\n", "\r\n")
+        head = scenario.git.commit({CALIBRATION: cal}, "CRLF; R1 pass")
+        _rejected(scenario, head)
+
+    def test_a_bom_and_a_relabel(self, scenario: Scenario) -> None:
+        cal = "\ufeff" + calibration_jsonl({**LABELS, "R1": "pass"})
+        head = scenario.git.commit({CALIBRATION: cal}, "BOM; R1 pass")
+        _rejected(scenario, head)
+
+    def test_an_escaped_duplicate_label_key(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "l\\u0061bel": "pass"}', 1)
+        head = scenario.git.commit({CALIBRATION: cal}, "label twice, escaped")
+        _rejected(scenario, head)
+
+    def test_an_item_id_given_as_a_number(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"id": "R1"', '"id": 1')
+        head = scenario.git.commit({CALIBRATION: cal}, "R1 -> 1")
+        _rejected(scenario, head)
+
+    def test_a_blank_line_and_a_comment_line(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace(_item("R1", "fail"), "\n// R1 removed\n", 1)
+        head = scenario.git.commit({CALIBRATION: cal, **DELETE_A}, "R1 commented out; delete A")
+        _rejected(scenario, head)
+
+
+# -- rubric YAML: documents and streams ---------------------------------------------------------
+
+class TestRubricStream:
+    def test_a_second_yaml_document_after_the_lenient_one(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["B", "C", "D"]) + "---\n" + rubric_yaml(["A", "B", "C", "D"])
+        head = scenario.git.commit({RUBRIC: text}, "two documents")
+        _rejected(scenario, head, code=2)
+
+    def test_an_empty_rubric_file(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({RUBRIC: ""}, "emptied")
+        _rejected(scenario, head, code=2)
+
+    def test_a_rubric_in_json_syntax(self, scenario: Scenario) -> None:
+        """JSON is YAML: the same document, gated as such."""
+        import yaml
+
+        head = scenario.git.commit({RUBRIC: json.dumps(yaml.safe_load(rubric_yaml(["B", "C", "D"])))}, "as JSON")
+        _rejected(scenario, head)
+
+    def test_a_rubric_in_utf16(self, scenario: Scenario) -> None:
+        (scenario.git.path / RUBRIC).write_bytes(rubric_yaml(["A", "B", "C", "D"]).encode("utf-16"))
+        scenario.git("add", RUBRIC)
+        head = scenario.git.commit({}, "the rubric re-encoded as UTF-16")
+        _rejected(scenario, head, code=2)
