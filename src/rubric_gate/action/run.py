@@ -44,8 +44,9 @@ from rubric_gate.action.judging import (
 )
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.override import check_override, label_on
-from rubric_gate.action.pairing import pair_rewrites, rubric_keys
+from rubric_gate.action.pairing import pair_rewrites
 from rubric_gate.action.render import RunSummary, fit, render_body
+from rubric_gate.action.snapshot import Snapshots, load_snapshots
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
 from rubric_gate.action.standard import StandardFinding, gate_standard
 from rubric_gate.action.warm import warm_cache
@@ -181,19 +182,17 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     """Gate a PR's changed files from git facts alone (no GitHub call): the action's run, and
     `rubric-gate preview` on a laptop. `rubric_judges` False ignores the rubrics' own `judge`
     keys (an offline preview calls no model it was not given)."""
-    base_files = reader.list_files(gate_base)
-    missing = unmatched_globs(sorted(set(base_files) | set(reader.list_files(pr.head_sha))), config.rubric_globs)
+    # What the base branch vouches for (the merge base and its tip) and what the PR proposes.
+    snapshots = load_snapshots(reader, gate_base, pr.base_sha, pr.head_sha, files)
+    missing = unmatched_globs(sorted(set(snapshots.merge_base.paths()) | set(snapshots.head.paths())),
+                              config.rubric_globs)
     if missing:
         raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
                          "fix the glob (a typo would otherwise pass every PR unchecked)")
-    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), files, reader, gate_base, pr.head_sha,
-                            config.rubric_globs)
-    outcomes, judged = (_gate_all(config, changes, reader, pr, gate_base, cache, budget, notices, rubric_judges)
+    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), snapshots, config.rubric_globs)
+    outcomes, judged = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges)
                         if changes else ([], {}))
-    # Rubrics main added since the PR branched use labels too, once this PR merges.
-    tip = (pr.base_sha, reader.list_files(pr.base_sha)) if pr.base_sha != gate_base else None
-    standard = gate_standard(reader, gate_base, pr.head_sha, base_files, config.rubric_globs, files, changes,
-                             judged, tip)
+    standard = gate_standard(snapshots, config.rubric_globs, changes, judged)
     return GatedPull(pr, reader, gate_base, changes, outcomes, standard)
 
 
@@ -337,8 +336,8 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
         raise InputError(f"pull request #{pr.number}", f"cannot list its files through the API ({describe(exc)})") from None
 
 
-def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileReader, pr: PullRequest,
-              gate_base: str, cache: VerdictCache, budget: CallBudget, notices: list[str],
+def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snapshots, cache: VerdictCache,
+              budget: CallBudget, notices: list[str],
               rubric_judges: bool = True) -> tuple[list[RubricOutcome], dict[JudgedKey, str]]:
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
@@ -346,7 +345,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
-        own = _rubric_judge(reader, gate_base, pr.head_sha, change) if rubric_judges else None
+        own = _rubric_judge(snapshots, change) if rubric_judges else None
         specs = config.judges or tuple(j for j in [own] if j)
         judge, why_not = (None, None)
         for spec in specs:
@@ -359,13 +358,12 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], reader: FileRead
             judge, why_not = (None, str(unavailable[0])) if unavailable else (backends[specs[0]][0], None)
         if not specs and change.status != "removed":
             unjudged.append(change.path)
-            if rubric_keys(reader, pr.head_sha, change.path).get("judge"):
+            if snapshots.head.rubric_keys(change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
-        settings = GateSettings(base_sha=gate_base, head_sha=pr.head_sha, tip_sha=pr.base_sha,
-                                trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
+        settings = GateSettings(snapshots=snapshots, trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
                                 request=gate_request(config, specs if judge else ()), budget=budget, cache=cache)
-        outcome = gate_file(change, reader, settings)
+        outcome = gate_file(change, settings)
         outcomes.append(outcome)
         if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
             judged.update(outcome.judged_pairs)
@@ -399,13 +397,13 @@ def gate_request(config: ActionConfig, judges: tuple[str, ...]) -> GateRequest:
         raise InputError(f"input {exc.setting}", exc.message) from None
 
 
-def _rubric_judge(reader: FileReader, base_sha: str, head_sha: str, change: ChangedFile) -> str | None:
+def _rubric_judge(snapshots: Snapshots, change: ChangedFile) -> str | None:
     """The rubric's own `judge` key: the base's for an edit, so the PR cannot pick the model
     that grades its own edit (a `judge` key it adds takes effect once merged). A new rubric has
     no base: only the `judge` input judges it, never a model (and bill) the PR chose."""
     if change.status == "added":
         return None
-    return rubric_keys(reader, base_sha, change.base_path).get("judge") or None
+    return snapshots.merge_base.rubric_keys(change.base_path).get("judge") or None
 
 
 def _exit_code(config: ActionConfig, decision: str, errors: bool) -> int:
