@@ -275,18 +275,17 @@ class TestRubricDocuments:
         _merge_pr(scenario)
         second = scenario.git.commit({RUBRIC: None}, "PR 2: delete the original demo")
         two = _gate(scenario, second)
-        assert two.code == 1 and one.code == 0, one.stdout + two.stdout  # a new rubric is scored, not gated
+        # Closed by trust-snapshot's merge: one rubric id in two files fails the PR that does it.
+        assert (one.code, two.code) == (1, 1) and "rubric ids must be unique" in one.stdout, one.stdout + two.stdout
 
     def test_two_added_copies_of_a_deleted_rubric_one_lenient(self, scenario: Scenario) -> None:
-        """The rewrite pairing takes one added file with the deleted rubric's id; the other goes
-        in as a new, ungated rubric. Which is paired must not decide the outcome."""
+        """git pairs demo with its identical copy (a rename); the lenient copy would go in as a
+        new rubric with the same id."""
         head = scenario.git.commit({RUBRIC: None, "rubrics/a.yaml": rubric_yaml(["B", "C", "D"]),
                                     "rubrics/b.yaml": rubric_yaml(["A", "B", "C", "D"])}, "PR 1: two copies")
         one = _gate(scenario, head)
-        assert one.code == 0, one.stdout  # demo -> b.yaml is git's rename; a.yaml a new rubric (scored)
-        _merge_pr(scenario)
-        second = scenario.git.commit({"rubrics/b.yaml": None}, "PR 2: delete the faithful copy")
-        _rejected(scenario, second)
+        assert one.code == 1 and "rubric ids must be unique" in one.stdout, one.stdout
+        assert _conclusion(scenario, head) == "failure"
 
     def test_max_failures_zero_spelled_as_a_mapping_with_a_deletion(self, scenario: Scenario) -> None:
         head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]) + "aggregation:\n  max_failures: 0\n"},
