@@ -616,11 +616,13 @@ class TestLaunderedEvidence:
     the record without either: weighed by no rule, named by no note."""
 
     LAUNDER_REASON = ("route: answers a PR records for a check text no gated rubric reads (no rubric at all, or "
-                      "only a new rubric, which is scored, not gated) are weighed by no rule and named in no note "
-                      "(even with trust_pr_verdicts false); merged, they are the base record, which the gate "
-                      "trusts for the check a later PR adds, so its invented catch excuses deleting A. Review "
-                      "them as fills of the labels they answer, or read a check's answers as the PR's until a "
-                      "gated rubric had that text (owner: trust-evidence; round 4's fork variant is this boundary)")
+                      "only a new rubric, which is scored, not gated) are classified `answer.for_new_check`, ruled "
+                      "`gate`, but no gate weighs them and no note names them (even with trust_pr_verdicts false); "
+                      "merged, they are the base record, which the gate trusts for the check a later PR adds, so "
+                      "its invented catch excuses deleting A. Where no edited rubric of the PR has the text, they "
+                      "need the override, or a check's answers stay the PR's until a gated rubric had that text "
+                      "(owner: trust-evidence, with trust-snapshot's rule table; round 4's fork variant is this "
+                      "boundary)")
 
     def _launder(self, scenario: Scenario, first_files: dict[str, str | None], **inputs: str):
         lies = "".join(_verdict(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
@@ -893,3 +895,42 @@ class TestRubricStream:
         scenario.git("add", RUBRIC)
         head = scenario.git.commit({}, "the rubric re-encoded as UTF-16")
         _rejected(scenario, head, code=2)
+
+
+# -- the snapshots (after trust-snapshot's merge): ids across the proposed merge -----------------
+
+class TestProposedSnapshotIds:
+    """One rubric id per file, read on the PR's head as it merges onto the base tip."""
+
+    def test_a_new_rubric_with_the_id_in_other_case(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: DEMO")},
+                                   "DEMO, without A")
+        result = _gate(scenario, head)
+        assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
+
+    def test_a_new_rubric_with_the_id_main_gave_a_rubric_since(self, scenario: Scenario) -> None:
+        _on_main(scenario, {"rubrics/tip.yaml": _other(["B", "C"], "shared")}, "main adds `shared`")
+        head = scenario.git.commit({"rubrics/mine.yaml": _other(["B"], "shared")}, "the PR adds `shared` too")
+        result = _gate(scenario, head)
+        assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
+
+    def test_a_third_file_for_an_id_two_files_already_share(self, scenario: Scenario) -> None:
+        main = _on_main(scenario, {"rubrics/twin.yaml": rubric_yaml(["A", "B", "C", "D"])}, "demo twice (grandfathered)")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({"rubrics/third.yaml": rubric_yaml(["B", "C", "D"])}, "a third demo")
+        result = _gate(scenario, head)
+        assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
+
+    def test_an_id_main_retired_since_is_free_again(self, scenario: Scenario) -> None:
+        main = _on_main(scenario, {"rubrics/old.yaml": _other(["B"], "old")}, "old")
+        scenario.git("reset", "-q", "--hard", main)
+        _on_main(scenario, {"rubrics/old.yaml": None}, "main retires old")
+        head = scenario.git.commit({"rubrics/new.yaml": _other(["B", "C"], "old")}, "reuse the id old")
+        result = _gate(scenario, head)
+        assert result.code == 0, result.stdout + result.stderr
+
+    def test_the_calibration_set_renamed_and_the_rubric_repointed(self, scenario: Scenario) -> None:
+        scenario.git("mv", CALIBRATION, "calibration/demo2.jsonl")
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/demo2.jsonl")
+        head = scenario.git.commit({RUBRIC: text}, "move the labels")
+        _rejected(scenario, head)
