@@ -417,51 +417,6 @@ class TestEvents:
         result = _gate(scenario, head, labels=(OVERRIDE, "docs"))
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule reads any `rubric-gate` commit status "
-                       "on the head, whoever posted it; a writer's own status (with the base tip in its description) "
-                       "repeats as the gate's pass on the next label or title event, with no override label and no "
-                       "comment naming them. Read only statuses the token's own user created (owner: action-flow)")
-    def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
-        """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
-        description) on the new head, whose own run the next label event cancels. That label
-        event repeats "the head's last result": the writer's status, not the gate's."""
-        head = scenario.git.commit(DELETE_A, "delete A")
-        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
-                                       "context": "rubric-gate",
-                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
-                                       "creator": {"login": "mallory", "type": "User"}})
-        scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "mallory"},
-                                           "label": {"name": "docs"}})
-        result = _gate(scenario, head, labels=("docs",))
-        assert result.code == 1, result.stdout
-
-    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused the gate's result is a commit status; "
-                       "a writer's newer `rubric-gate` status on the head stands as its result on the next label or "
-                       "title event (owner: action-flow)")
-    def test_a_writers_newer_status_does_not_stand_where_check_runs_are_refused(self, scenario: Scenario) -> None:
-        scenario.fake.checks_forbidden = True
-        head = scenario.git.commit(DELETE_A, "delete A")
-        first = _gate(scenario, head)
-        assert first.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", first.stdout
-        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
-                                       "context": "rubric-gate",
-                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
-                                       "creator": {"login": "maintainer", "type": "User"}})
-        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
-        assert edited.code == 1, edited.stdout
-
-    def test_an_in_progress_check_run_of_a_cancelled_run_does_not_stand(self, scenario: Scenario) -> None:
-        head = scenario.git.commit(DELETE_A, "delete A")
-        from tests.fakes.github import GITHUB_ACTIONS_APP
-
-        rid = scenario.fake.new_id()
-        scenario.fake.check_runs[rid] = {"id": rid, "name": "rubric-gate", "head_sha": head, "status": "in_progress",
-                                         "conclusion": None, "app": GITHUB_ACTIONS_APP,
-                                         "external_id": f"base:{scenario.base_sha}",
-                                         "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
-        result = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
-        assert result.code == 1, result.stdout
-
 
 # -- merge groups: several PRs queued together ---------------------------------------------------
 
@@ -934,3 +889,75 @@ class TestProposedSnapshotIds:
         text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/demo2.jsonl")
         head = scenario.git.commit({RUBRIC: text}, "move the labels")
         _rejected(scenario, head)
+
+
+# -- the head's last result, repeated by an event that changes nothing ---------------------------
+
+class TestStandingResult:
+    """A label or title event repeats the head's last `rubric-gate` result instead of gating
+    again; whatever it reads as "the last result" is a pass nobody gated, unless only the gate
+    can have written it."""
+
+    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule trusts any `rubric-gate` check run of the "
+                       "github-actions app, which every workflow of the repository writes as; a workflow the PR adds "
+                       "(even where the gate itself is a ruleset's required workflow, the documented fix for "
+                       "workflow edits) posts a passing one with the base tip as external_id, and the next label "
+                       "or title event makes the gate's own job repeat it. Repeat only a failure, or only a run "
+                       "this workflow wrote (owner: action-flow)")
+    def test_a_passing_check_run_another_workflow_posted(self, scenario: Scenario) -> None:
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        head = scenario.git.commit(DELETE_A, "delete A; a workflow that posts a check run")
+        _rejected(scenario, head)  # the gate's own run
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {
+            "id": rid, "name": "rubric-gate", "head_sha": head, "status": "completed", "conclusion": "success",
+            "app": GITHUB_ACTIONS_APP, "external_id": f"base:{scenario.base_sha}",
+            "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
+        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1, edited.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule reads any `rubric-gate` commit status "
+                       "on the head, whoever posted it; a writer's own status (with the base tip in its description) "
+                       "repeats as the gate's pass on the next label or title event, with no override label and no "
+                       "comment naming them. Read only statuses the token's own user created (owner: action-flow)")
+    def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
+        """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
+        description) on the new head, whose own run the next label event cancels. That label
+        event repeats "the head's last result": the writer's status, not the gate's."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "mallory", "type": "User"}})
+        scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "mallory"},
+                                           "label": {"name": "docs"}})
+        result = _gate(scenario, head, labels=("docs",))
+        assert result.code == 1, result.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused the gate's result is a commit status; "
+                       "a writer's newer `rubric-gate` status on the head stands as its result on the next label or "
+                       "title event (owner: action-flow)")
+    def test_a_writers_newer_status_does_not_stand_where_check_runs_are_refused(self, scenario: Scenario) -> None:
+        scenario.fake.checks_forbidden = True
+        head = scenario.git.commit(DELETE_A, "delete A")
+        first = _gate(scenario, head)
+        assert first.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", first.stdout
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "maintainer", "type": "User"}})
+        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1, edited.stdout
+
+    def test_an_in_progress_check_run_of_a_cancelled_run_does_not_stand(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {"id": rid, "name": "rubric-gate", "head_sha": head, "status": "in_progress",
+                                         "conclusion": None, "app": GITHUB_ACTIONS_APP,
+                                         "external_id": f"base:{scenario.base_sha}",
+                                         "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
+        result = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert result.code == 1, result.stdout
