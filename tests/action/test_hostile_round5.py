@@ -961,3 +961,47 @@ class TestStandingResult:
                                          "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
         result = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
         assert result.code == 1, result.stdout
+
+
+# -- what the log and the HTML report show --------------------------------------------------------
+
+class TestLogAndReport:
+    @pytest.mark.parametrize("name", ["rubrics/\x1b]8;;https://evil.example\x07x\x1b]8;;\x07.yaml",
+                                      "rubrics/\x1b[2J\x1b[31mred.yaml", "rubrics/\x9b31mcsi.yaml"],
+                             ids=["osc8", "clear-screen", "c1-csi"])
+    def test_an_escape_in_a_broken_rubrics_name_does_not_reach_the_log(self, scenario: Scenario, name: str) -> None:
+        head = scenario.git.commit({name: "id: [unclosed\n", **DELETE_A}, "a loud, broken rubric")
+        result = _gate(scenario, head)
+        assert result.code == 2 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+        log = result.stdout + result.stderr
+        assert "\x1b" not in log and "\x07" not in log and "\x9b" not in log, repr(log[-600:])
+
+    def test_an_escape_in_an_input_error_does_not_reach_stderr(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/\x1b]0;pwned\x07.jsonl")
+        head = scenario.git.commit({RUBRIC: text}, "repoint to a loud missing path")
+        result = _gate(scenario, head)
+        assert result.code == 1 and "repoints `calibration`" in result.stdout, result.stdout + result.stderr
+        assert "\x1b" not in result.stdout + result.stderr, repr((result.stdout + result.stderr)[-600:])
+
+    def test_markup_in_a_check_text_and_an_item_id_is_text_in_the_html_report(self, scenario: Scenario) -> None:
+        from pathlib import Path
+
+        from tests.support import gfm
+
+        loud = "<img src=x onerror=alert(1)>"
+        labels = {**LABELS, loud: "pass"}
+        main = _on_main(scenario, {CALIBRATION: calibration_jsonl(labels),
+                                   VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels)}, "a loud item id")
+        scenario.git("reset", "-q", "--hard", main)
+        extra = {"X": "Is it <script>alert(1)</script> free?"}
+        lines = "".join(_verdict(extra["X"], i, "no" if i == loud else "yes") for i in labels)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=extra),
+                                    VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels) + lines},
+                                   "add X, which fails the loud item")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        html = (Path(result.workspace) / ".rubric-gate" / "report.html").read_text()
+        root = gfm.parse_html(html)
+        assert not [e for e in root.iter("img") if e.attrs.get("onerror")], html[:2000]
+        assert not [e for e in root.iter("script") if "alert(1)" in e.text()]
+        assert "alert(1)" in root.text()  # shown, as text
