@@ -980,7 +980,7 @@ class TestLogAndReport:
         text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/\x1b]0;pwned\x07.jsonl")
         head = scenario.git.commit({RUBRIC: text}, "repoint to a loud missing path")
         result = _gate(scenario, head)
-        assert result.code == 1 and "repoints `calibration`" in result.stdout, result.stdout + result.stderr
+        assert result.code == 2 and "is not allowed" in result.stdout, result.stdout + result.stderr  # YAML refuses it
         assert "\x1b" not in result.stdout + result.stderr, repr((result.stdout + result.stderr)[-600:])
 
     def test_markup_in_a_check_text_and_an_item_id_is_text_in_the_html_report(self, scenario: Scenario) -> None:
