@@ -1005,3 +1005,27 @@ class TestLogAndReport:
         assert not [e for e in root.iter("img") if e.attrs.get("onerror")], html[:2000]
         assert not [e for e in root.iter("script") if "alert(1)" in e.text()]
         assert "alert(1)" in root.text()  # shown, as text
+
+
+class TestCommentCheckIds:
+    """Check ids are restricted to letters, digits, `_`, `.` and `-`: still enough for a `www.`
+    autolink, an autolink reference or a commit id."""
+
+    @pytest.mark.parametrize("check_id", ["www.evil.example", "GH-1", "a5c3785ed8d6a35868bc169f07e40e889087fd2e",
+                                          "JIRA-123", "evil.example.com"])
+    def test_an_added_check_id_is_inert(self, scenario: Scenario, check_id: str) -> None:
+        text = rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA).replace("id: X", f"id: {check_id}")
+        lines = "".join(_verdict(EXTRA["X"], i, "no" if i == "R4" else "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add a loud id")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        from pathlib import Path
+
+        from tests.support import gfm
+
+        body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+        root = gfm.parse(body)
+        run_link = "https://github.test/acme/rubrics/actions/runs/42"
+        live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+        assert not [s for s in live if check_id in s[1] or s[1] in check_id], live
+        assert check_id in "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf"), body
