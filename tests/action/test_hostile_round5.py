@@ -1029,3 +1029,33 @@ class TestCommentCheckIds:
         live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
         assert not [s for s in live if check_id in s[1] or s[1] in check_id], live
         assert check_id in "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf"), body
+
+
+# -- history: which commit is the merge base ------------------------------------------------------
+
+class TestCrissCrossHistory:
+    @pytest.mark.xfail(strict=True, reason="route: with two merge bases (a criss-cross history: the PR merges a "
+                       "commit of main with `-s ours`), the gate diffs from the one `git merge-base` prints, where the "
+                       "rubric is unchanged; git merges from both (a virtual base that has A), so the merge deletes "
+                       "A. Gate the merge git makes (`git merge-tree`), or fail closed on more than one merge base "
+                       "(owner: trust-snapshot, action/changed.py)")
+    def test_a_head_that_drops_a_main_change_through_an_ours_merge(self, scenario: Scenario) -> None:
+        """main: O1 (A retired) -> m1 (README); feat: O1 -> f1 (A back); the tip merges feat. The
+        PR starts at m1 and merges f1 keeping m1's tree (`-s ours`), then changes the README: the
+        merge bases of the tip and the head are m1 and f1."""
+        o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
+        scenario.git("checkout", "-q", "-b", "feat", o1)
+        f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+        scenario.git("checkout", "-q", "main")
+        m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+        tip = scenario.git("rev-parse", "HEAD")
+        scenario.base_sha = scenario.fake.base_sha = tip
+        scenario.git("checkout", "-q", "-B", "pr", m1)
+        scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+        head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+        merged = scenario.git("merge-tree", "--write-tree", tip, head).split()[0]
+        assert len(scenario.git("merge-base", "--all", tip, head).split()) == 2
+        assert "id: A\n" not in scenario.git("show", f"{merged}:{RUBRIC}")  # what would land: A deleted
+        result = _gate(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
