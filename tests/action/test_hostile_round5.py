@@ -1059,3 +1059,29 @@ class TestCrissCrossHistory:
         assert "id: A\n" not in scenario.git("show", f"{merged}:{RUBRIC}")  # what would land: A deleted
         result = _gate(scenario, head)
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+
+class TestYamlAliasesAcrossTheMerge:
+    @pytest.mark.xfail(strict=True, reason="route: the gate models the merge by check id (`apply_check_changes`), "
+                       "not git's text merge: main anchors B's text (`&tb`) for a frozen Z (`*tb`); the PR, from the "
+                       "older base, adds Y with its own `&tb`. Both pass; git merges them cleanly into a rubric that "
+                       "does not load (a duplicate anchor), so main is broken and every later PR fails closed, as "
+                       "round 4's id added on both sides did. Gate the merge git makes (`git merge-tree`), which also "
+                       "closes the criss-cross route (owner: trust-snapshot, boundary/merge.py)")
+    def test_an_anchor_the_pr_reuses_breaks_the_rubric_main_merges(self, scenario: Scenario) -> None:
+        from rubric_gate.errors import InputError
+        from rubric_gate.rubric import parse_rubric_text
+
+        base_text = rubric_yaml(["A", "B", "C", "D"])
+        tb = f"  text: {TEXTS['B']}\n"
+        main_text = base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n") + "- id: Z\n  text: *tb\n  origin: label\n"
+        _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+        lenient = "Is the design written in English?"
+        pr_text = base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n")
+        lines = "".join(_verdict(lenient, i, "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: pr_text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+        tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]  # a clean merge
+        with pytest.raises(InputError, match="duplicate anchor"):
+            parse_rubric_text(scenario.git("show", f"{tree}:{RUBRIC}") + "\n", RUBRIC)
+        result = _gate(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
