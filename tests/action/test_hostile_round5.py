@@ -1085,3 +1085,61 @@ class TestYamlAliasesAcrossTheMerge:
             parse_rubric_text(scenario.git("show", f"{tree}:{RUBRIC}") + "\n", RUBRIC)
         result = _gate(scenario, head)
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+
+# -- items the base branch added since the PR branched ------------------------------------------
+
+class TestItemsMainAddedSince:
+    """A PR is reviewed against its merge base, which does not have the items main labeled since;
+    once merged, what it records for them is the record of the tip's items."""
+
+    REASON = ("route: the verdict review locates lines on the merge base's items only; an item main labeled "
+              "since (R6, B's one unique catch) is unknown there, so a PR from before it records (B, R6) \"yes\" "
+              "unreviewed: keyed (a judged run reads it as the judge's answer) or keyless after main's line (replay "
+              "reads the later one). Merged, B no longer catches R6 and the next PR deletes B. Review the head's "
+              "lines on the tip's items too, against the tip's record (owner: trust-snapshot, snapshot/diff.py)")
+
+    def _main_adds_r6(self, scenario: Scenario) -> None:
+        labels = {**LABELS, "R6": "fail"}
+        fails = {**FAILS, "R6": {"B"}}  # B's one unique catch
+        _on_main(scenario, {CALIBRATION: calibration_jsonl(labels), VERDICTS: verdicts_jsonl(TEXTS, fails, labels)},
+                 "main labels R6, which only B catches")
+
+    @staticmethod
+    def _judge(prompt: str) -> str:
+        from test_hostile_round3 import _truthful_judge
+
+        if "review R6" in prompt:
+            return "no" if TEXTS["B"] in prompt else "yes"
+        return _truthful_judge(prompt)
+
+    def _two_prs(self, scenario: Scenario, record: str | None, **inputs: str):
+        from test_hostile_round3 import _merge_into_main
+
+        first = scenario.git.commit({VERDICTS: record} if record else {"README.md": "x\n"}, "PR 1: an answer for R6")
+        one = _gate(scenario, first, **inputs)
+        _merge_into_main(scenario, "pr")  # raises on a conflict: git merges it cleanly
+        scenario.git("checkout", "-q", "-B", "pr2", "main")
+        second = scenario.git.commit({RUBRIC: rubric_yaml(["A", "C", "D"])}, "PR 2: delete B")
+        return one, _gate(scenario, second, **inputs)
+
+    def test_without_the_answer_deleting_b_is_rejected(self, scenario: Scenario) -> None:
+        self._main_adds_r6(scenario)
+        one, two = self._two_prs(scenario, None, **_judged(scenario, self._judge))
+        assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
+
+    @pytest.mark.xfail(strict=True, reason=REASON)
+    def test_a_keyed_answer_for_an_item_main_labeled_since(self, scenario: Scenario) -> None:
+        self._main_adds_r6(scenario)
+        inputs = _judged(scenario, self._judge)
+        line = _keyed("B", "R6", "yes")
+        one, two = self._two_prs(scenario, line + (scenario.git.path / VERDICTS).read_text(), **inputs)
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
+
+    @pytest.mark.xfail(strict=True, reason=REASON)
+    def test_a_keyless_answer_after_the_line_main_wrote(self, scenario: Scenario) -> None:
+        self._main_adds_r6(scenario)
+        record = (scenario.git.path / VERDICTS).read_text()
+        after = json.dumps({"item": "R1", "check_text": TEXTS["C"], "answer": "yes"}) + "\n"
+        one, two = self._two_prs(scenario, record.replace(after, after + _verdict("B", "R6", "yes")))
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
