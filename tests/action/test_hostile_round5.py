@@ -797,20 +797,21 @@ class TestSameHead:
         _rejected(scenario, head, labels=(OVERRIDE,))
 
 
-    @pytest.mark.xfail(strict=True, reason="route (documented in the Trust model as a race): #8's run (the head into "
-                       "a lenient staging) lists the open PRs before #7 (the same head into main) is opened, and "
-                       "posts its pass after #7's run posted the failure: the head's newest check run is green, which "
-                       "branch protection on main reads for #7. Before a pass is posted, the head's newer results "
-                       "for other bases (or the open PRs, listed again) must be read (owner: action-flow)")
     def test_a_pass_posted_after_the_strict_prs_failure_by_a_run_that_listed_before_it(self,
                                                                                         scenario: Scenario) -> None:
-        _, lenient, head = self._staging_head(scenario)
+        """#8's run (the head into a lenient staging) listed the open PRs before #7 (the same head
+        into main) was opened, and #7's run posted its failure first. Closed by action-flow: the
+        open PRs are read again before a pass is posted."""
+        main_sha, lenient, head = self._staging_head(scenario)
         _rejected(scenario, head)  # #7, opened while #8's run was under way, fails into main
         scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}  # open by now
         original = scenario.fake.handle
+        listings = []
 
         def listing_from_before_7(method, path, token, body):
-            if method == "GET" and path.endswith("/pulls"):  # what #8's run saw when it listed them
+            if method == "GET" and path.endswith("/pulls") and not listings:  # #8's run listed them before #7
+                listings.append(path)
                 scenario.fake.requests.append((method, path))
                 return scenario.fake._page(path, [scenario.fake._pull(f"{scenario.fake.url}/repos/acme/rubrics", 8,
                                                                       {"base": lenient, "head": head})])
