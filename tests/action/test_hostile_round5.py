@@ -456,6 +456,41 @@ class TestMergeQueue:
         assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
 
 
+    def _queue(self, scenario: Scenario, head: str):
+        from test_trust_edges import _merge_group
+
+        scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", scenario.base_sha)
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
+        group = scenario.git("rev-parse", "HEAD")
+        return group, scenario.run(group, event_name="merge_group", payload=_merge_group(scenario, group))
+
+    def test_the_criss_cross_route_in_a_merge_queue(self, scenario: Scenario) -> None:
+        """The queue gates the merge git made: A is gone from it."""
+        o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
+        scenario.git("checkout", "-q", "-b", "feat", o1)
+        f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+        scenario.git("checkout", "-q", "main")
+        m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+        scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+        scenario.git("checkout", "-q", "-B", "pr", m1)
+        scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+        head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+        group, result = self._queue(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
+
+    def test_the_duplicate_anchor_route_in_a_merge_queue(self, scenario: Scenario) -> None:
+        base_text = rubric_yaml(["A", "B", "C", "D"])
+        main_text = base_text.replace(f"  text: {TEXTS['B']}\n", f"  text: &tb {TEXTS['B']}\n") + \
+            "- id: Z\n  text: *tb\n  origin: label\n"
+        _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+        lenient = "Is the design written in English?"
+        lines = "".join(_verdict(lenient, i, "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+        group, result = self._queue(scenario, head)
+        assert result.code == 2 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
+
 # -- the comment: what user text can become -------------------------------------------------------
 
 class TestCommentText:
