@@ -1022,6 +1022,44 @@ class TestStandingResult:
         assert result.code == 1, result.stdout
 
 
+    @pytest.mark.xfail(strict=True, reason="route: an overridden pass stands while the label is on, whoever put it "
+                       "back: the writer removes it, the author (who may label, not override) re-applies it, and a "
+                       "title edit cancels both label runs; the head's last result, the writer's overridden pass, is "
+                       "repeated. It may stand only while the label's last applier is a writer (owner: action-flow, "
+                       "gather.standing)")
+    def test_an_overridden_pass_stands_only_while_a_writer_holds_the_label(self, scenario: Scenario) -> None:
+        """The writer overrides, then removes the label; the author (who may label, not override)
+        puts it back. Both label runs are cancelled by the author's title edit right after: the
+        head's last result is the writer's overridden pass, and the label is on again."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0  # the writer's override
+        _label(scenario, "unlabeled")
+        _label(scenario, "labeled", who="mallory")  # both runs cancelled by the next event
+        edited = _gate(scenario, head, action="edited", labels=(OVERRIDE,),
+                       payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1 and _conclusion(scenario, head) == "failure", edited.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: the override record a check run carries (`pr:N override` in its "
+                       "external_id) is read from any `rubric-gate` check run of the github-actions app; a workflow "
+                       "the PR adds posts one on a new head, and the label a writer applied on an older head makes "
+                       "it a grant there. Only records this workflow wrote may carry a grant (owner: action-flow)")
+    def test_an_override_record_another_workflow_posted_on_a_new_head(self, scenario: Scenario) -> None:
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        first = scenario.git.commit({"README.md": "x\n", RUBRIC: rubric_yaml(["A", "B", "C", "E"])}, "delete D")
+        _label(scenario, "labeled")
+        assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0  # the writer's override, on this head
+        second = scenario.git.commit(DELETE_A, "then delete A too")
+        _rejected(scenario, second, labels=(OVERRIDE,), action="synchronize")  # a new head: not overridden
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {
+            "id": rid, "name": "rubric-gate", "head_sha": second, "status": "completed", "conclusion": "failure",
+            "app": GITHUB_ACTIONS_APP, "external_id": f"base:{scenario.base_sha} pr:7 override",
+            "output": {"title": "rubric-gate: fail", "summary": "", "annotations": []}}
+        reopened = _gate(scenario, second, labels=(OVERRIDE,), action="reopened")
+        assert reopened.code == 1, reopened.stdout
+
 # -- what the log and the HTML report show --------------------------------------------------------
 
 class TestLogAndReport:
@@ -1203,40 +1241,21 @@ class TestItemsMainAddedSince:
         one, two = self._two_prs(scenario, record.replace(after, after + _verdict("B", "R6", "yes")))
         assert one.code == 1 or two.code == 1, one.stdout + two.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: an overridden pass stands while the label is on, whoever put it "
-                       "back: the writer removes it, the author (who may label, not override) re-applies it, and a "
-                       "title edit cancels both label runs; the head's last result, the writer's overridden pass, is "
-                       "repeated. It may stand only while the label's last applier is a writer (owner: action-flow, "
-                       "gather.standing)")
-    def test_an_overridden_pass_stands_only_while_a_writer_holds_the_label(self, scenario: Scenario) -> None:
-        """The writer overrides, then removes the label; the author (who may label, not override)
-        puts it back. Both label runs are cancelled by the author's title edit right after: the
-        head's last result is the writer's overridden pass, and the label is on again."""
-        head = scenario.git.commit(DELETE_A, "delete A")
-        _label(scenario, "labeled")
-        assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0  # the writer's override
-        _label(scenario, "unlabeled")
-        _label(scenario, "labeled", who="mallory")  # both runs cancelled by the next event
-        edited = _gate(scenario, head, action="edited", labels=(OVERRIDE,),
-                       payload={"changes": {"title": {"from": "x"}}})
-        assert edited.code == 1 and _conclusion(scenario, head) == "failure", edited.stdout
+    @pytest.mark.xfail(strict=True, reason=REASON)
+    def test_an_answer_for_the_content_main_rewrote_an_item_to(self, scenario: Scenario) -> None:
+        """main rewrote R1's output since (overridden on main). PR 1 appends (B, R1) "no" carrying the
+        new content's hash: on the merge base's R1 it is stale (another content), on the tip's R1 it
+        is the answer. PR 2 deletes A, whose catch of R1 B now shares."""
+        from rubric_gate.calibration.model import item_content_hash
 
-    @pytest.mark.xfail(strict=True, reason="route: the override record a check run carries (`pr:N override` in its "
-                       "external_id) is read from any `rubric-gate` check run of the github-actions app; a workflow "
-                       "the PR adds posts one on a new head, and the label a writer applied on an older head makes "
-                       "it a grant there. Only records this workflow wrote may carry a grant (owner: action-flow)")
-    def test_an_override_record_another_workflow_posted_on_a_new_head(self, scenario: Scenario) -> None:
-        from tests.fakes.github import GITHUB_ACTIONS_APP
+        cal = calibration_jsonl().replace('"review R1"', '"review R1, rewritten"')
+        _on_main(scenario, {CALIBRATION: cal}, "main rewrites R1 (overridden)")
+        line = _verdict("B", "R1", "no", item_hash=item_content_hash("design R1", "review R1, rewritten"))
+        from test_hostile_round3 import _merge_into_main
 
-        first = scenario.git.commit({"README.md": "x\n", RUBRIC: rubric_yaml(["A", "B", "C", "E"])}, "delete D")
-        _label(scenario, "labeled")
-        assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0  # the writer's override, on this head
-        second = scenario.git.commit(DELETE_A, "then delete A too")
-        _rejected(scenario, second, labels=(OVERRIDE,), action="synchronize")  # a new head: not overridden
-        rid = scenario.fake.new_id()
-        scenario.fake.check_runs[rid] = {
-            "id": rid, "name": "rubric-gate", "head_sha": second, "status": "completed", "conclusion": "failure",
-            "app": GITHUB_ACTIONS_APP, "external_id": f"base:{scenario.base_sha} pr:7 override",
-            "output": {"title": "rubric-gate: fail", "summary": "", "annotations": []}}
-        reopened = _gate(scenario, second, labels=(OVERRIDE,), action="reopened")
-        assert reopened.code == 1, reopened.stdout
+        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line}, "PR 1: an answer for the new R1")
+        one = _gate(scenario, first)
+        _merge_into_main(scenario, "pr")
+        scenario.git("checkout", "-q", "-B", "pr2", "main")
+        two = _gate(scenario, scenario.git.commit(DELETE_A, "PR 2: delete A"))
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
