@@ -606,8 +606,8 @@ class TestLaunderedEvidence:
     the record without either: weighed by no rule, named by no note."""
 
     LAUNDER_REASON = ("route: answers a PR records for a check text no gated rubric reads (no rubric at all, or "
-                      "only a new rubric, which is scored, not gated) are classified `answer.for_new_check`, ruled "
-                      "`gate`, but no gate weighs them and no note names them (even with trust_pr_verdicts false); "
+                      "only a new rubric, which is scored, not gated) are classified `answer.for_no_check`, ruled "
+                      "`allowed`: no gate weighs them and no note names them (even with trust_pr_verdicts false); "
                       "merged, they are the base record, which the gate trusts for the check a later PR adds, so "
                       "its invented catch excuses deleting A. Where no edited rubric of the PR has the text, they "
                       "need the override, or a check's answers stay the PR's until a gated rubric had that text "
@@ -651,8 +651,9 @@ class TestLaunderedEvidence:
 
     def test_with_a_configured_judge_in_both_runs(self, scenario: Scenario) -> None:
         one, two = self._launder(scenario, {}, **_judged(scenario))
-        # The judge answers X in PR 2: R1 is A's alone again.
-        assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
+        # The judge answers X in PR 2: R1 is A's alone again. (PR 1 may pass, as today, or need the
+        # override, as the fix of the routes above may make it: this route stops at PR 2 either way.)
+        assert one.code in (0, 1) and two.code == 1, one.stdout + two.stdout
 
 
 # -- the comment: rubric fields shown as written --------------------------------------------------
