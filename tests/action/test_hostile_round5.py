@@ -355,6 +355,7 @@ class TestWorkspaceFiles:
     def test_the_output_dir_committed_as_a_regular_file(self, scenario: Scenario) -> None:
         head = scenario.git.commit({".rubric-gate": "decision: pass\n", **DELETE_A}, "a file where output goes")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) is None  # refused before it gates: no check run to read
         assert result.code == 2, result.stdout + result.stderr
 
     def test_the_output_dir_committed_as_a_symlink_to_the_git_dir(self, scenario: Scenario) -> None:
@@ -362,6 +363,7 @@ class TestWorkspaceFiles:
         scenario.git("add", ".rubric-gate")
         head = scenario.git.commit(DELETE_A, "output into .git")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) is None  # refused before it gates: no check run to read
         assert result.code == 2, result.stdout + result.stderr
         assert not (scenario.git.path / ".git" / "report.json").exists()
 
@@ -369,6 +371,7 @@ class TestWorkspaceFiles:
         planted = _keyed("B", "R1", "no")
         head = scenario.git.commit({"cache/verdicts.jsonl": planted, **DELETE_A}, "plant the cache")
         result = _gate(scenario, head, verdict_cache="cache", **_judged(scenario))
+        assert _conclusion(scenario, head) is None  # refused before it gates: no check run to read
         assert result.code == 2, result.stdout + result.stderr
         assert not (scenario.git.path / "cache" / "verdicts.jsonl").exists()  # the always-run save keeps nothing
 
@@ -521,6 +524,7 @@ class TestCommentText:
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA),
                                     VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels) + lines}, "add X")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         body = (Path(result.workspace) / result.outputs["comment"]).read_text()
         root = gfm.parse(body)
@@ -541,6 +545,7 @@ class TestCommentText:
         scenario.git("mv", RUBRIC, name)
         head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         body = (Path(result.workspace) / result.outputs["comment"]).read_text()
         run_link = "https://github.test/acme/rubrics/actions/runs/42"
@@ -556,6 +561,7 @@ class TestCommentText:
         head = scenario.git.commit({CALIBRATION: cal.replace(_item("R1", "fail"), _item("R1", "pass"))},
                                    "relabel R1; a loud item id")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         log = result.stdout + result.stderr
         assert "\x1b" not in log and "\x07" not in log
@@ -685,6 +691,7 @@ class TestCommentRubricFields:
             "id: helper", f"id: {value}")
         head = scenario.git.commit({"rubrics/helper.yaml": text, **DELETE_A}, "a loud new rubric; delete A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         _assert_inert(scenario, result, head)
 
@@ -694,6 +701,7 @@ class TestCommentRubricFields:
         scenario.git("mv", RUBRIC, name)
         head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         _assert_inert(scenario, result, head)
 
@@ -715,6 +723,7 @@ class TestShallowCheckout:
         scenario.git("add", "rubrics/alias.yaml")
         head = scenario.git.commit(DELETE_A, "an alias; delete A")
         result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 2 and result.report()["files_from"] == "rest", result.stdout
 
     def test_a_verdict_file_over_a_megabyte_read_through_the_api(self, scenario: Scenario) -> None:
@@ -733,6 +742,7 @@ class TestShallowCheckout:
         scenario.git("mv", RUBRIC, "archive/demo.yaml")
         head = scenario.git.commit({"archive/demo.yaml": rubric_yaml(["B", "C", "D"])}, "archive, without A")
         result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
 
     def test_a_copy_reported_as_copied_with_the_original_edited(self, scenario: Scenario) -> None:
@@ -740,6 +750,7 @@ class TestShallowCheckout:
         head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["A", "B", "C", "D"]), **DELETE_A},
                                    "copy demo; delete A from the original")
         result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
 
 
@@ -918,12 +929,14 @@ class TestProposedSnapshotIds:
         head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: DEMO")},
                                    "DEMO, without A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
 
     def test_a_new_rubric_with_the_id_main_gave_a_rubric_since(self, scenario: Scenario) -> None:
         _on_main(scenario, {"rubrics/tip.yaml": _other(["B", "C"], "shared")}, "main adds `shared`")
         head = scenario.git.commit({"rubrics/mine.yaml": _other(["B"], "shared")}, "the PR adds `shared` too")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
 
     def test_a_third_file_for_an_id_two_files_already_share(self, scenario: Scenario) -> None:
@@ -931,6 +944,7 @@ class TestProposedSnapshotIds:
         scenario.git("reset", "-q", "--hard", main)
         head = scenario.git.commit({"rubrics/third.yaml": rubric_yaml(["B", "C", "D"])}, "a third demo")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
 
     def test_an_id_main_retired_since_is_free_again(self, scenario: Scenario) -> None:
@@ -939,6 +953,7 @@ class TestProposedSnapshotIds:
         _on_main(scenario, {"rubrics/old.yaml": None}, "main retires old")
         head = scenario.git.commit({"rubrics/new.yaml": _other(["B", "C"], "old")}, "reuse the id old")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "success"
         assert result.code == 0, result.stdout + result.stderr
 
     def test_the_calibration_set_renamed_and_the_rubric_repointed(self, scenario: Scenario) -> None:
@@ -1085,6 +1100,7 @@ class TestLogAndReport:
         text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/\x1b]0;pwned\x07.jsonl")
         head = scenario.git.commit({RUBRIC: text}, "repoint to a loud missing path")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 2 and "is not allowed" in result.stdout, result.stdout + result.stderr  # YAML refuses it
         assert "\x1b" not in result.stdout + result.stderr, repr((result.stdout + result.stderr)[-600:])
 
@@ -1104,6 +1120,7 @@ class TestLogAndReport:
                                     VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels) + lines},
                                    "add X, which fails the loud item")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         html = (Path(result.workspace) / ".rubric-gate" / "report.html").read_text()
         root = gfm.parse_html(html)
@@ -1123,6 +1140,7 @@ class TestCommentCheckIds:
         lines = "".join(_verdict(EXTRA["X"], i, "no" if i == "R4" else "yes") for i in LABELS)
         head = scenario.git.commit({RUBRIC: text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add a loud id")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         from pathlib import Path
 
