@@ -79,6 +79,10 @@ class HeadRecords:
             self._records = posted_records(self._repo, self._head)
         return self._records
 
+    def forget(self) -> None:
+        """Read them again next time (another PR's run may have posted its grant since)."""
+        self._records = None
+
 
 class SameHead:
     """The other open PRs with this run's head, each gated into its own base as its own run would
@@ -114,6 +118,17 @@ class SameHead:
                 current[pull.number] = known
         changed = changed or current.keys() != self._known.keys()
         self._known = current
+        return changed
+
+    def reread_refused_overrides(self) -> bool:
+        """Judge again the override labels refused on failing PRs (their own `labeled` run may have
+        recorded the grant since they were read); True when any of them changed."""
+        changed = False
+        for number, (pull, other) in list(self._known.items()):
+            if other.failing and other.override is not None and not other.override.granted:
+                override = self._override_of(pull)
+                changed = changed or override != other.override
+                self._known[number] = (pull, replace(other, override=override))
         return changed
 
     def _gated(self, pull: PullRequest) -> OtherPull:
