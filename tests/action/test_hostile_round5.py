@@ -747,9 +747,6 @@ class TestShallowCheckout:
 # -- file names git stores as bytes -----------------------------------------------------------------
 
 class TestFileNameBytes:
-    @pytest.mark.xfail(strict=True, reason="defect, not a route (exit 3, no check run, nothing green): a path that "
-                       "is not UTF-8 crashes the git diff reader (changed_via_git decodes strictly); it should be an "
-                       "input error naming the path, exit 2 (owner: trust-snapshot, action/changed.py)")
     def test_a_rubric_renamed_to_a_name_that_is_not_utf8(self, scenario: Scenario) -> None:
         import subprocess
 

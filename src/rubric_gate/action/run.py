@@ -80,7 +80,8 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     gated = gate_pull(config, repo, pr, cache, budget, notices)
     pr, reader, outcomes, standard = gated.pr, gated.reader, gated.outcomes, gated.standard
     summary = RunSummary("pass", outcomes, pr.head_sha, gated.merge_base, run_url=_run_url(env),
-                         base_branch_sha=pr.base_sha, standard=standard, notices=notices)
+                         base_branch_sha=pr.base_sha, standard=standard, notices=notices,
+                         override_label=config.override_label)
     if reader.kind == "rest" and gated.changes:
         command("notice", "the checkout has no PR history (shallow clone): read files through the GitHub API")
     for finding in standard:

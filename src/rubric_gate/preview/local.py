@@ -159,7 +159,7 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
         for finding in gated.standard:
             command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
     summary = RunSummary("pass", gated.outcomes, head_sha, merge_base, base_branch_sha=base_sha,
-                         standard=gated.standard, notices=notices)
+                         standard=gated.standard, notices=notices, override_label=config.override_label)
     errors = any(o.error is not None for o in gated.outcomes)
     # No override is read here, and no other PR shares this head.
     summary.decision = run_decision(failing=bool(gated.failing), errors=errors, overridden=False,
