@@ -18,7 +18,7 @@ from rubric_gate.action.decide import OtherPull, PostedResult
 from rubric_gate.action.event import SHA, PullRequest
 from rubric_gate.action.gate_file import RubricOutcome
 from rubric_gate.action.outputs import command
-from rubric_gate.action.override import Override, check_override, label_on
+from rubric_gate.action.override import Override, check_override
 from rubric_gate.action.standard import StandardFinding
 from rubric_gate.errors import InputError, RubricGateError
 
@@ -144,10 +144,6 @@ def override_reader(repo: Repository, label: str, records: HeadRecords) -> Calla
     return lambda pull: check_override(repo, pull, label, records)
 
 
-def standing(repo: Repository, pr: PullRequest, label: str) -> tuple[PostedResult | None, str, bool]:
-    """What `decide.standing_exit_code` reads: the head's last result, the base tip now, and
-    (only for an overridden pass, one more API call) whether the override label is on."""
-    result = latest_result(repo, pr.head_sha)
-    base_sha = current_base(repo, pr).base_sha
-    on = result is not None and result.passed and result.overridden and label_on(repo, pr, label)
-    return result, base_sha, on
+def standing(repo: Repository, pr: PullRequest) -> tuple[PostedResult | None, str]:
+    """What `decide.standing_exit_code` reads: the head's last result and the base tip now."""
+    return latest_result(repo, pr.head_sha), current_base(repo, pr).base_sha

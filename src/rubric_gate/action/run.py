@@ -59,8 +59,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     if unchanged and config.token:
         # Nothing the gate decides changed: the head's last result stands (and this job repeats
         # it); a head with none (its run cancelled) is gated now.
-        code = standing_exit_code(*standing(connect(config.token, config.api_url, config.repository), pr,
-                                            config.override_label))
+        code = standing_exit_code(*standing(connect(config.token, config.api_url, config.repository), pr))
         if code is not None:
             return nothing_to_do(config, f"nothing to re-gate: {unchanged}; the head's last rubric-gate result "
                                  "stands", code)
