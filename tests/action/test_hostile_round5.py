@@ -461,7 +461,7 @@ class TestMergeQueue:
 
 
     def _queue(self, scenario: Scenario, head: str):
-        from test_trust_edges import _merge_group
+        from tests.action.test_trust_edges import _merge_group
 
         scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", scenario.base_sha)
         scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
@@ -791,7 +791,7 @@ class TestJudgeShortfall:
         assert result.code == 2 and "nothing was judged" in result.stdout and _conclusion(scenario, head) == "failure", result.stdout
 
     def test_the_judge_answers_the_added_check_with_nonsense(self, scenario: Scenario) -> None:
-        from test_hostile_round3 import _truthful_judge
+        from tests.action.test_hostile_round3 import _truthful_judge
 
         def judge(prompt: str) -> str:
             return "maybe" if EXTRA["X"] in prompt else _truthful_judge(prompt)
@@ -812,7 +812,7 @@ class TestJudgeShortfall:
 
 class TestSameHead:
     def _staging_head(self, scenario: Scenario) -> tuple[str, str, str]:
-        from test_hostile_round3 import _branch
+        from tests.action.test_hostile_round3 import _branch
 
         main_sha = scenario.base_sha
         lenient = _branch(scenario, "staging", "main", DELETE_A, "staging: no A")
@@ -971,12 +971,6 @@ class TestStandingResult:
     again; whatever it reads as "the last result" is a pass nobody gated, unless only the gate
     can have written it."""
 
-    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule trusts any `rubric-gate` check run of the "
-                       "github-actions app, which every workflow of the repository writes as; a workflow the PR adds "
-                       "(even where the gate itself is a ruleset's required workflow, the documented fix for "
-                       "workflow edits) posts a passing one with the base tip as external_id, and the next label "
-                       "or title event makes the gate's own job repeat it. Repeat only a failure, or only a run "
-                       "this workflow wrote (owner: action-flow)")
     def test_a_passing_check_run_another_workflow_posted(self, scenario: Scenario) -> None:
         from tests.fakes.github import GITHUB_ACTIONS_APP
 
@@ -990,10 +984,6 @@ class TestStandingResult:
         edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
         assert edited.code == 1, edited.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused, a standing status is read from any "
-                       "bot account (an installation token has no login); a workflow the PR adds writes as "
-                       "github-actions[bot], so its passing `rubric-gate` status is repeated as the gate's result on "
-                       "the next label or title event (owner: action-flow; the check-run route's status half)")
     def test_a_passing_status_another_workflow_posted_where_check_runs_are_refused(self, scenario: Scenario) -> None:
         scenario.fake.checks_forbidden = True
         head = scenario.git.commit(DELETE_A, "delete A; a workflow that posts a status")
@@ -1046,11 +1036,6 @@ class TestStandingResult:
         assert result.code == 1, result.stdout
 
 
-    @pytest.mark.xfail(strict=True, reason="route: an overridden pass stands while the label is on, whoever put it "
-                       "back: the writer removes it, the author (who may label, not override) re-applies it, and a "
-                       "title edit cancels both label runs; the head's last result, the writer's overridden pass, is "
-                       "repeated. It may stand only while the label's last applier is a writer (owner: action-flow, "
-                       "gather.standing)")
     def test_an_overridden_pass_stands_only_while_a_writer_holds_the_label(self, scenario: Scenario) -> None:
         """The writer overrides, then removes the label; the author (who may label, not override)
         puts it back. Both label runs are cancelled by the author's title edit right after: the
@@ -1231,14 +1216,14 @@ class TestItemsMainAddedSince:
 
     @staticmethod
     def _judge(prompt: str) -> str:
-        from test_hostile_round3 import _truthful_judge
+        from tests.action.test_hostile_round3 import _truthful_judge
 
         if "review R6" in prompt:
             return "no" if TEXTS["B"] in prompt else "yes"
         return _truthful_judge(prompt)
 
     def _two_prs(self, scenario: Scenario, record: str | None, **inputs: str):
-        from test_hostile_round3 import _merge_into_main
+        from tests.action.test_hostile_round3 import _merge_into_main
 
         first = scenario.git.commit({VERDICTS: record} if record else {"README.md": "x\n"}, "PR 1: an answer for R6")
         one = _gate(scenario, first, **inputs)
@@ -1278,7 +1263,7 @@ class TestItemsMainAddedSince:
         cal = calibration_jsonl().replace('"review R1"', '"review R1, rewritten"')
         _on_main(scenario, {CALIBRATION: cal}, "main rewrites R1 (overridden)")
         line = _verdict("B", "R1", "no", item_hash=item_content_hash("design R1", "review R1, rewritten"))
-        from test_hostile_round3 import _merge_into_main
+        from tests.action.test_hostile_round3 import _merge_into_main
 
         first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line}, "PR 1: an answer for the new R1")
         one = _gate(scenario, first)
