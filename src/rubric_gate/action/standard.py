@@ -243,11 +243,11 @@ def _verdict_findings(reader: FileReader, base_sha: str, head_sha: str, path: st
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
     rejudged = [a for a in answers if confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     unjudged = [a for a in answers if not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
-    removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items))
+    removed = [r for r in dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items, tasks))
                if in_use is None or normalize_text(r.text) in in_use]
     # Verdicts for a new check text are the gate's to weigh (they may reject, never excuse); a
     # PR's answers for checks the base already has would become the record the next PR is gated on.
-    filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items))
+    filled = [a for a in dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items, tasks))
               if (trusted is None or normalize_text(a.text) in trusted) and not confirmed_by_judge(a.text, a.item_hash, a.head, judged, tasks)]
     out = []
     if change.status == "renamed":
