@@ -49,6 +49,7 @@ class PairReading:
 
     text: str  # the check text as recorded
     item: CalibrationItem
+    name: str  # the check id a differing line records (the head's first), else the text's start
     answers: tuple[tuple[LookupKey, str | None, str | None], ...]  # (key, base answer, head answer)
 
     def replay(self) -> list[tuple[str | None, str | None]]:
@@ -84,31 +85,26 @@ def _readings(base: VerdictStore, head: VerdictStore, items: tuple[CalibrationIt
         by_hash.setdefault(item.content_hash, []).append(item)
     before_lines, after_lines = head.differing_lines(base)
     views: dict[tuple[str, str], tuple[str, CalibrationItem, set[LookupKey]]] = {}
+    names: dict[tuple[str, str], str] = {}
     for verdict in (*after_lines, *before_lines):
         touched = [by_id[verdict.item]] if verdict.item in by_id else []
         touched += [i for i in by_hash.get(verdict.item_hash or "", []) if i.id != verdict.item]
         sample = verdict.sample or 0
         for item in touched:
-            _, _, seen = views.setdefault((normalize_text(verdict.check_text), item.id),
-                                          (verdict.check_text, item, {(None, None, None, 0)}))
+            pair = (normalize_text(verdict.check_text), item.id)
+            _, _, seen = views.setdefault(pair, (verdict.check_text, item, {(None, None, None, 0)}))
+            if verdict.check:
+                names.setdefault(pair, verdict.check)
             seen.update({(None, None, None, sample), (None, None, verdict.task_hash, sample)})
             seen.update((None, None, task, s) for task in tasks for s in {0, sample})
             if verdict.judge:
                 seen.add((verdict.judge, verdict.prompt, verdict.task_hash, sample))
-    ordered = [(text, item, sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)))
-               for text, item, keys in views.values()]
-    lookups = [(text, item, *key) for text, item, keys in ordered for key in keys]
+    ordered = [(pair, text, item, sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)))
+               for pair, (text, item, keys) in views.items()]
+    lookups = [(text, item, *key) for _, text, item, keys in ordered for key in keys]
     answers = iter(zip(base.find_answers(lookups), head.find_answers(lookups), strict=True))  # vectorised
-    return [PairReading(text, item, tuple((key, *next(answers)) for key in keys)) for text, item, keys in ordered]
-
-
-def _name(base: VerdictStore, head: VerdictStore, reading: PairReading, key: LookupKey) -> str:
-    judge, prompt, task, sample = key
-    for store in (head, base):
-        found = store.find(reading.text, reading.item, judge=judge, prompt=prompt, task=task, sample=sample)
-        if found is not None and found.check:
-            return found.check
-    return reading.text[:60]
+    return [PairReading(text, item, names.get(pair) or text[:60], tuple((key, *next(answers)) for key in keys))
+            for pair, text, item, keys in ordered]
 
 
 def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem],
@@ -127,7 +123,7 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
         for key, before, after in reading.answers:
             if after is None or before == after or (before is None and key[0] is None):
                 continue
-            out.append(ChangedAnswer(_name(base, head, reading, key), reading.item.id, before or "none", after,
+            out.append(ChangedAnswer(reading.name, reading.item.id, before or "none", after,
                                      reading.text, reading.item.content_hash))
             break
     return out
@@ -156,8 +152,7 @@ def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     for reading in answer_readings(base, head, items, tasks):
         lost = next((before for before, after in reading.replay() if before is not None and after is None), None)
         if lost is not None:
-            out.append(RemovedAnswer(_name(base, head, reading, (None, None, None, 0)), reading.item.id, lost,
-                                     reading.text))
+            out.append(RemovedAnswer(reading.name, reading.item.id, lost, reading.text))
     return out
 
 
@@ -172,6 +167,6 @@ def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Calib
     for reading in answer_readings(base, head, items, tasks):
         filled = next((after for before, after in reading.replay() if before is None and after is not None), None)
         if filled is not None:
-            out.append(ChangedAnswer(_name(base, head, reading, (None, None, None, 0)), reading.item.id, "none",
-                                     filled, reading.text, reading.item.content_hash))
+            out.append(ChangedAnswer(reading.name, reading.item.id, "none", filled, reading.text,
+                                     reading.item.content_hash))
     return out
