@@ -1,4 +1,4 @@
-"""The action reads each verdict blob once (`action/blob_cache.py`): its results are exactly those
+"""The action reads each verdict blob once (`action/blob_cache.py`, through `action/snapshot/`): its results are exactly those
 of parsing every store from its text at every ask, for several rubrics sharing a store, base and
 head, a PR appending verdict lines, deleting some, or changing one in the middle."""
 
@@ -21,7 +21,7 @@ from harness import (
     verdicts_jsonl,
 )
 
-from rubric_gate.action import gate_file, standard
+from rubric_gate.action.snapshot import model as snapshot_model
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 from rubric_gate.verdicts.blobs import default_cache
@@ -48,8 +48,8 @@ def _parsed_from_text_every_time(reader, sha: str, path: str) -> VerdictStore | 
 
 @contextmanager
 def _without_the_cache() -> Iterator[None]:
-    with (mock.patch.object(gate_file, "read_store", _parsed_from_text_every_time),
-          mock.patch.object(standard, "read_store", _parsed_from_text_every_time)):
+    # Every store the action reads goes through the snapshots' one reader.
+    with mock.patch.object(snapshot_model, "read_store", _parsed_from_text_every_time):
         yield
 
 

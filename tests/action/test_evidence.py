@@ -11,7 +11,6 @@ rules keep working are tested beside them.
 
 from __future__ import annotations
 
-import pytest
 from harness import LABELS, RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
 from test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
 from test_hostile_round4 import _judged, _merge_pr, _not_both_green
@@ -168,17 +167,14 @@ def test_a_fork_deleting_a_check_whose_catches_are_shared_on_the_record_passes(s
     assert result.code == 0, result.stdout + result.stderr
 
 
-# -- routes still open (strict xfail: each flips when closed) -------------------------------------
+# -- the record as the merge leaves it ------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="route: the verdict guard compares the merge base with the PR's head, not "
-                   "the base tip with the merge result; an answer main re-recorded since (a line inserted mid-file) "
-                   "is outranked by a copy the PR appends, which changes nothing against the merge base. Closing it "
-                   "needs the proposed snapshot as the merge result (trust-snapshot's design item 2)")
 def test_a_copy_appended_behind_an_answer_main_re_recorded_since_is_a_changed_answer(scenario: Scenario) -> None:
     """At the merge base B says "no" on R2 (and on R1): A's catches are shared. Main then records B
     "yes" on R2, inserting the line after the old one (A's catch of R2 is unique on main). PR 1,
     from the merge base, appends a copy of B's "no": against the merge base nothing changed. Git
-    merges both cleanly and the copy wins: main's record says "no" again, and PR 2 deletes A."""
+    merges both cleanly and the copy wins: main's record says "no" again, and PR 2 deletes A. The
+    guard also compares the tip's record with the merged one (`guard.merged_record`)."""
     at_merge_base = verdicts_jsonl(TEXTS) + _verdict("B", "R1", "no")
     _record_on_main(scenario, at_merge_base)
     merge_base = scenario.git("rev-parse", "HEAD")
@@ -193,4 +189,41 @@ def test_a_copy_appended_behind_an_answer_main_re_recorded_since_is_a_changed_an
     scenario.base_sha = scenario.fake.base_sha = tip
     scenario.git("checkout", "-q", "-B", "pr", tip)
     two = _gate(scenario, scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "PR 2: delete A"))
+    assert one.code == 1 and "merged onto the base tip" in one.stdout and FLIPPED in one.stdout, one.stdout
     _not_both_green(one, two)
+
+
+def test_a_pr_editing_lines_of_a_file_main_changed_since_is_asked_to_rebase(scenario: Scenario) -> None:
+    """Where the PR does more than append, the merged record is unknown until it is rebased."""
+    _on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + _verdict("C", "R5", "yes")}, "main re-records C on R5")
+    lines = verdicts_jsonl(TEXTS).splitlines(keepends=True)
+    result = _gate(scenario, scenario.git.commit({VERDICTS: "".join(reversed(lines))}, "reorder (no answer changes)"))
+    assert result.code == 1 and "rebase the PR" in result.stdout, result.stdout
+
+
+def test_a_pr_appending_verdicts_to_a_file_main_appended_to_since_is_compared_on_the_tip(scenario: Scenario) -> None:
+    """The legitimate case: main records answers for one check, the PR for a new check; merged,
+    no answer of the tip's record changes."""
+    _on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + _verdict("C", "R5", "yes")}, "main re-records C on R5")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=X),
+                                VERDICTS: verdicts_jsonl(TEXTS) + _truthful_x()}, "add X with its verdicts")
+    result = _gate(scenario, head)
+    assert result.code == 0, result.stdout + result.stderr
+
+
+# -- items the PR adds ---------------------------------------------------------------------------
+
+def test_items_added_with_their_verdicts_count_for_the_next_pr(scenario: Scenario) -> None:
+    """Added items are allowed, and their verdicts are not weighed in their own PR (the gate reads
+    the base's labels). Merged, they are evidence like any other, and all they can do to a later
+    change is reject it (a catch more, a blame more): here D's catch of R6, which no other check
+    makes, keeps D from being deleted."""
+    from harness import CALIBRATION, calibration_jsonl
+
+    r6 = "".join(_verdict(c, "R6", "no" if c == "D" else "yes") for c in ("A", "B", "C", "D", "E"))
+    one = _gate(scenario, scenario.git.commit({CALIBRATION: calibration_jsonl({**LABELS, "R6": "fail"}),
+                                               VERDICTS: verdicts_jsonl(TEXTS) + r6}, "PR 1: label R6"))
+    assert one.code == 0, one.stdout + one.stderr
+    _merge_pr(scenario)
+    two = _gate(scenario, scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"])}, "PR 2: delete D"))
+    assert two.code == 1 and "unique" in two.summary, two.stdout + two.summary

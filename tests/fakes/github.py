@@ -73,6 +73,12 @@ class FakeGitHub:
     # Other open pull requests, number -> {"base": sha, "head": sha}: listed by GET /pulls beside
     # this one (`pr_number`) and read by number, as a branch proposed into two bases is.
     other_pulls: dict[int, dict[str, str]] = field(default_factory=dict)
+    other_label_events: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # as label_events, per PR
+    # Called with (method, path) before and after each request is answered: a test changes the
+    # state between two calls there (a PR opened between two listings of the open PRs, another
+    # run's check run posted just before this one's).
+    before_request: Any = None
+    after_request: Any = None
     # Without `origin`: the PR's files and their diff hunks (head-side first and last line).
     diff_hunks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _next_id: int = 100
@@ -104,6 +110,14 @@ class FakeGitHub:
 
     # -- request handling ----------------------------------------------------------------------
     def handle(self, method: str, path: str, token: str | None, body: Any) -> tuple[int, Any]:
+        if self.before_request is not None:
+            self.before_request(method, path)
+        answer = self._answer(method, path, token, body)
+        if self.after_request is not None:
+            self.after_request(method, path)
+        return answer
+
+    def _answer(self, method: str, path: str, token: str | None, body: Any) -> tuple[int, Any]:
         self.requests.append((method, path))
         if method == "POST" and path == "/v1/chat/completions" and (self.judge or self.judge_by_model):
             return 200, self._chat(body)
@@ -121,8 +135,15 @@ class FakeGitHub:
         n = self.pr_number
         if method == "GET" and rest == "":
             return 200, {"full_name": self.repo, "url": api, "name": self.repo.split("/")[1]}
-        if method == "GET" and rest == f"/issues/{n}":
-            return 200, {"number": n, "url": f"{api}/issues/{n}", "title": "PR"}
+        match = re.fullmatch(r"/issues/(\d+)(/labels|/events)?", rest)
+        if method == "GET" and match and (int(match.group(1)) == n or int(match.group(1)) in self.other_pulls):
+            number, what = int(match.group(1)), match.group(2)
+            events = self.label_events if number == n else self.other_label_events.get(number, [])
+            if what == "/events":
+                return self._page(path, [self._issue_event(i, e) for i, e in enumerate(events)])
+            if what == "/labels":
+                return self._page(path, [self._label(name) for name in self.current_labels(events)])
+            return 200, {"number": number, "url": f"{api}/issues/{number}", "title": "PR"}
         if method == "GET" and rest == f"/pulls/{n}":
             return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
                          "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
@@ -182,7 +203,9 @@ class FakeGitHub:
         match = re.fullmatch(r"/commits/([0-9a-f]{40})/check-runs", rest)
         if match and method == "GET":
             return self._check_runs_for(match.group(1))
-        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest)
+        # PyGithub's Commit.get_statuses() reads the legacy path /statuses/{sha}, which GitHub
+        # still answers like /commits/{ref}/statuses.
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest) or re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "GET":  # "returned in reverse chronological order"
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
@@ -194,7 +217,7 @@ class FakeGitHub:
                 return _invalid("Status", "state", f"state is not included in the list: {body.get('state')!r}")
             if len(body.get("description") or "") > STATUS_DESCRIPTION_CHARS:
                 return _invalid("Status", "description", "description is too long (maximum is 140 characters)")
-            status = {**body, "sha": match.group(1), "id": self.new_id()}
+            status = {**body, "sha": match.group(1), "id": self.new_id(), "creator": self._author(token)}
             self.statuses.append(status)
             return 201, status
         if method == "GET" and rest == f"/pulls/{n}/files":
@@ -225,10 +248,6 @@ class FakeGitHub:
         match = re.fullmatch(r"/git/blobs/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return self._blob(match.group(1))
-        if method == "GET" and rest == f"/issues/{n}/events":
-            return self._page(path, [self._issue_event(i, e) for i, e in enumerate(self.label_events)])
-        if method == "GET" and rest == f"/issues/{n}/labels":
-            return self._page(path, [self._label(name) for name in self.current_labels()])
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
             login = unquote(match.group(1))
@@ -251,10 +270,10 @@ class FakeGitHub:
         runs.sort(key=lambda r: -r["id"])
         return 200, {"total_count": len(runs), "check_runs": runs}
 
-    def current_labels(self) -> list[str]:
+    def current_labels(self, events: list[dict[str, Any]] | None = None) -> list[str]:
         """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""
         on: list[str] = []
-        for event in self.label_events:
+        for event in self.label_events if events is None else events:
             name = event["label"]["name"]
             if event["event"] == "labeled" and name not in on:
                 on.append(name)
@@ -307,7 +326,9 @@ class FakeGitHub:
                      "changes": 1, "patch": patch} for name, patch in self._patches().items()]
         merge_base = self._git("merge-base", self.base_sha, self.head_sha).stdout.decode().strip()
         # -z: names exactly as stored (the API sends them raw, not C-quoted like `git diff` output).
-        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base, self.head_sha).stdout.decode()
+        # A name that is not UTF-8 cannot be JSON text: shown with replacement characters.
+        raw = self._git("diff", "--name-status", "-z", "--find-renames", merge_base,
+                        self.head_sha).stdout.decode(errors="replace")
         fields = raw.split("\0")
         files = []
         i = 0

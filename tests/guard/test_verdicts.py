@@ -119,3 +119,18 @@ def test_an_answer_under_the_rubrics_task_where_the_base_had_only_another_tasks_
     keyless = {"item": "R0", "check_text": TEXTS[0], "answer": "no"}
     filled = filled_answers(_store(other_task), _store(other_task, keyless), ITEMS, tasks=["t1"])
     assert [(f.item, f.base, f.head) for f in filled] == [("R0", "none", "no")]
+
+
+def test_the_merged_record_is_the_tips_lines_then_the_lines_the_pr_appended() -> None:
+    from rubric_gate.guard import merged_record
+
+    no, yes = ({"item": "R0", "check_text": TEXTS[0], "answer": a} for a in ("no", "yes"))
+    raw = {"base": [no], "tip": [no, yes], "appended": [no, no], "edited": [yes]}
+    cache = BlobCache()
+    stores = {name: VerdictStore.from_blob(name, "".join(json.dumps(r) + "\n" for r in lines).encode(), name,
+                                           cache=cache) for name, lines in raw.items()}
+    merged = merged_record(stores["base"], stores["appended"], stores["tip"])
+    assert merged is not None and len(merged) == 3
+    assert [str(a) for a in changed_answers(stores["tip"], merged, ITEMS)] == [f"{TEXTS[0]} on R0: yes -> no"]
+    assert merged_record(stores["base"], stores["edited"], stores["tip"]) is None  # only a rebase tells
+    assert merged_record(stores["base"], stores["base"], stores["tip"]) is stores["tip"]

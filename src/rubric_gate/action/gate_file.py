@@ -1,26 +1,28 @@
 """Gate one changed rubric file: base and head versions, base labels and verdicts, PR verdicts flagged.
 
 The base is the merge base of the PR (what it branched from), so base-branch commits made
-since are never reported as the PR's changes. A deleted rubric is gated on what it loses; a new
-one is scored like `rubric-gate attribute` (so is one whose base does not load, which fails closed).
+since are never reported as the PR's changes; the merge is gated on the base tip too. Every file
+is read through the PR's snapshots (`action.snapshot`: each blob parsed once per run). A deleted
+rubric is gated on what it loses; a new one is scored like `rubric-gate attribute` (so is one
+whose base does not load, which fails closed).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_gate.action.blob_cache import read_store
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
+from rubric_gate.action.snapshot import UNREADABLE_BASE, Snapshot, Snapshots
 from rubric_gate.action.sources import FileReader, check_repo_path
 from rubric_gate.boundary import apply_check_changes, check_conflicts, split_evidence
-from rubric_gate.calibration import CalibrationSet, parse_calibration
+from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.guard import JudgedKey, deletion_losses
 from rubric_gate.results import CheckReport, RubricSummary
-from rubric_gate.rubric import RubricDocument, normalize_text, parse_rubric_text
+from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, attribute_rubric
 from rubric_gate.service import (
     CallBudget,
@@ -33,10 +35,7 @@ from rubric_gate.service import (
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
 
-# A base the gate cannot read vouches for nothing: two PRs that each load can merge cleanly into
-# one that does not (a key or an item id written twice), and the next PR would go ungated.
-UNREADABLE_BASE = ("{what} does not load at the base ({why}), so the gate cannot tell what this PR changes; "
-                   "a writer's override is needed once the PR is reviewed by hand")
+__all__ = ["UNREADABLE_BASE", "GateSettings", "RubricOutcome", "gate_file", "read_calibration", "read_verdicts"]
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
               "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")
@@ -46,14 +45,12 @@ JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` i
 class GateSettings:
     """The git facts of one rubric's gating, and the request (`service.GateRequest`) it runs."""
 
-    base_sha: str  # the PR's merge base: what it branched from
-    head_sha: str
+    snapshots: Snapshots  # the merge base (what the PR branched from), the base tip, the head
     trust_pr_verdicts: bool
     judge_unavailable: str | None = None  # why a configured judge is not used (then `request` replays)
     request: GateRequest = field(default_factory=GateRequest)  # no judges: replay recorded verdicts
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))  # `max_judge_calls`, shared by the run
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
-    tip_sha: str | None = None  # the base branch's tip, when it moved on since: the merge is gated there too
 
     @property
     def judged(self) -> bool:
@@ -108,24 +105,29 @@ class RubricOutcome:
         }
 
 
-def _display(sha: str, path: str) -> str:
-    return f"{sha[:7]}:{path}"
-
-
-def read_calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
-    text = reader.read(sha, path)
-    if text is None:
-        raise InputError(_display(sha, path), "calibration set not found at this commit")
-    calibration = parse_calibration(SourceText(_display(sha, path), text, None)).split("calibration")
+def calibration_split(snapshot: Snapshot, path: str) -> CalibrationSet:
+    """The calibration split a rubric is scored on (an InputError when absent or empty)."""
+    found = snapshot.calibration(path)
+    if found is None:
+        raise InputError(snapshot.display(path), "calibration set not found at this commit")
+    calibration = found.split("calibration")
     if not calibration.items:
         raise InputError(calibration.display, "no items in the calibration split")
     return calibration
 
 
+def verdicts_at(snapshot: Snapshot, path: str) -> VerdictStore:
+    """The verdict store (empty when there is none); parsed once per blob, base and head alike."""
+    store = snapshot.verdicts(path)
+    return VerdictStore(display=snapshot.display(path)) if store is None else store
+
+
+def read_calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
+    return calibration_split(Snapshot(reader, sha, "commit"), path)
+
+
 def read_verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
-    # Parsed once per blob (rubrics sharing a store, base and head alike): `blob_cache`.
-    store = read_store(reader, sha, path)
-    return VerdictStore(display=_display(sha, path)) if store is None else store
+    return verdicts_at(Snapshot(reader, sha, "commit"), path)
 
 
 def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
@@ -182,15 +184,15 @@ def _pairs_shown(verdicts: list[Verdict]) -> str:
     return shown + (f" and {len(verdicts) - 10} more" if len(verdicts) > 10 else "")
 
 
-def gate_file(changed: ChangedFile, reader: FileReader, settings: GateSettings) -> RubricOutcome:
+def gate_file(changed: ChangedFile, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
     try:
         if changed.status == "removed":
-            _gate_removed(outcome, reader, settings)
+            _gate_removed(outcome, settings)
         elif changed.status == "added":
-            _gate_added(outcome, reader, settings)
+            _gate_added(outcome, settings)
         else:
-            _gate_edited(outcome, reader, settings)
+            _gate_edited(outcome, settings)
     except _BatchPending:
         pass  # reported as pending: nothing to decide until the batch is collected
     except MissingVerdictsError as exc:
@@ -229,16 +231,15 @@ def _took(outcome: RubricOutcome, judged: Judged) -> None:
         raise _BatchPending
 
 
-def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, base_note: str | None = None) -> None:
+def _gate_added(outcome: RubricOutcome, s: GateSettings, base_note: str | None = None) -> None:
     """A rubric with no base version: scored on its own labels like `rubric-gate attribute`."""
-    changed = outcome.file
-    text = reader.read(s.head_sha, changed.path)
-    if text is None:
-        raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
-    head = parse_rubric_text(text, _display(s.head_sha, changed.path), changed.path)
+    changed, at_head = outcome.file, s.snapshots.head
+    head = at_head.rubric(changed.path, changed.path)
+    if head is None:
+        raise InputError(at_head.display(changed.path), "rubric not found at the head commit")
     outcome.head = head
-    calibration = read_calibration(reader, s.head_sha, head.rubric.calibration)
-    store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
+    calibration = calibration_split(at_head, head.rubric.calibration)
+    store = verdicts_at(at_head, head.rubric.verdicts)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge_unavailable:
@@ -246,35 +247,38 @@ def _gate_added(outcome: RubricOutcome, reader: FileReader, s: GateSettings, bas
     outcome.summary = attribute_rubric(head, _lookup(outcome, [head], calibration, store, s))
 
 
-def _gate_removed(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
-    _deletion_at(outcome, reader, s)
-    if s.tip_sha and s.tip_sha != s.base_sha:
+def _gate_removed(outcome: RubricOutcome, s: GateSettings) -> None:
+    snapshots = s.snapshots
+    _deletion_at(outcome, snapshots.merge_base, s)
+    if snapshots.tip_moved:
         # What the deletion loses is what the base tip has: main may have given the rubric a catch since.
-        at_base, at_tip = reader.entry(s.base_sha, outcome.file.base_path), reader.entry(s.tip_sha, outcome.file.base_path)
+        path = outcome.file.base_path
+        at_base, at_tip = snapshots.merge_base.entry(path), snapshots.tip.entry(path)
         if at_tip is not None and (at_base is None or at_tip.blob_id != at_base.blob_id):
             on_tip = RubricOutcome(outcome.file)
-            _deletion_at(on_tip, reader, replace(s, base_sha=s.tip_sha, tip_sha=None))
-            outcome.failures.extend(f"on the base branch's tip {s.tip_sha[:7]}: {f}" for f in on_tip.failures
+            _deletion_at(on_tip, snapshots.tip, s)
+            outcome.failures.extend(f"on the base branch's tip {snapshots.tip.sha[:7]}: {f}" for f in on_tip.failures
                                     if f not in outcome.failures)
             outcome.judged_pairs.update(on_tip.judged_pairs)
 
 
-def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
+def _deletion_at(outcome: RubricOutcome, trusted: Snapshot, s: GateSettings) -> None:
+    """What deleting the rubric loses, as `trusted` (the merge base or the base tip) has it."""
     changed = outcome.file
-    text = reader.read(s.base_sha, changed.base_path)
-    if text is None:
+    if trusted.file(changed.base_path) is None:
         outcome.notices.append("This PR deletes a file that did not exist at the merge base.")
         return
     try:
-        base = parse_rubric_text(text, _display(s.base_sha, changed.base_path))
+        base = trusted.rubric(changed.base_path)
     except InputError as exc:
         outcome.failures.append(UNREADABLE_BASE.format(what="the deleted rubric", why=exc.message))
         return
+    assert base is not None
     outcome.base = base
     summary = None
     try:
-        calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
-        base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
+        calibration = calibration_split(trusted, base.rubric.calibration)
+        base_store = verdicts_at(trusted, base.rubric.verdicts)
         summary = attribute_rubric(base, _lookup(outcome, [base], calibration, base_store, s))
     except MissingVerdictsError as exc:
         # Verdicts lag the labels (e.g. items added since): what the rubric catches is unknown,
@@ -295,67 +299,65 @@ def _deletion_at(outcome: RubricOutcome, reader: FileReader, s: GateSettings) ->
                                + (" and caught no flawed item." if summary is not None else "."))
 
 
-def _gate_edited(outcome: RubricOutcome, reader: FileReader, s: GateSettings) -> None:
-    changed = outcome.file
-    base_text = reader.read(s.base_sha, changed.base_path)
-    head_text = reader.read(s.head_sha, changed.path)
+def _gate_edited(outcome: RubricOutcome, s: GateSettings) -> None:
+    changed, at_base, at_head = outcome.file, s.snapshots.merge_base, s.snapshots.head
     # Only the diff's own status says a file is new or deleted: a file the diff calls modified
     # or renamed but that cannot be read must not pass as "new" (ungated) or "deleted".
-    if base_text is None:
-        raise InputError(_display(s.base_sha, changed.base_path), "rubric not found at the base commit")
-    if head_text is None:
-        raise InputError(_display(s.head_sha, changed.path), "rubric not found at the head commit")
-    head = parse_rubric_text(head_text, _display(s.head_sha, changed.path), changed.path)
+    if at_base.file(changed.base_path) is None:
+        raise InputError(at_base.display(changed.base_path), "rubric not found at the base commit")
+    head = at_head.rubric(changed.path, changed.path)
+    if head is None:
+        raise InputError(at_head.display(changed.path), "rubric not found at the head commit")
     outcome.head = head
     for key in ("calibration", "verdicts"):  # what the next PR will read: it must stay in the repository
-        check_repo_path(s.head_sha, getattr(head.rubric, key))
+        check_repo_path(at_head.sha, getattr(head.rubric, key))
     try:
-        base = parse_rubric_text(base_text, _display(s.base_sha, changed.base_path))
-        calibration = read_calibration(reader, s.base_sha, base.rubric.calibration)
-        base_store = read_verdicts(reader, s.base_sha, base.rubric.verdicts)
+        base = at_base.rubric(changed.base_path)
+        assert base is not None
+        calibration = calibration_split(at_base, base.rubric.calibration)
+        base_store = verdicts_at(at_base, base.rubric.verdicts)
     except InputError as exc:
         # A broken rubric was merged: scored as new for the reviewer, and failed closed.
-        _gate_added(outcome, reader, s, base_note=(
+        _gate_added(outcome, s, base_note=(
             f"The base version does not load ({exc.message}), so this PR was scored as a new rubric."))
         outcome.failures.append(UNREADABLE_BASE.format(what="the rubric, its calibration set or its verdicts",
                                                        why=exc.message))
         return
     outcome.base = base
-    head_store = read_verdicts(reader, s.head_sha, head.rubric.verdicts)
+    head_store = verdicts_at(at_head, head.rubric.verdicts)
     notes: list[str] = []
     report, options = _gate_versions(outcome, base, head, calibration, base_store, head_store, s, notes)
     report.notes.extend(notes)
     if outcome.judging is not None:
         report.judging = outcome.judging
     outcome.report = report
-    if s.tip_sha and s.tip_sha != s.base_sha:
-        _gate_on_tip(outcome, reader, base, head, head_store, options, s)
+    if s.snapshots.tip_moved:
+        _gate_on_tip(outcome, base, head, head_store, options, s)
 
 
-def _gate_on_tip(outcome: RubricOutcome, reader: FileReader, base: RubricDocument, head: RubricDocument,
+def _gate_on_tip(outcome: RubricOutcome, base: RubricDocument, head: RubricDocument,
                  head_store: VerdictStore, options: GateOptions, s: GateSettings) -> None:
     """Gate the merge, not the branch: the PR's check changes applied onto the base tip's rubric,
-    against the tip's labels and verdicts. A PR that deletes B is rejected when main has since
-    deleted A, the other check catching the same items."""
-    assert s.tip_sha is not None
-    changed = outcome.file
-    tip_text = reader.read(s.tip_sha, changed.base_path)
-    where = f"the base branch's tip {s.tip_sha[:7]}"
-    if tip_text is None:
+    against the tip's labels and verdicts (the trusted snapshot of the tip). A PR that deletes B
+    is rejected when main has since deleted A, the other check catching the same items."""
+    changed, at_tip = outcome.file, s.snapshots.tip
+    where = f"the base branch's tip {at_tip.sha[:7]}"
+    if at_tip.file(changed.base_path) is None:
         outcome.failures.append(f"{where} no longer has {changed.base_path}: the merge would bring back a rubric "
                                 "the base branch removed; rebase the PR onto its base branch")
         return
     try:
-        tip = parse_rubric_text(tip_text, _display(s.tip_sha, changed.base_path))
-        tip_calibration = read_calibration(reader, s.tip_sha, tip.rubric.calibration)
-        tip_store = read_verdicts(reader, s.tip_sha, tip.rubric.verdicts)
+        tip = at_tip.rubric(changed.base_path)
+        assert tip is not None
+        tip_calibration = calibration_split(at_tip, tip.rubric.calibration)
+        tip_store = verdicts_at(at_tip, tip.rubric.verdicts)
     except InputError as exc:
         outcome.failures.append(f"{where} cannot be read to gate the merge ({exc.message}); rebase the PR")
         return
     conflicts = check_conflicts(base.rubric, head.rubric, tip.rubric)
     outcome.failures.extend(f"merged onto {where}, {c}: rebase the PR and keep one" for c in conflicts)
     merged = RubricDocument(apply_check_changes(base.rubric, head.rubric, tip.rubric),
-                            SourceText(f"this PR merged onto {s.tip_sha[:7]}", head.source.text, None,
+                            SourceText(f"this PR merged onto {at_tip.sha[:7]}", head.source.text, None,
                                        repo_path=changed.path), head.check_lines)
     if merged.rubric == tip.rubric and tip.rubric == base.rubric:
         return
@@ -432,7 +434,9 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                 why = ("`trust_pr_verdicts` is false" if not s.trust_pr_verdicts else
                        "the configured judge could not run, and a PR's own verdicts do not stand in for it")
                 notes.append(note + f"; {why}, so this fails.")
-                outcome.failures.append(f"{len(added) + len(unweighed)} unverified verdict(s) answer the checks this PR adds" + (
+                outcome.failures.append(" and ".join(part for part in (
+                    f"{len(added)} unverified verdict(s) added by this PR" if added else "",
+                    f"{len(unweighed)} recorded before any check had their text" if unweighed else "") if part) + (
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
         untrusted = Untrusted(evidence.untrusted, base_store, calibration) if evidence.untrusted else None
         run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),

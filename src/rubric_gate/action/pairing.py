@@ -8,50 +8,30 @@ carrying the same rubric id, or else the same calibration set.
 
 from __future__ import annotations
 
-import posixpath
-
 from rubric_gate.action.changed import ChangedFile, matches_any
+from rubric_gate.action.snapshot import Snapshot, Snapshots
 from rubric_gate.action.sources import FileReader
-from rubric_gate.errors import InputError
-from rubric_gate.sources import load_located_yaml
 
 MAX_REWRITE_CANDIDATES = 100
 
 
 def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
-    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task` ({} if it does not load).
-
-    Read by the one reader and YAML loader the gate uses (tags refused, symlinks refused), so
-    these keys are the ones the gate acts on; a rubric that does not load is an error where it
-    is gated, never an empty mapping that hides a repointed key.
-
-    The two paths are normalised (`./a//b` is `a/b`) so that they compare equal to the paths git
-    lists: a rubric naming its labels `./calibration/x.jsonl` still has them reviewed.
-    """
-    try:
-        text = reader.read(sha, path)
-        data = load_located_yaml(text, f"{sha[:7]}:{path}").data if text else None
-    except InputError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    keys = {key: str(data[key]) for key in ("id", "calibration", "verdicts", "judge", "task")
-            if isinstance(data.get(key), str | int | float) and not isinstance(data.get(key), bool)}
-    for key in ("calibration", "verdicts"):
-        if keys.get(key, "").strip():
-            keys[key] = posixpath.normpath(keys[key])
-    return keys
+    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task` ({} if it does not load):
+    `Snapshot.rubric_keys` at one commit (the one reader and YAML loader the gate uses, tags and
+    symlinks refused, paths normalised; each blob parsed once per run)."""
+    return Snapshot(reader, sha, "commit").rubric_keys(path)
 
 
-def pair_rewrites(changes: list[ChangedFile], files: list[ChangedFile], reader: FileReader,
-                  base_sha: str, head_sha: str, globs: tuple[str, ...]) -> list[ChangedFile]:
-    removed = {c.path: rubric_keys(reader, base_sha, c.path) for c in changes if c.status == "removed"}
+def pair_rewrites(changes: list[ChangedFile], snapshots: Snapshots, globs: tuple[str, ...]) -> list[ChangedFile]:
+    """`changes` with each deleted rubric that an added file under the globs replaces (same rubric
+    id, else same calibration set) turned into a rename of it."""
+    removed = {c.path: snapshots.merge_base.rubric_keys(c.path) for c in changes if c.status == "removed"}
     if not any(removed.values()):
         return changes
     # Only files under the glob: a rubric rewritten to a path outside it is no longer gated, so
     # it stays a deletion (as a git-detected rename out of the glob is).
-    added = [f for f in files if f.status == "added" and matches_any(f.path, globs)]
-    candidates = [(f.path, rubric_keys(reader, head_sha, f.path)) for f in added[:MAX_REWRITE_CANDIDATES]]
+    added = [f for f in snapshots.files if f.status == "added" and matches_any(f.path, globs)]
+    candidates = [(f.path, snapshots.head.rubric_keys(f.path)) for f in added[:MAX_REWRITE_CANDIDATES]]
     out: list[ChangedFile] = []
     paired: set[str] = set()
     for change in changes:

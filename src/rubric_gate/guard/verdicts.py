@@ -129,6 +129,20 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     return out
 
 
+def merged_record(merge_base: VerdictStore, head: VerdictStore, tip: VerdictStore) -> VerdictStore | None:
+    """The record a PR's merge leaves when its head only appended lines to the merge base's
+    file: the base tip's lines, then the PR's (what git's merge writes). None when the head
+    changed the file otherwise: with the tip changed too, only a rebase shows the merged record.
+
+    The PR's answers are compared with the merge base's (what it branched from) and, through this,
+    with the tip's: a line it appends can outrank one main recorded since, which the merge base
+    never had."""
+    appended = head.appended_to(merge_base)
+    if appended is None:
+        return None
+    return tip.merged(VerdictStore(appended)) if appended else tip
+
+
 @dataclass(frozen=True)
 class RemovedAnswer:
     check: str

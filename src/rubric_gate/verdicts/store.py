@@ -423,6 +423,18 @@ class VerdictStore:
         before, after = _differing_rows(base._data, self._data)
         return tuple(base._verdicts(before)), tuple(self._verdicts(after))
 
+    def same_blob(self, other: VerdictStore) -> bool:
+        """Whether both stores are one blob's columns (the same bytes), unwritten."""
+        return self._blob is not None and self._blob is other._blob
+
+    def appended_to(self, base: VerdictStore) -> tuple[Verdict, ...] | None:
+        """The lines this store's blob adds after all of `base`'s bytes; None unless it is `base`'s
+        bytes plus whole lines (then what a merge of it with another version leaves is unknown)."""
+        mine, theirs = self._blob, base._blob
+        if mine is None or theirs is None or not (mine is theirs or mine.extends(theirs)):
+            return None
+        return self.differing_lines(base)[1]
+
     def added_since(self, base: VerdictStore) -> list[Verdict]:
         """This store's verdicts that `base` does not hold: lines not in `base`, unless one is a
         reformatted copy (same fields) of a `base` verdict for the same check text and item.

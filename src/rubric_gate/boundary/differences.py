@@ -1,0 +1,126 @@
+"""Every kind of difference between the trusted and the proposed snapshot, each with its rule.
+
+`gate`: the gate decides it (check edits, a new or deleted rubric, verdicts for checks the PR
+adds). `allowed`: recorded, no override (items added, a pure rename, an answer the configured
+judge re-judged and confirmed). `override`: a change of what the gate stands on (labels, recorded
+answers, the files and keys a rubric reads them through). A kind with no rule here is
+`unclassified`, which needs the override like `override`: a difference nobody listed is a
+finding, never silently fine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rubric_gate.boundary.rubric_diff import KEY_RULES
+
+RULES = ("gate", "allowed", "override", "unclassified")
+
+
+class Kind(StrEnum):
+    # A rubric file (its keys are `rubric.<key>`, ruled by `rubric_diff.KEY_RULES`).
+    RUBRIC_ADDED = "rubric.added"  # scored on its own labels, not gated
+    RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
+    RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
+    RUBRIC_ID_SHARED = "rubric.id_shared"  # two rubric files with one `id`
+    # A calibration set a rubric of the trusted snapshot reads.
+    CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
+    CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
+    CALIBRATION_DELETED = "calibration.deleted"
+    CALIBRATION_BROKEN = "calibration.broken"  # the proposed version does not load
+    CALIBRATION_MOVED = "calibration.moved"
+    LABELS_RELABELED = "labels.relabeled"
+    LABELS_REMOVED = "labels.removed"
+    LABELS_REWRITTEN = "labels.rewritten"  # same id and label, other input or output
+    LABELS_HELD_OUT = "labels.held_out"
+    LABELS_UNCLASSIFIED = "labels.unclassified"  # an item field no rule names (`guard.labels`)
+    LABELS_ADDED = "labels.added"
+    LABELS_EDITED = "labels.edited"  # notes: flaw, meta
+    # A verdict file a rubric of the trusted snapshot reads.
+    VERDICTS_UNREADABLE = "verdicts.unreadable"  # the store, or the labels its answers are for
+    VERDICTS_DELETED = "verdicts.deleted"
+    VERDICTS_BROKEN = "verdicts.broken"
+    VERDICTS_MOVED = "verdicts.moved"
+    VERDICTS_UNCLASSIFIED = "verdicts.unclassified"  # a verdict field no rule names
+    ANSWER_CHANGED = "answer.changed"  # as a lookup reads it: per (task, text, item, judge key)
+    ANSWER_REJUDGED = "answer.rejudged"  # changed, and the configured judge gave that answer here
+    ANSWER_FILLED = "answer.filled"  # for a check the trusted rubrics have, where they had none
+    ANSWER_FILLED_REJUDGED = "answer.filled_rejudged"
+    ANSWER_FOR_NEW_CHECK = "answer.for_new_check"  # the gate weighs them: they may reject, never excuse
+    ANSWER_REMOVED = "answer.removed"  # of a check still in use
+    ANSWER_REMOVED_WITH_CHECK = "answer.removed_with_check"  # the check's deletion is gated
+
+
+KIND_RULES: dict[str, str] = {
+    Kind.RUBRIC_ADDED: "gate",
+    Kind.RUBRIC_REMOVED: "gate",
+    Kind.RUBRIC_MOVED: "allowed",
+    Kind.RUBRIC_ID_SHARED: "override",
+    Kind.CALIBRATION_CREATED: "override",
+    Kind.CALIBRATION_UNREADABLE: "override",
+    Kind.CALIBRATION_DELETED: "override",
+    Kind.CALIBRATION_BROKEN: "override",
+    Kind.CALIBRATION_MOVED: "override",
+    Kind.LABELS_RELABELED: "override",
+    Kind.LABELS_REMOVED: "override",
+    Kind.LABELS_REWRITTEN: "override",
+    Kind.LABELS_HELD_OUT: "override",
+    Kind.LABELS_UNCLASSIFIED: "unclassified",
+    Kind.LABELS_ADDED: "allowed",
+    Kind.LABELS_EDITED: "allowed",
+    Kind.VERDICTS_UNREADABLE: "override",
+    Kind.VERDICTS_DELETED: "override",
+    Kind.VERDICTS_BROKEN: "override",
+    Kind.VERDICTS_MOVED: "override",
+    Kind.VERDICTS_UNCLASSIFIED: "unclassified",
+    Kind.ANSWER_CHANGED: "override",
+    Kind.ANSWER_REJUDGED: "allowed",
+    Kind.ANSWER_FILLED: "override",
+    Kind.ANSWER_FILLED_REJUDGED: "allowed",
+    Kind.ANSWER_FOR_NEW_CHECK: "gate",
+    Kind.ANSWER_REMOVED: "override",
+    Kind.ANSWER_REMOVED_WITH_CHECK: "gate",
+}
+
+
+def rubric_key_kind(key: str) -> str:
+    return f"rubric.{key}"
+
+
+# Every rule, the rubric's keys included: one table for the whole diff.
+DIFFERENCE_RULES: dict[str, str] = {**KIND_RULES, **{rubric_key_kind(k): r for k, r in KEY_RULES.items()}}
+
+# Every field of a recorded verdict, with what a change of it is: `key` fields are what a lookup
+# matches on and `answer` what it reads (both compared lookup by lookup, `guard.verdicts`);
+# `note` fields are shown, never read by the gate. A field the verdict format gains later has
+# no rule and is `unclassified`.
+VERDICT_FIELD_RULES: dict[str, str] = {
+    "item": "key", "check_text": "key", "judge": "key", "prompt": "key", "item_hash": "key",
+    "task_hash": "key", "sample": "key", "answer": "answer",
+    "check": "note", "quote": "note", "usage": "note", "at": "note", "batch": "note",
+}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One difference of a fact the gate depends on, between trusted and proposed."""
+
+    kind: str
+    path: str  # the file it is in (the rubric, calibration set or verdict file)
+    used_by: tuple[str, ...]  # the rubric files that read it
+    message: str | None = None  # what a reviewer reads; None: recorded only (the gate shows it)
+    count: int = 1
+
+    @property
+    def rule(self) -> str:
+        return rule_of(self.kind)
+
+    @property
+    def needs_override(self) -> bool:
+        return self.rule in ("override", "unclassified")
+
+
+def rule_of(kind: str, rules: dict[str, str] = DIFFERENCE_RULES) -> str:
+    """`kind`'s rule; `unclassified` (needs the override) for a kind no rule names."""
+    return rules.get(kind, "unclassified")

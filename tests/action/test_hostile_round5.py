@@ -1,0 +1,768 @@
+"""Round 5 of the hostile pass on the trust boundary (issue 17): a PR author (a fork contributor,
+a writer who can label) after a green `rubric-gate` check on a change the gate should fail, end
+to end through `rubric-gate action` against the fake GitHub with a real git repository. Each
+class probes one boundary; a strict xfail is a route still open (it flips when closed). What
+was tried, found and closed is listed in docs/hostile-passes.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+
+import pytest
+from harness import (
+    CALIBRATION,
+    FAILS,
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    calibration_jsonl,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+from test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
+from test_hostile_round4 import OVERRIDE, _judged, _keyed, _label, _merge_pr
+from test_integrity import _on_main, _with_origin
+
+DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
+EXTRA = {"X": "Is key rotation automated?", "A3": "Is every stored byte encrypted?"}
+
+
+def _latest(scenario: Scenario, head: str) -> dict | None:
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head]
+    return max(runs, key=lambda r: r["id"]) if runs else None
+
+
+def _conclusion(scenario: Scenario, head: str) -> str | None:
+    run = _latest(scenario, head)
+    return None if run is None else run.get("conclusion")
+
+
+def _rejected(scenario: Scenario, head: str, code: int = 1, **kwargs) -> None:
+    """The run exits `code` and the head's newest check run is a failure."""
+    result = _gate(scenario, head, **kwargs)
+    assert result.code == code, result.stdout + result.stderr
+    assert _conclusion(scenario, head) == "failure", result.stdout
+
+
+def _record_without(*pairs: tuple[str, str]) -> str:
+    return "".join(line for line in verdicts_jsonl(TEXTS).splitlines(keepends=True)
+                   if (next(k for k, t in TEXTS.items() if t == json.loads(line)["check_text"]),
+                       json.loads(line)["item"]) not in pairs)
+
+
+def _flip(record: str, check: str, item: str, answer: str) -> str:
+    old = json.dumps({"item": item, "check_text": TEXTS[check], "answer": "no" if answer == "yes" else "yes"})
+    new = json.dumps({"item": item, "check_text": TEXTS[check], "answer": answer})
+    assert old in record
+    return record.replace(old, new)
+
+
+# -- verdict-file lines: encodings, duplicates, spellings ----------------------------------------
+
+class TestVerdictLineEncoding:
+    """One verdict file, many spellings of one line: each must read as the gate's lookup reads it."""
+
+    def test_crlf_line_endings_with_a_flipped_answer(self, scenario: Scenario) -> None:
+        record = _flip(verdicts_jsonl(TEXTS), "B", "R1", "no").replace("\n", "\r\n")
+        head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "CRLF; B no on R1; delete A")
+        _rejected(scenario, head)
+
+    def test_a_bom_before_an_appended_line(self, scenario: Scenario) -> None:
+        line = "\ufeff" + _verdict("B", "R1", "no")
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "a BOM mid-file")
+        _rejected(scenario, head, code=2)
+
+    def test_a_bom_at_the_start_of_a_rewritten_record(self, scenario: Scenario) -> None:
+        record = "\ufeff" + _flip(verdicts_jsonl(TEXTS), "B", "R1", "no")
+        head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "a leading BOM; B no on R1")
+        _rejected(scenario, head)
+
+    def test_a_nul_byte_inside_a_line(self, scenario: Scenario) -> None:
+        line = _verdict("B", "R1", "no").replace('"answer"', '"answer"\x00', 1)
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "a NUL")
+        _rejected(scenario, head, code=2)
+
+    def test_an_escaped_duplicate_answer_key(self, scenario: Scenario) -> None:
+        """`\\u0061nswer` decodes to `answer`: a second answer key in another spelling."""
+        line = _verdict("B", "R1", "yes").replace("}", ', "\\u0061nswer": "no"}')
+        record = verdicts_jsonl(TEXTS).replace(json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"})
+                                               + "\n", line)
+        head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "answer twice, escaped")
+        _rejected(scenario, head, code=2)
+
+    def test_a_line_padded_past_a_megabyte(self, scenario: Scenario) -> None:
+        line = _verdict("B", "R1", "no").replace("{", "{" + " " * (2 << 20), 1)
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "a long line")
+        _rejected(scenario, head)
+
+    def test_a_duplicate_line_for_a_pair_with_the_other_answer(self, scenario: Scenario) -> None:
+        """The base's (B, R1) "yes" stays; a second line says "no": which one the lookup reads is
+        a change of the record either way."""
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + _verdict("B", "R1", "no"), **DELETE_A},
+                                   "a second (B, R1)")
+        _rejected(scenario, head)
+
+    def test_reordered_lines_put_a_stale_duplicate_first(self, scenario: Scenario) -> None:
+        """main recorded (B, R1) twice: "no" then a re-recorded "yes". The PR only reorders lines."""
+        record = verdicts_jsonl(TEXTS)
+        yes = json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"}) + "\n"
+        no = json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "no"}) + "\n"
+        main = _on_main(scenario, {VERDICTS: record.replace(yes, no + yes)}, "B on R1 re-recorded")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({VERDICTS: record.replace(yes, yes + no), **DELETE_A}, "reorder; delete A")
+        _rejected(scenario, head)
+
+    def test_check_text_spelled_with_a_no_break_space(self, scenario: Scenario) -> None:
+        """NBSP is whitespace to the text's normalisation: the line answers B."""
+        spelled = TEXTS["B"].replace(" ", "\u00a0", 1)
+        line = json.dumps({"item": "R1", "check_text": spelled, "answer": "no"}) + "\n"
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "B (nbsp) no on R1")
+        _rejected(scenario, head)
+
+    def test_check_text_in_nfd_in_the_rubric_and_its_verdicts(self, scenario: Scenario) -> None:
+        """B reworded to a text that renders alike (a combining accent) with the PR's own "no"."""
+        extra = {"Bd": unicodedata.normalize("NFD", "Are IAM rôles scoped to least privilege?")}
+        lines = "".join(_verdict(extra["Bd"], i, "no" if i in ("R1", "R2", "R3") else "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["B=Bd", "C", "D"], extra=extra),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lines}, "B in NFD; delete A")
+        _rejected(scenario, head)
+
+    def test_an_answer_given_as_a_number(self, scenario: Scenario) -> None:
+        line = _verdict("B", "R1", "no").replace('"no"', "0")
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "answer 0")
+        _rejected(scenario, head, code=2)
+
+    def test_an_item_id_given_as_a_number(self, scenario: Scenario) -> None:
+        labels = {**LABELS, "6": "fail"}
+        cal = calibration_jsonl(labels)
+        main = _on_main(scenario, {CALIBRATION: cal, VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "6": {"A"}}, labels)},
+                        "item 6, caught by A alone")
+        scenario.git("reset", "-q", "--hard", main)
+        line = json.dumps({"item": 6, "check_text": TEXTS["B"], "answer": "no"}) + "\n"
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "6": {"A"}}, labels) + line,
+                                    RUBRIC: rubric_yaml(["B", "C", "D", "E"])}, "item 6 as a number")
+        _rejected(scenario, head, code=2)
+
+
+# -- verdict lines that claim a judge --------------------------------------------------------------
+
+class TestKeyedEvidence:
+    """Keyed lines are what a judged run reads as its judge's answers."""
+
+    def test_keyed_lines_recorded_for_no_check_do_not_decide_a_judged_run_once_merged(self, scenario: Scenario) -> None:
+        """PR 1 records keyed answers (the configured judge's key) for a check text no rubric has:
+        nobody weighs or judges them. PR 2, judged, adds that check and deletes A: the judged run
+        reads the record's keyed "no" on R1 as its judge's answer, and A's catch looks shared."""
+        inputs = _judged(scenario)
+        lies = "".join(_keyed(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
+        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies}, "PR 1: keyed answers for X")
+        one = _gate(scenario, first, **inputs)
+        _merge_pr(scenario)
+        second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=EXTRA)}, "PR 2: X in, A out")
+        two = _gate(scenario, second, **inputs)
+        # Closed at PR 1: a keyed answer where the base had none is the judge's answer nobody judged.
+        assert one.code == 1 and "did not confirm" in one.stdout, one.stdout + two.stdout
+
+    def test_keyed_lines_under_a_hash_only_item_reference(self, scenario: Scenario) -> None:
+        """An item named by content hash alone (an id no item has), answering B "no" on R1."""
+        line = _verdict("B", "R1-copy", "no", item_hash=_item_hash("R1"))
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "B no on R1 by hash")
+        _rejected(scenario, head)
+
+    def test_keyed_later_samples_flip_a_majority(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        lines = _keyed("B", "R1", "no", sample=1) + _keyed("B", "R1", "no", sample=2)
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lines, **DELETE_A}, "samples 1, 2: no")
+        _rejected(scenario, head, samples="3", **inputs)
+
+    def test_a_keyed_line_naming_the_judge_in_a_fork_run(self, scenario: Scenario) -> None:
+        """A fork's run has no key: a line keyed to the configured judge is still the PR's."""
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + _keyed("B", "R1", "no"), **DELETE_A},
+                                   "the judge's key, written by hand")
+        _rejected(scenario, head, fork=True, judge=JUDGE)
+
+
+# -- calibration sets: item identity --------------------------------------------------------------
+
+def _item(item: str, label: str, content: str | None = None, **extra: object) -> str:
+    content = content or item
+    return json.dumps({"id": item, "input": f"design {content}", "output": f"review {content}", "label": label,
+                       **extra}) + "\n"
+
+
+class TestCalibrationIdentity:
+    """Which items are the same item: ids, content, spellings, fields no rule names."""
+
+    def test_an_item_id_renamed_to_its_fullwidth_spelling(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"id": "R1"', '"id": "\uff321"')
+        head = scenario.git.commit({CALIBRATION: cal}, "R1 -> fullwidth R1")
+        _rejected(scenario, head)
+
+    def test_an_item_id_renamed_to_its_nfd_spelling_then_a_deletion(self, scenario: Scenario) -> None:
+        labels = {**LABELS, "R\u00e9": "fail"}
+        fails = {**FAILS, "R\u00e9": {"A"}}
+        _on_main(scenario, {CALIBRATION: calibration_jsonl(labels), VERDICTS: verdicts_jsonl(TEXTS, fails, labels)},
+                 "Ré, caught by A alone")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        cal = calibration_jsonl(labels).replace('"id": "R\\u00e9"', '"id": "Re\\u0301"')
+        assert cal != calibration_jsonl(labels)
+        head = scenario.git.commit({CALIBRATION: cal, **DELETE_A}, "Ré in NFD; delete A")
+        _rejected(scenario, head)
+
+    def test_the_same_content_under_a_new_id_with_the_other_label(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({CALIBRATION: calibration_jsonl() + _item("R1b", "pass", content="R1")},
+                                   "R1's content again, as pass")
+        _rejected(scenario, head)  # the new set does not load: a blocking finding
+
+    @pytest.mark.parametrize("split", ["Calibration", "calibration ", "calibratio\u0578"],
+                             ids=["case", "trailing-space", "armenian-n"])
+    def test_a_split_that_only_looks_like_calibration_then_a_deletion(self, scenario: Scenario, split: str) -> None:
+        """R1 is A's unique catch. PR 1 marks it with a split that reads like `calibration`; if
+        that leaves the calibration split unnoticed, PR 2 deletes A on labels without R1."""
+        cal = calibration_jsonl().replace('"label": "fail"}', f'"label": "fail", "split": {json.dumps(split)}}}', 1)
+        head = scenario.git.commit({CALIBRATION: cal}, "PR 1: R1's split")
+        one = _gate(scenario, head)
+        _merge_pr(scenario)
+        second = scenario.git.commit(DELETE_A, "PR 2: delete A")
+        two = _gate(scenario, second)
+        # `split` is an enum: PR 1's set does not load (a blocking finding), and so the base of PR 2.
+        assert (one.code, two.code) == (1, 2), one.stdout + two.stdout
+
+    def test_a_meta_field_changed_on_a_caught_item_then_a_deletion(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "meta": {"note": "x"}}', 1)
+        _on_main(scenario, {CALIBRATION: cal}, "R1 has meta")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        edited = cal.replace('{"note": "x"}', '{"note": "x", "label": "pass", "split": "evaluation"}')
+        head = scenario.git.commit({CALIBRATION: edited, **DELETE_A}, "meta that names a label; delete A")
+        _rejected(scenario, head)
+
+    def test_a_label_spelled_in_upper_case(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"label": "fail"}', '"label": "FAIL"}', 1)
+        head = scenario.git.commit({CALIBRATION: cal, **DELETE_A}, "FAIL")
+        _rejected(scenario, head)  # the new set does not load: a blocking finding
+
+    def test_an_item_id_with_a_trailing_space(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"id": "R1"', '"id": "R1 "')
+        head = scenario.git.commit({CALIBRATION: cal}, "'R1 '")
+        _rejected(scenario, head)
+
+
+# -- rubric documents: ids, k, checks across files, frozen checks --------------------------------
+
+OTHER = "rubrics/other.yaml"
+
+
+def _other(checks: list[str], rubric_id: str = "other") -> str:
+    return rubric_yaml(checks, extra=EXTRA).replace("id: demo", f"id: {rubric_id}")
+
+
+class TestRubricDocuments:
+    def test_a_check_moved_to_another_rubric_sharing_the_labels(self, scenario: Scenario) -> None:
+        _on_main(scenario, {OTHER: _other(["E"])}, "other.yaml shares labels and verdicts")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        head = scenario.git.commit({**DELETE_A, OTHER: _other(["A", "E"])}, "move A to other.yaml")
+        _rejected(scenario, head)
+
+    def test_a_copy_under_the_same_rubric_id_then_the_original_deleted(self, scenario: Scenario) -> None:
+        copy = "rubrics/a-demo.yaml"
+        first = scenario.git.commit({copy: rubric_yaml(["B", "C", "D"])}, "PR 1: demo again, without A")
+        one = _gate(scenario, first)
+        _merge_pr(scenario)
+        second = scenario.git.commit({RUBRIC: None}, "PR 2: delete the original demo")
+        two = _gate(scenario, second)
+        # The copy shares the id `demo`: a blocking finding (rubric ids are unique in a snapshot).
+        assert one.code == 1 and "rubric id `demo` to 2 files" in one.stdout, one.stdout
+        assert two.code == 1, two.stdout
+
+    def test_two_added_copies_of_a_deleted_rubric_one_lenient(self, scenario: Scenario) -> None:
+        """The rewrite pairing takes one added file with the deleted rubric's id; the other goes
+        in as a new, ungated rubric. Which is paired must not decide the outcome."""
+        head = scenario.git.commit({RUBRIC: None, "rubrics/a.yaml": rubric_yaml(["B", "C", "D"]),
+                                    "rubrics/b.yaml": rubric_yaml(["A", "B", "C", "D"])}, "PR 1: two copies")
+        one = _gate(scenario, head)
+        # demo -> b.yaml is git's rename; a.yaml a second file with the id `demo`: a blocking finding.
+        assert one.code == 1 and "rubric id `demo` to 2 files" in one.stdout, one.stdout
+
+    def test_max_failures_zero_spelled_as_a_mapping_with_a_deletion(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]) + "aggregation:\n  max_failures: 0\n"},
+                                   "k = 0 spelled out; delete A")
+        _rejected(scenario, head)
+
+    def test_frozen_check_ids_swapped(self, scenario: Scenario) -> None:
+        """A and B (both frozen) swap ids: by id, each is reworded."""
+        frozen = _with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label", B="label")
+        _on_main(scenario, {RUBRIC: frozen}, "A and B frozen")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        swapped = _with_origin(rubric_yaml(["A=B", "B=A", "C", "D"]), A="label", B="label")
+        head = scenario.git.commit({RUBRIC: swapped}, "swap ids")
+        _rejected(scenario, head)
+
+    def test_a_frozen_check_renamed_and_unfrozen_in_one_pr(self, scenario: Scenario) -> None:
+        frozen = _with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label")
+        _on_main(scenario, {RUBRIC: frozen}, "A frozen")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["Z=A", "B", "C", "D"])}, "A -> Z, origin dropped")
+        _rejected(scenario, head)
+
+    def test_a_frozen_check_reordered_with_frozen_false_via_an_anchor(self, scenario: Scenario) -> None:
+        frozen = _with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label")
+        _on_main(scenario, {RUBRIC: frozen}, "A frozen")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        head = scenario.git.commit({RUBRIC: frozen.replace("origin: label", "origin: label\n  <<: {frozen: false}")},
+                                   "unfreeze through a merge key")
+        result = _gate(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
+        (change,) = result.report()["rubrics"][0]["report"]["changes"]
+        assert change["edited"] == ["frozen"] and change["decision"] == "rejected"  # the merge key is read
+
+    def test_the_same_check_text_under_two_ids_then_one_deleted_in_each_of_two_prs(self, scenario: Scenario) -> None:
+        """A3 has A's exact text (one column of verdicts). PR 1 deletes A, PR 2 deletes A3."""
+        extra = {"A3": TEXTS["A"] + "  "}
+        _on_main(scenario, {RUBRIC: rubric_yaml(["A", "A3", "B", "C", "D"], extra=extra)}, "A twice")
+        scenario.git("reset", "-q", "--hard", scenario.base_sha)
+        first = scenario.git.commit({RUBRIC: rubric_yaml(["A3", "B", "C", "D"], extra=extra)}, "PR 1: delete A")
+        one = _gate(scenario, first)
+        _merge_pr(scenario)
+        second = scenario.git.commit(DELETE_A, "PR 2: delete A3")
+        two = _gate(scenario, second)
+        assert one.code == 0 and two.code == 1, one.stdout + two.stdout
+
+
+# -- the glob: spellings of a path ---------------------------------------------------------------
+
+class TestGlobSpelling:
+    @pytest.mark.parametrize("target", ["rubrics/demo.yml", "rubr\u0456cs/demo.yaml", "rubrics/demo.yaml.bak",
+                                        "Rubrics/demo.yaml", "rubrics/demo.yaml/inner.yaml"],
+                             ids=["yml", "cyrillic-i", "bak", "capital-dir", "dir-named-yaml"])
+    def test_a_move_with_a_deletion_of_a(self, scenario: Scenario, target: str) -> None:
+        scenario.git("rm", "-q", RUBRIC)
+        head = scenario.git.commit({target: rubric_yaml(["B", "C", "D"])}, f"move to {target}, without A")
+        _rejected(scenario, head)
+
+    def test_a_second_rubric_file_for_the_same_labels_under_a_lookalike_dir(self, scenario: Scenario) -> None:
+        """A lenient copy outside the glob is not a rubric the gate knows; the original stays."""
+        head = scenario.git.commit({"rubr\u0456cs/demo.yaml": rubric_yaml(["B"]), **DELETE_A}, "copy; delete A")
+        _rejected(scenario, head)
+
+
+# -- the output directory and the verdict cache --------------------------------------------------
+
+class TestWorkspaceFiles:
+    def test_the_output_dir_committed_as_a_regular_file(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({".rubric-gate": "decision: pass\n", **DELETE_A}, "a file where output goes")
+        result = _gate(scenario, head)
+        assert result.code == 2, result.stdout + result.stderr
+
+    def test_the_output_dir_committed_as_a_symlink_to_the_git_dir(self, scenario: Scenario) -> None:
+        os.symlink(".git", scenario.git.path / ".rubric-gate")
+        scenario.git("add", ".rubric-gate")
+        head = scenario.git.commit(DELETE_A, "output into .git")
+        result = _gate(scenario, head)
+        assert result.code == 2, result.stdout + result.stderr
+        assert not (scenario.git.path / ".git" / "report.json").exists()
+
+    def test_a_planted_keyed_cache_in_a_custom_cache_dir(self, scenario: Scenario) -> None:
+        planted = _keyed("B", "R1", "no")
+        head = scenario.git.commit({"cache/verdicts.jsonl": planted, **DELETE_A}, "plant the cache")
+        result = _gate(scenario, head, verdict_cache="cache", **_judged(scenario))
+        assert result.code == 2, result.stdout + result.stderr
+        assert not (scenario.git.path / "cache" / "verdicts.jsonl").exists()  # the always-run save keeps nothing
+
+    def test_an_untracked_cache_restored_with_a_forged_line_is_only_the_judges(self, scenario: Scenario) -> None:
+        """actions/cache restores what an earlier run saved; a line in it keyed to another task
+        (a lenient rubric's, say) is not this rubric's evidence."""
+        cache = scenario.git.path / ".rubric-gate" / "cache"
+        cache.mkdir(parents=True)
+        (cache / "verdicts.jsonl").write_text(_keyed("B", "R1", "no", task_hash="0" * 16))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, **_judged(scenario))
+
+
+# -- events: which ones gate, and what they may repeat -------------------------------------------
+
+class TestEvents:
+    def test_reopened_is_gated(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, action="reopened")
+
+    @pytest.mark.parametrize("action", ["ready_for_review", "auto_merge_enabled", "review_requested", "assigned"])
+    def test_other_pull_request_actions_are_gated(self, scenario: Scenario, action: str) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, action=action)
+
+    def test_a_label_re_applied_by_the_author_after_a_writer_removed_it(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        _label(scenario, "unlabeled")
+        _label(scenario, "labeled", who="mallory")
+        _rejected(scenario, head, labels=(OVERRIDE,))
+
+    def test_a_label_applied_by_a_deleted_user(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        scenario.fake.label_events.append({"event": "labeled", "actor": None, "label": {"name": OVERRIDE}})
+        _rejected(scenario, head, labels=(OVERRIDE,))
+
+    def test_the_override_label_in_the_payload_but_another_label_applied(self, scenario: Scenario) -> None:
+        """The `labeled` run of another label lists the override label (applied long ago, on an
+        older head) among the PR's labels."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        _rejected(scenario, head)  # the push's run
+        scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "maintainer"},
+                                           "label": {"name": "docs"}})
+        result = _gate(scenario, head, labels=(OVERRIDE, "docs"))
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule reads any `rubric-gate` commit status "
+                       "on the head, whoever posted it; a writer's own status (with the base tip in its description) "
+                       "repeats as the gate's pass on the next label or title event, with no override label and no "
+                       "comment naming them. Read only statuses the token's own user created (owner: action-flow)")
+    def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
+        """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
+        description) on the new head, whose own run the next label event cancels. That label
+        event repeats "the head's last result": the writer's status, not the gate's."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "mallory", "type": "User"}})
+        scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "mallory"},
+                                           "label": {"name": "docs"}})
+        result = _gate(scenario, head, labels=("docs",))
+        assert result.code == 1, result.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused the gate's result is a commit status; "
+                       "a writer's newer `rubric-gate` status on the head stands as its result on the next label or "
+                       "title event (owner: action-flow)")
+    def test_a_writers_newer_status_does_not_stand_where_check_runs_are_refused(self, scenario: Scenario) -> None:
+        scenario.fake.checks_forbidden = True
+        head = scenario.git.commit(DELETE_A, "delete A")
+        first = _gate(scenario, head)
+        assert first.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", first.stdout
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "maintainer", "type": "User"}})
+        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1, edited.stdout
+
+    def test_an_in_progress_check_run_of_a_cancelled_run_does_not_stand(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {"id": rid, "name": "rubric-gate", "head_sha": head, "status": "in_progress",
+                                         "conclusion": None, "app": GITHUB_ACTIONS_APP,
+                                         "external_id": f"base:{scenario.base_sha}",
+                                         "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
+        result = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert result.code == 1, result.stdout
+
+
+# -- merge groups: several PRs queued together ---------------------------------------------------
+
+class TestMergeQueue:
+    def test_two_queued_prs_each_deleting_one_of_a_redundant_pair(self, scenario: Scenario) -> None:
+        from test_trust_edges import _merge_group
+
+        fails = {item: checks | ({"A3"} if "A" in checks else set()) for item, checks in FAILS.items()}
+        base = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "A3", "B", "C", "D"], extra=EXTRA),
+                                   VERDICTS: verdicts_jsonl({**TEXTS, **EXTRA}, fails)}, "A3 duplicates A")
+        scenario.git("checkout", "-q", "-b", "one", base)
+        one = scenario.git.commit({RUBRIC: rubric_yaml(["A3", "B", "C", "D"], extra=EXTRA)}, "delete A")
+        scenario.git("checkout", "-q", "-b", "two", base)
+        two = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], extra=EXTRA)}, "delete A3")
+        scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", base)
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge #7", one)
+        scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-8", "gh-readonly-queue/main/pr-7")
+        merged = scenario.git("merge", "--no-ff", "-m", "Merge #8", two, "--strategy-option=theirs")
+        del merged
+        text = (scenario.git.path / RUBRIC).read_text()
+        if "id: A3" in text or "id: A\n" in text:  # git kept one side: write what both PRs want
+            scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"], extra=EXTRA)}, "both deletions")
+        group = scenario.git("rev-parse", "HEAD")
+        result = scenario.run(group, event_name="merge_group", payload=_merge_group(scenario, group))
+        assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
+
+    def test_a_merge_group_whose_ref_names_no_pr(self, scenario: Scenario) -> None:
+        from test_trust_edges import _merge_group
+
+        head = scenario.git.commit(DELETE_A, "delete A")
+        scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/x", scenario.base_sha)
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge", head)
+        group = scenario.git("rev-parse", "HEAD")
+        payload = _merge_group(scenario, group)
+        payload["merge_group"]["head_ref"] = "refs/heads/gh-readonly-queue/main/odd"
+        result = scenario.run(group, event_name="merge_group", payload=payload)
+        assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
+
+
+# -- the comment: what user text can become -------------------------------------------------------
+
+class TestCommentText:
+    @pytest.mark.parametrize("text", [
+        "ops@evil.example",
+        "<https://evil.example/x>",
+        "&#64;octocat &#x23;1",
+        "[x]: https://evil.example/ref",
+        "![i](https://evil.example/p.png)",
+        "<img src=https://evil.example/p.png>",
+        "[^1] [^1]: https://evil.example",
+        "http://evil.example",
+        "[ok][x]\n\n[x]: https://evil.example",
+        "a\\\n<b>evil</b>",
+    ], ids=["email", "angle-autolink", "entities", "reference-definition", "image", "html-img", "footnote",
+            "bare-url", "reference-link", "hard-break-html"])
+    def test_an_item_id_is_inert_in_the_comment(self, scenario: Scenario, text: str) -> None:
+        """A correct item with a loud id; X (added) fails it, so the reason names it."""
+        from pathlib import Path
+
+        from tests.support import gfm
+
+        labels = {**LABELS, text: "pass"}
+        main = _on_main(scenario, {CALIBRATION: calibration_jsonl(labels),
+                                   VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels)}, "a loud item id")
+        scenario.git("reset", "-q", "--hard", main)
+        lines = "".join(_verdict(EXTRA["X"], i, "no" if i == text else "yes") for i in labels)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA),
+                                    VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels) + lines}, "add X")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+        root = gfm.parse(body)
+        run_link = "https://github.test/acme/rubrics/actions/runs/42"
+        live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+        assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], live
+        shown = "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf")
+        assert ("evil" in shown or "octocat" in shown), body
+
+    @pytest.mark.parametrize("name", ["rubrics/[ok](https:evil.example).yaml", "rubrics/@octocat.yaml",
+                                      "rubrics/<img src=x>.yaml", "rubrics/www.evil.example.yaml"],
+                             ids=["link", "mention", "html", "www"])
+    def test_a_rubric_file_name_is_inert_in_the_comment(self, scenario: Scenario, name: str) -> None:
+        from pathlib import Path
+
+        from tests.support import gfm
+
+        scenario.git("mv", RUBRIC, name)
+        head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+        run_link = "https://github.test/acme/rubrics/actions/runs/42"
+        live = gfm.live_spans(gfm.parse(body), allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+        assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], live
+
+    @pytest.mark.parametrize("item", ["R\x1b]8;;https://evil.example\x07x\x1b]8;;\x07",
+                                      "R\n::add-mask::write-token", "R%0A::stop-commands::x"],
+                             ids=["osc8", "newline-command", "percent-command"])
+    def test_an_item_id_cannot_act_on_the_log(self, scenario: Scenario, item: str) -> None:
+        labels = {**LABELS, item: "fail"}
+        cal = calibration_jsonl(labels)
+        head = scenario.git.commit({CALIBRATION: cal.replace(_item("R1", "fail"), _item("R1", "pass"))},
+                                   "relabel R1; a loud item id")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        log = result.stdout + result.stderr
+        assert "\x1b" not in log and "\x07" not in log
+        lines = log.splitlines()
+        assert lines.count("::add-mask::write-token") == 1  # the action's own mask, and no other
+        assert not [line for line in lines if line.startswith("::stop-commands::")], log
+
+
+
+# -- which item a line answers: by id, else by content hash ---------------------------------------
+
+class TestItemReference:
+    """A replay lookup reads a line by item id, and by content hash where the id's row is
+    missing or stale; a review of the record must locate each line the same way."""
+
+    def test_a_gap_filled_by_a_line_naming_another_item_with_the_gaps_hash(self, scenario: Scenario) -> None:
+        """main lacks (B, R1). PR 1 appends a line for item R2 carrying R1's content hash, "no";
+        the review locates it as R2's (answered), the lookup of R1 finds it by hash. PR 2 deletes A."""
+        record = _record_without(("B", "R1"))
+        main = _on_main(scenario, {VERDICTS: record}, "(B, R1) not recorded")
+        scenario.git("reset", "-q", "--hard", main)
+        line = _verdict("B", "R2", "no", item_hash=_item_hash("R1"))
+        first = scenario.git.commit({VERDICTS: record + line}, "PR 1: R2's line with R1's hash")
+        one = _gate(scenario, first)
+        _merge_pr(scenario)
+        second = scenario.git.commit(DELETE_A, "PR 2: delete A")
+        two = _gate(scenario, second)
+        # The review reads the line as the lookups do: R1 gains B's "no" by its hash and R2's own
+        # answer is outranked by a line that is stale for R2, so PR 1 is reviewed (a fill and a
+        # lost answer); merged anyway, B has no answer on R2 and PR 2 stops.
+        assert one.code == 1 and "on R1: none -> no" in one.stdout and "on R2 (no)" in one.stdout, one.stdout
+        assert two.code == 2 and "no verdict for checks B" in two.stdout, two.stdout
+
+    def test_a_line_for_a_caught_item_with_a_wrong_hash_and_the_other_answer(self, scenario: Scenario) -> None:
+        line = _verdict("B", "R1", "no", item_hash="0" * 16)
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "B no on R1, stale hash")
+        _rejected(scenario, head)
+
+    def test_a_line_for_another_item_with_the_caught_items_hash(self, scenario: Scenario) -> None:
+        line = _verdict("B", "R2", "no", item_hash=_item_hash("R1"))
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, "R2 with R1's hash")
+        _rejected(scenario, head)
+
+
+# -- answers laundered through the record: recorded where nobody reads them, used later -----------
+
+class TestLaunderedEvidence:
+    """With `trust_pr_verdicts: false` a PR's own verdicts never stand in for a judge; with the
+    default (true) they stand for the checks the PR adds, with a note naming them unverified, so
+    a reviewer reads them before they become the record. A route is a PR whose answers become
+    the record without either: weighed by no rule, named by no note. Closed where the record is
+    read (`boundary.evidence`): answers for a text the gated rubric's base lacks count as the PR's
+    own in the PR that adds the check, whoever recorded them and whichever rubric read them."""
+
+    def _launder(self, scenario: Scenario, first_files: dict[str, str | None], **inputs: str):
+        lies = "".join(_verdict(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
+        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies, **first_files}, "PR 1: X's answers")
+        one = _gate(scenario, first, **inputs)
+        _merge_pr(scenario)
+        second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=EXTRA)}, "PR 2: X in, A out")
+        two = _gate(scenario, second, **inputs)
+        return one, two
+
+    @pytest.mark.parametrize("trust", ["true", "false"])
+    def test_answers_for_a_check_no_rubric_has(self, scenario: Scenario, trust: str) -> None:
+        """No judge anywhere: PR 1 records X's answers, which no rubric reads."""
+        one, two = self._launder(scenario, {}, trust_pr_verdicts=trust)
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
+
+    @pytest.mark.parametrize("trust", ["true", "false"])
+    def test_answers_for_the_check_of_a_new_helper_rubric(self, scenario: Scenario, trust: str) -> None:
+        """PR 1 adds a rubric (scored, not gated) with check X on demo's labels and record."""
+        one, two = self._launder(scenario, {"rubrics/helper.yaml": _other(["X"], "helper")}, trust_pr_verdicts=trust)
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
+
+    def test_answers_for_a_check_the_pr_adds_to_the_rubric_need_a_judge_when_untrusted(self, scenario: Scenario) -> None:
+        one, _two = self._launder(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)},
+                                 trust_pr_verdicts="false")
+        assert one.code == 1 and "unverified verdict(s) added by this PR" in one.stdout + one.summary, one.stdout
+
+    def test_answers_for_a_check_the_pr_adds_are_named_unverified_by_default(self, scenario: Scenario) -> None:
+        """The default trusts them once reviewed (so the comment names them): by design, PR 2
+        then stands on PR 1's record."""
+        one, two = self._launder(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)})
+        assert (one.code, two.code) == (0, 0), one.stdout + two.stdout
+        assert "5 unverified verdict(s)" in one.summary, one.summary
+
+    def test_with_a_configured_judge_in_both_runs(self, scenario: Scenario) -> None:
+        one, two = self._launder(scenario, {}, **_judged(scenario))
+        # The judge answers X in PR 2: R1 is A's alone again.
+        assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
+
+
+# -- the comment: rubric fields shown as written --------------------------------------------------
+
+def _assert_inert(scenario: Scenario, result, head: str, needle: str = "evil") -> None:
+    from pathlib import Path
+
+    from tests.support import gfm
+
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+    root = gfm.parse(body)
+    run_link = "https://github.test/acme/rubrics/actions/runs/42"
+    live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+    assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], live
+    shown = "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf")
+    assert needle in shown, body
+
+
+class TestCommentRubricFields:
+    @pytest.mark.parametrize("field,value", [
+        ("version", "'1 [ok](https://evil.example) @octocat'"),
+        ("id", "'x` [ok](https://evil.example) `y'"),
+        ("id", "'<img src=https://evil.example/p.png>'"),
+        ("version", "'``` </details> ![i](https://evil.example/p.png)'"),
+    ], ids=["version-link", "id-backticks", "id-html", "version-fence"])
+    def test_a_new_rubrics_fields_are_inert(self, scenario: Scenario, field: str, value: str) -> None:
+        text = _other(["B", "C"], "helper")
+        text = text.replace("version: 1", f"version: {value}") if field == "version" else text.replace(
+            "id: helper", f"id: {value}")
+        head = scenario.git.commit({"rubrics/helper.yaml": text, **DELETE_A}, "a loud new rubric; delete A")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        _assert_inert(scenario, result, head)
+
+    @pytest.mark.parametrize("name", ["rubrics/a`b [ok](https:evil.example)`.yaml", "rubrics/``` evil.yaml",
+                                      "rubrics/evil|x|.yaml"], ids=["backticks", "fence", "table-pipes"])
+    def test_a_rubric_file_name_with_code_span_breakers(self, scenario: Scenario, name: str) -> None:
+        scenario.git("mv", RUBRIC, name)
+        head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
+        result = _gate(scenario, head)
+        assert result.code == 1, result.stdout + result.stderr
+        _assert_inert(scenario, result, head)
+
+
+# -- a shallow checkout: everything read through the GitHub API ------------------------------------
+
+def _shallow(scenario: Scenario):
+    import subprocess
+
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True, capture_output=True)
+    return workspace
+
+
+class TestShallowCheckout:
+    def test_a_symlink_rubric_read_through_the_api(self, scenario: Scenario) -> None:
+        os.symlink("../calibration/demo.jsonl", scenario.git.path / "rubrics" / "alias.yaml")
+        scenario.git("add", "rubrics/alias.yaml")
+        head = scenario.git.commit(DELETE_A, "an alias; delete A")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 2 and result.report()["files_from"] == "rest", result.stdout
+
+    def test_a_verdict_file_over_a_megabyte_read_through_the_api(self, scenario: Scenario) -> None:
+        """Over 1 MB the contents API sends no content; the blob must still be read, all of it."""
+        padding = "".join(_verdict(f"filler {n} " + "x" * 200, "R1", "yes") for n in range(5000))
+        main = _on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + padding}, "a large record")
+        scenario.git("reset", "-q", "--hard", main)
+        record = _flip(verdicts_jsonl(TEXTS), "B", "R1", "no") + padding
+        head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "B no on R1; delete A")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout + result.stderr
+        assert _conclusion(scenario, head) == "failure"
+
+    def test_a_rename_out_of_the_glob_read_through_the_api(self, scenario: Scenario) -> None:
+        (scenario.git.path / "archive").mkdir()
+        scenario.git("mv", RUBRIC, "archive/demo.yaml")
+        head = scenario.git.commit({"archive/demo.yaml": rubric_yaml(["B", "C", "D"])}, "archive, without A")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
+
+    def test_a_copy_reported_as_copied_with_the_original_edited(self, scenario: Scenario) -> None:
+        scenario.fake.copies = {"rubrics/copy.yaml": RUBRIC}
+        head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["A", "B", "C", "D"]), **DELETE_A},
+                                   "copy demo; delete A from the original")
+        result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
+
+
+# -- file names git stores as bytes -----------------------------------------------------------------
+
+class TestFileNameBytes:
+    @pytest.mark.xfail(strict=True, reason="defect, not a route (exit 3, no check run, nothing green): a path that "
+                       "is not UTF-8 crashes the git diff reader (changed_via_git decodes strictly); it should be an "
+                       "input error naming the path, exit 2 (owner: trust-snapshot, action/changed.py)")
+    def test_a_rubric_renamed_to_a_name_that_is_not_utf8(self, scenario: Scenario) -> None:
+        import subprocess
+
+        root = bytes(scenario.git.path)
+        os.rename(root + b"/rubrics/demo.yaml", root + b"/rubrics/\xff.yaml")
+        with open(root + b"/rubrics/\xff.yaml", "w", encoding="utf-8") as handle:
+            handle.write(rubric_yaml(["B", "C", "D"]))
+        subprocess.run([b"git", b"add", b"-A"], cwd=root, check=True)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "bytes"],
+                       cwd=root, check=True)
+        head = scenario.git("rev-parse", "HEAD")
+        result = scenario.run(head)
+        assert result.code == 2 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
