@@ -38,7 +38,8 @@ def unweighed_record(store: VerdictStore, trusted: Rubric, proposed: Rubric,
     out: list[Verdict] = []
     for check in added.values():
         codes, missing = store.answer_codes(check.text, items, task=task_hash(proposed.task))
-        out.extend(Verdict(item=item.id, check_text=check.text, answer=ANSWER_NAMES[code], check=check.id)  # type: ignore[arg-type]
+        # Built from values already validated (an item id, a check, an answer word): no re-validation.
+        out.extend(Verdict.model_construct(item=item.id, check_text=check.text, answer=ANSWER_NAMES[code], check=check.id)
                    for item, code, absent in zip(items, codes.tolist(), missing.tolist(), strict=True) if not absent)
     return out
 

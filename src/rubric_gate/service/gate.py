@@ -15,7 +15,7 @@ from rubric_gate.boundary import catches_withheld
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.results import CheckReport
-from rubric_gate.rubric import RubricDocument
+from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, run_check
 from rubric_gate.verdicts import Verdict, VerdictColumn, VerdictStore
 
@@ -80,12 +80,15 @@ class WithheldLookup(VerdictLookup):
 
     reading: VerdictLookup | None = None
     withheld: VerdictLookup | None = None
+    _texts: set[str] | None = None
 
     def column(self, text: str) -> VerdictColumn:
         cached = self._columns.get(text)
         if cached is None:
             assert self.reading is not None and self.withheld is not None
             own = self.reading.column(text)
+            if normalize_text(text) not in self._withheld_texts():
+                return own  # no untrusted answer for this text: the first reading's column
             theirs = self.withheld.column(text)
             given = ~theirs.missing
             not_applicable = None
@@ -97,3 +100,9 @@ class WithheldLookup(VerdictLookup):
             cached = self._columns[text] = VerdictColumn(text, np.where(given, theirs.failed, own.failed),
                                                          own.missing & theirs.missing, not_applicable)
         return cached
+
+    def _withheld_texts(self) -> set[str]:
+        if self._texts is None:
+            assert self.withheld is not None
+            self._texts = set(self.withheld.store.texts())
+        return self._texts

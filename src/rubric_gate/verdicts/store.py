@@ -423,6 +423,10 @@ class VerdictStore:
         before, after = _differing_rows(base._data, self._data)
         return tuple(base._verdicts(before)), tuple(self._verdicts(after))
 
+    def texts(self) -> list[str]:
+        """The (normalised) check texts this store records answers for."""
+        return list(self._data.texts.values)
+
     def same_blob(self, other: VerdictStore) -> bool:
         """Whether both stores are one blob's columns (the same bytes), unwritten."""
         return self._blob is not None and self._blob is other._blob
