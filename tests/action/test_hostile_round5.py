@@ -590,8 +590,11 @@ class TestItemReference:
         _merge_pr(scenario)
         second = scenario.git.commit(DELETE_A, "PR 2: delete A")
         two = _gate(scenario, second)
-        # The lookup of R1 does not take R2's line by its hash: B still has no answer on R1.
-        assert (one.code, two.code) == (0, 2) and "no verdict for checks B" in two.stdout, one.stdout + two.stdout
+        # The review reads the line as the lookups do: R1 gains B's "no" by its hash and R2's own
+        # answer is outranked by a line that is stale for R2, so PR 1 is reviewed (a fill and a
+        # lost answer); merged anyway, B has no answer on R2 and PR 2 stops.
+        assert one.code == 1 and "on R1: none -> no" in one.stdout and "on R2 (no)" in one.stdout, one.stdout
+        assert two.code == 2 and "no verdict for checks B" in two.stdout, two.stdout
 
     def test_a_line_for_a_caught_item_with_a_wrong_hash_and_the_other_answer(self, scenario: Scenario) -> None:
         line = _verdict("B", "R1", "no", item_hash="0" * 16)
@@ -610,16 +613,9 @@ class TestLaunderedEvidence:
     """With `trust_pr_verdicts: false` a PR's own verdicts never stand in for a judge; with the
     default (true) they stand for the checks the PR adds, with a note naming them unverified, so
     a reviewer reads them before they become the record. A route is a PR whose answers become
-    the record without either: weighed by no rule, named by no note."""
-
-    LAUNDER_REASON = ("route: answers a PR records for a check text no gated rubric reads (no rubric at all, or "
-                      "only a new rubric, which is scored, not gated) are classified `answer.for_no_check`, ruled "
-                      "`allowed`: no gate weighs them and no note names them (even with trust_pr_verdicts false); "
-                      "merged, they are the base record, which the gate trusts for the check a later PR adds, so "
-                      "its invented catch excuses deleting A. Where no edited rubric of the PR has the text, they "
-                      "need the override, or a check's answers stay the PR's until a gated rubric had that text "
-                      "(owner: trust-evidence, with trust-snapshot's rule table; round 4's fork variant is this "
-                      "boundary)")
+    the record without either: weighed by no rule, named by no note. Closed where the record is
+    read (`boundary.evidence`): answers for a text the gated rubric's base lacks count as the PR's
+    own in the PR that adds the check, whoever recorded them and whichever rubric read them."""
 
     def _launder(self, scenario: Scenario, first_files: dict[str, str | None], **inputs: str):
         lies = "".join(_verdict(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
@@ -630,14 +626,12 @@ class TestLaunderedEvidence:
         two = _gate(scenario, second, **inputs)
         return one, two
 
-    @pytest.mark.xfail(strict=True, reason=LAUNDER_REASON)
     @pytest.mark.parametrize("trust", ["true", "false"])
     def test_answers_for_a_check_no_rubric_has(self, scenario: Scenario, trust: str) -> None:
         """No judge anywhere: PR 1 records X's answers, which no rubric reads."""
         one, two = self._launder(scenario, {}, trust_pr_verdicts=trust)
         assert one.code == 1 or two.code == 1, one.stdout + two.stdout
 
-    @pytest.mark.xfail(strict=True, reason=LAUNDER_REASON)
     @pytest.mark.parametrize("trust", ["true", "false"])
     def test_answers_for_the_check_of_a_new_helper_rubric(self, scenario: Scenario, trust: str) -> None:
         """PR 1 adds a rubric (scored, not gated) with check X on demo's labels and record."""
