@@ -421,6 +421,16 @@ class TestEvents:
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
 
 
+    @pytest.mark.parametrize("ref", ["refs/heads/pr", "refs/heads/main"])
+    def test_a_push_run_posts_no_result_on_the_commit(self, scenario: Scenario, ref: str) -> None:
+        """A push (to the PR's branch, or to main with the PR's commit) warms the cache: it gates
+        nothing, so it must post nothing a required check could read as green."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        result = _gate(scenario, head, event_name="push", env_extra={"GITHUB_SHA": head, "GITHUB_REF": ref},
+                       payload={"ref": ref, "after": head})
+        assert result.code == 0, result.stdout + result.stderr
+        assert _conclusion(scenario, head) is None and not scenario.fake.statuses, result.stdout
+
 # -- merge groups: several PRs queued together ---------------------------------------------------
 
 class TestMergeQueue:
