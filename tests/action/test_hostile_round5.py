@@ -12,7 +12,8 @@ import os
 import unicodedata
 
 import pytest
-from harness import (
+
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
@@ -24,9 +25,9 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-from test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
-from test_hostile_round4 import OVERRIDE, _judged, _keyed, _label, _merge_pr
-from test_integrity import _on_main, _with_origin
+from tests.action.test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
+from tests.action.test_hostile_round4 import OVERRIDE, _judged, _keyed, _label, _merge_pr
+from tests.action.test_integrity import _on_main, _with_origin
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
 EXTRA = {"X": "Is key rotation automated?", "A3": "Is every stored byte encrypted?"}
@@ -435,7 +436,7 @@ class TestEvents:
 
 class TestMergeQueue:
     def test_two_queued_prs_each_deleting_one_of_a_redundant_pair(self, scenario: Scenario) -> None:
-        from test_trust_edges import _merge_group
+        from tests.action.test_trust_edges import _merge_group
 
         fails = {item: checks | ({"A3"} if "A" in checks else set()) for item, checks in FAILS.items()}
         base = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "A3", "B", "C", "D"], extra=EXTRA),
@@ -457,7 +458,7 @@ class TestMergeQueue:
         assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
 
     def test_a_merge_group_whose_ref_names_no_pr(self, scenario: Scenario) -> None:
-        from test_trust_edges import _merge_group
+        from tests.action.test_trust_edges import _merge_group
 
         head = scenario.git.commit(DELETE_A, "delete A")
         scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/x", scenario.base_sha)
