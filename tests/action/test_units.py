@@ -74,6 +74,26 @@ def test_bad_inputs_are_input_errors(name: str, value: str) -> None:
         load_config(_env(**{f"INPUT_{name.upper()}": value}))
 
 
+@pytest.mark.parametrize(("inputs", "message"), [
+    ({"INPUT_BATCH": "true", "INPUT_SAMPLES": "3"}, "input batch: batch judging asks one judge once per pair"),
+    ({"INPUT_BATCH": "true", "INPUT_PARAPHRASES": "2"}, "input batch: batch judging asks one judge once per pair"),
+    ({"INPUT_BATCH": "true", "INPUT_JUDGE": "openai:a,openai:b"}, "input batch: batch judging asks one judge"),
+    ({"INPUT_SAMPLES": "2"}, "input samples: must be an odd number"),
+    ({"INPUT_MIN_STABILITY": "1.5"}, "input min_stability: expected a number between 0 and 1"),
+])
+def test_the_judging_inputs_follow_the_gate_services_rules_naming_the_input(inputs: dict, message: str) -> None:
+    """One rule (service.check_judging) for `check`'s options and the action's inputs; checked
+    up front, with no judge input (a rubric's own `judge` key may still supply one)."""
+    with pytest.raises(InputError) as caught:
+        load_config(_env(**inputs))
+    assert caught.value.message.startswith(message), caught.value.message
+
+
+def test_batch_with_one_judge_and_one_sample_is_accepted() -> None:
+    config = load_config(_env(INPUT_BATCH="true", INPUT_JUDGE="openai:a"))
+    assert config.batch and config.judges == ("openai:a",)
+
+
 def test_fit_in_bytes_keeps_multibyte_text_under_a_byte_limit() -> None:
     body = MARKER + "\n" + "Prüfung für Überläufe ✅\n" * 5000
     assert len(body) < 200_000 and len(body.encode()) > 65535
@@ -91,7 +111,7 @@ def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
     from rubric_gate.action.sources import RestReader
     from rubric_gate.errors import InputError
 
-    entry = SimpleNamespace(path="calibration/x.jsonl", mode="100644", type="blob", sha="0" * 40)
+    entry = SimpleNamespace(path="calibration/x.jsonl", mode="100644", type="blob", sha="0" * 40, size=25)
     tree = SimpleNamespace(raw_data={"truncated": False}, tree=[entry])
     blob = SimpleNamespace(content=base64.b64encode(b'{"id": "a"}\n{"id": "b\xff"}\n').decode())
     repo = SimpleNamespace(get_git_tree=lambda sha, recursive: tree, get_git_blob=lambda sha: blob)

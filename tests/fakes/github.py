@@ -29,6 +29,8 @@ ANNOTATION_MESSAGE_BYTES = 64 * 1024  # annotations[].message: "The maximum size
 ANNOTATION_TITLE_CHARS = 255
 STATUS_DESCRIPTION_CHARS = 140  # "description is too long (maximum is 140 characters)"
 CONTENTS_INLINE_BYTES = 1024 * 1024  # contents API: over 1 MB, JSON has encoding "none" and no content
+# Get a blob: the raw bytes with these media types, else JSON with base64 content (the default).
+RAW_MEDIA_TYPES = {"application/vnd.github.raw+json", "application/vnd.github.raw", "application/vnd.github.v3.raw"}
 CONCLUSIONS = {"action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out"}
 ANNOTATION_LEVELS = {"notice", "warning", "failure"}
 STATUS_STATES = {"error", "failure", "pending", "success"}
@@ -73,6 +75,12 @@ class FakeGitHub:
     # Other open pull requests, number -> {"base": sha, "head": sha}: listed by GET /pulls beside
     # this one (`pr_number`) and read by number, as a branch proposed into two bases is.
     other_pulls: dict[int, dict[str, str]] = field(default_factory=dict)
+    other_label_events: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # as label_events, per PR
+    # Called with (method, path) before and after each request is answered: a test changes the
+    # state between two calls there (a PR opened between two listings of the open PRs, another
+    # run's check run posted just before this one's).
+    before_request: Any = None
+    after_request: Any = None
     # Without `origin`: the PR's files and their diff hunks (head-side first and last line).
     diff_hunks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _next_id: int = 100
@@ -104,6 +112,14 @@ class FakeGitHub:
 
     # -- request handling ----------------------------------------------------------------------
     def handle(self, method: str, path: str, token: str | None, body: Any) -> tuple[int, Any]:
+        if self.before_request is not None:
+            self.before_request(method, path)
+        answer = self._answer(method, path, token, body)
+        if self.after_request is not None:
+            self.after_request(method, path)
+        return answer
+
+    def _answer(self, method: str, path: str, token: str | None, body: Any) -> tuple[int, Any]:
         self.requests.append((method, path))
         if method == "POST" and path == "/v1/chat/completions" and (self.judge or self.judge_by_model):
             return 200, self._chat(body)
@@ -121,8 +137,15 @@ class FakeGitHub:
         n = self.pr_number
         if method == "GET" and rest == "":
             return 200, {"full_name": self.repo, "url": api, "name": self.repo.split("/")[1]}
-        if method == "GET" and rest == f"/issues/{n}":
-            return 200, {"number": n, "url": f"{api}/issues/{n}", "title": "PR"}
+        match = re.fullmatch(r"/issues/(\d+)(/labels|/events)?", rest)
+        if method == "GET" and match and (int(match.group(1)) == n or int(match.group(1)) in self.other_pulls):
+            number, what = int(match.group(1)), match.group(2)
+            events = self.label_events if number == n else self.other_label_events.get(number, [])
+            if what == "/events":
+                return self._page(path, [self._issue_event(i, e) for i, e in enumerate(events)])
+            if what == "/labels":
+                return self._page(path, [self._label(name) for name in self.current_labels(events)])
+            return 200, {"number": number, "url": f"{api}/issues/{number}", "title": "PR"}
         if method == "GET" and rest == f"/pulls/{n}":
             return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
                          "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
@@ -227,10 +250,6 @@ class FakeGitHub:
         match = re.fullmatch(r"/git/blobs/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return self._blob(match.group(1))
-        if method == "GET" and rest == f"/issues/{n}/events":
-            return self._page(path, [self._issue_event(i, e) for i, e in enumerate(self.label_events)])
-        if method == "GET" and rest == f"/issues/{n}/labels":
-            return self._page(path, [self._label(name) for name in self.current_labels()])
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
             login = unquote(match.group(1))
@@ -253,10 +272,10 @@ class FakeGitHub:
         runs.sort(key=lambda r: -r["id"])
         return 200, {"total_count": len(runs), "check_runs": runs}
 
-    def current_labels(self) -> list[str]:
+    def current_labels(self, events: list[dict[str, Any]] | None = None) -> list[str]:
         """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""
         on: list[str] = []
-        for event in self.label_events:
+        for event in self.label_events if events is None else events:
             name = event["label"]["name"]
             if event["event"] == "labeled" and name not in on:
                 on.append(name)
@@ -437,6 +456,12 @@ class FakeGitHub:
         proc = self._git("cat-file", "blob", sha)
         if proc.returncode != 0:
             return 404, {"message": "Not Found"}
+        self.blob_reads.append((sha, self._accept))
+        if self._accept in RAW_MEDIA_TYPES:  # "application/vnd.github.raw+json: Returns the raw blob data."
+            raw = proc.stdout
+            if sha in self.altered_blobs:  # a transfer gone wrong: same length, one byte changed
+                raw = bytes([raw[0] ^ 1]) + raw[1:]
+            return 200, raw
         return 200, {"sha": sha, "size": len(proc.stdout), "encoding": "base64", "content": _base64_lines(proc.stdout),
                      "url": f"{self.url}/repos/{self.repo}/git/blobs/{sha}", "node_id": "B"}
 
@@ -482,6 +507,9 @@ class FakeGitHub:
         return None
 
     _query: dict[str, str] = field(default_factory=dict)
+    _accept: str = ""  # the request's Accept header
+    blob_reads: list[tuple[str, str]] = field(default_factory=list)  # (blob sha, Accept) of each blob read
+    altered_blobs: set[str] = field(default_factory=set)  # blob shas whose raw bytes arrive altered
 
 
 def _declared_patch(hunks: list[tuple[int, int]]) -> str:
@@ -510,11 +538,13 @@ def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
             with lock:
                 fake._query = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p)
                 fake._headers = {}
+                fake._accept = self.headers.get("Accept", "")
                 status, data = fake.handle(self.command, parsed.path, token, body)
                 extra = dict(fake._headers)
-            payload = json.dumps(data).encode()
+            raw = isinstance(data, bytes)
+            payload = data if raw else json.dumps(data).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", "application/vnd.github.raw" if raw else "application/json; charset=utf-8")
             for name, value in extra.items():
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(payload)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +10,8 @@ from github.GithubObject import NotSet
 from github.Repository import Repository
 
 from rubric_gate.action.client import describe, is_forbidden
+from rubric_gate.action.comment import by_token, token_login
+from rubric_gate.action.decide import OVERRIDDEN, PostedResult
 from rubric_gate.action.gate_file import RubricOutcome
 
 CHECK_NAME = "rubric-gate"
@@ -19,7 +20,6 @@ SUMMARY_LIMIT = 65535  # check run output.summary and output.text limit, in UTF-
 ANNOTATION_MESSAGE_BYTES = 60_000  # annotations[].message: "The maximum size is 64 KB"
 ANNOTATION_TITLE_LIMIT = 255  # annotations[].title, characters
 STATUS_DESCRIPTION_LIMIT = 140  # "description is too long (maximum is 140 characters)"
-OVERRIDDEN = " (overridden)"  # ends the title of a result an override label turned into a pass
 
 
 @dataclass(frozen=True)
@@ -56,16 +56,34 @@ def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
     return out
 
 
-def gated_against(base_sha: str) -> str:
-    """The check run's `external_id`: the base tip its result was gated against."""
-    return f"base:{base_sha}"
+@dataclass(frozen=True)
+class CheckRecord:
+    """What a check run records in its `external_id`: the base tip it was gated against, the PR
+    whose run posted it, and whether that PR's override was granted on this head (`override`):
+    a later run of another PR with this head reads it to honour that override."""
+
+    base_sha: str
+    pull: int | None = None
+    override: bool = False
+
+    def external_id(self) -> str:
+        return " ".join([f"base:{self.base_sha}", *([f"pr:{self.pull}"] if self.pull is not None else []),
+                         *(["override"] if self.override else [])])
+
+    @classmethod
+    def parse(cls, external_id: str | None) -> CheckRecord | None:
+        fields = (external_id or "").split(" ")
+        if not fields[0].startswith("base:"):
+            return None
+        pulls = [f[3:] for f in fields[1:] if f.startswith("pr:") and f[3:].isdigit()]
+        return cls(fields[0][5:], int(pulls[0]) if pulls else None, "override" in fields[1:])
 
 
 def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, summary: str,
-                  annotations: list[dict[str, Any]], target_url: str | None, base_sha: str = "") -> CheckResult:
+                  annotations: list[dict[str, Any]], target_url: str | None, record: CheckRecord) -> CheckResult:
     batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
     output: dict[str, Any] = {"title": title, "summary": _cut_bytes(summary, SUMMARY_LIMIT), "annotations": batches[0]}
-    external_id = gated_against(base_sha)
+    external_id = record.external_id()
     try:
         if conclusion == "pending":  # batches still judging: neither pass nor fail until collected
             run = repo.create_check_run(CHECK_NAME, head_sha, status="in_progress", output=output,
@@ -83,7 +101,7 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
     state = "pending" if conclusion == "pending" else "success" if conclusion in ("success", "neutral") else "failure"
     try:
         repo.get_commit(head_sha).create_status(
-            state, target_url=target_url or NotSet, description=_status_description(title, base_sha),
+            state, target_url=target_url or NotSet, description=_status_description(title, record.base_sha),
             context=CHECK_NAME
         )
         return CheckResult("status", f"check runs refused ({refused}); posted a commit status instead")
@@ -91,37 +109,51 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
         return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")
 
 
-def standing_exit_code(repo: Repository, head_sha: str, base_sha: str,
-                       still_overridden: Callable[[], bool] = lambda: True) -> int | None:
-    """The exit code the head's last `rubric-gate` result stands for (0 for a completed success or
-    neutral check run or a success status, 1 for anything else), None when the head has none that
-    still holds.
+def _own_runs(repo: Repository, head_sha: str, every: bool = False) -> list[Any]:
+    """The head's `rubric-gate` check runs that the workflow token's app wrote, newest first
+    (`every`: all of them, else the latest, as branch protection reads it)."""
+    commit = repo.get_commit(head_sha)
+    runs = commit.get_check_runs(check_name=CHECK_NAME, filter="all") if every else \
+        commit.get_check_runs(check_name=CHECK_NAME)
+    return sorted((r for r in runs if r.app is not None and r.app.slug == "github-actions"), key=lambda r: -r.id)
 
-    For an event that changes nothing the gate decides: its job's status (which a required
-    check may name) repeats the head's result instead of passing bare, e.g. after the run of
-    a push was cancelled by the next event. Only the workflow token's app writes these runs.
-    A result holds only as what it was computed under: gated against `base_sha`, the base tip
-    now (a retarget, or a merge into the base, whose run this very event may have cancelled),
-    and, for a pass an override gave, while `still_overridden()` (its label is on: the
-    `unlabeled` run may have been cancelled). A commit status records the base in its description.
-    """
+
+def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
+    """The head's last `rubric-gate` result: its latest check run (the one branch protection
+    reads), else the latest commit status this token posted; None when it has none or it cannot
+    be read. Only the workflow token's app writes these runs."""
     try:
-        commit = repo.get_commit(head_sha)
-        runs = [r for r in commit.get_check_runs(check_name=CHECK_NAME)
-                if r.app is not None and r.app.slug == "github-actions"]
+        runs = _own_runs(repo, head_sha)
         if runs:
-            latest = max(runs, key=lambda r: r.id)
-            passed = latest.status == "completed" and latest.conclusion in ("success", "neutral")
+            latest = runs[0]
+            record = CheckRecord.parse(latest.external_id)
             title = (latest.output.title if latest.output is not None else None) or ""
-            return _standing(passed, latest.external_id == gated_against(base_sha), title, still_overridden)
-        for status in commit.get_statuses():  # newest first
+            return PostedResult(latest.status == "completed" and latest.conclusion in ("success", "neutral"),
+                                record.base_sha if record else None, OVERRIDDEN in title,
+                                record is not None and record.override)
+        login: list[str | None] = []  # the token's user, read once, at the first status of this name
+        for status in repo.get_commit(head_sha).get_statuses():  # newest first
             if status.context == CHECK_NAME:
+                login = login or [token_login(repo)]
+                if not by_token(status.creator.login if status.creator is not None else None, login[0]):
+                    continue  # anyone with write access can post a status of this name: not the gate's result
                 description = status.description or ""
-                return _standing(status.state == "success", description == _status_description(
-                    description.rsplit(_BASE_MARK, 1)[0], base_sha), description, still_overridden)
+                base = description.rsplit(_BASE_MARK, 1)[1] if _BASE_MARK in description else None
+                overridden = OVERRIDDEN in description  # a status records no PR: only its own override made it
+                return PostedResult(status.state == "success", base, overridden, overridden)
     except GithubException:
         return None
     return None
+
+
+def posted_records(repo: Repository, head_sha: str) -> list[CheckRecord]:
+    """Every record on the head's `rubric-gate` check runs, newest first (empty when they cannot
+    be read: an override then is not carried, which fails closed)."""
+    try:
+        return [record for run in _own_runs(repo, head_sha, every=True)
+                if (record := CheckRecord.parse(run.external_id)) is not None]
+    except GithubException:
+        return []
 
 
 _BASE_MARK = " · base "
@@ -131,10 +163,3 @@ def _status_description(title: str, base_sha: str) -> str:
     """A commit status has no external_id: its description ends with the base tip it was gated against."""
     suffix = f"{_BASE_MARK}{base_sha}"
     return title[:STATUS_DESCRIPTION_LIMIT - len(suffix)] + suffix
-
-
-def _standing(passed: bool, same_base: bool, title: str, still_overridden: Callable[[], bool]) -> int | None:
-    if not same_base or (passed and OVERRIDDEN in title and not still_overridden()):
-        return None  # gate the head again
-    return 0 if passed else 1
-

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rubric_gate.errors import InputError
 from rubric_gate.globs import split_globs
+from rubric_gate.service.request import RequestError, check_judging
 
 # Same values as the `default:` of each input in action.yml (github_token's default there
 # is `${{ github.token }}`; here we fall back to the GITHUB_TOKEN variable).
@@ -131,25 +132,25 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
             raise InputError("input judge", f"{judge!r} must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6 "
                              "(several: comma-separated)")
     samples = _int(env, "samples", 1) or 1
-    if samples % 2 == 0:
-        raise InputError("input samples", f"must be odd (the gate takes the majority), got {samples}")
+    paraphrases = _int(env, "paraphrases", 0) or 0
     min_stability = read_input(env, "min_stability")
     try:
         stability = float(min_stability) if min_stability else None
     except ValueError:
         raise InputError("input min_stability", f"expected a number between 0 and 1, got {min_stability!r}") from None
-    if stability is not None and not 0 <= stability <= 1:
-        raise InputError("input min_stability", f"expected a number between 0 and 1, got {min_stability!r}")
-    if _bool(env, "batch") and (len(judges) > 1 or samples > 1 or (_int(env, "paraphrases", 0) or 0) > 0):
-        raise InputError("input batch", "batch judging asks one judge once per pair: drop `samples`, `paraphrases` "
-                         "or the extra judges, or set `batch: false`")
+    batch = _bool(env, "batch")
+    try:  # the gate service's rules, checked before a rubric's own `judge` key may add the judge
+        check_judging(judges=len(judges), samples=samples, paraphrases=paraphrases, min_stability=stability,
+                      batch=batch)
+    except RequestError as exc:
+        raise InputError(f"input {exc.setting}", exc.message) from None
     return ActionConfig(
         token=read_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
         rubric_globs=globs,
         judge=judges[0] if judges else None,
         judges=judges,
         samples=samples,
-        paraphrases=_int(env, "paraphrases", 0) or 0,
+        paraphrases=paraphrases,
         min_stability=stability,
         override_label=read_input(env, "override_label"),
         trust_pr_verdicts=_bool(env, "trust_pr_verdicts"),
@@ -162,7 +163,7 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
         audit=_bool(env, "audit"),
         audit_rule=_bool(env, "audit_rule"),
         suggest_repairs=_bool(env, "suggest_repairs"),
-        batch=_bool(env, "batch"),
+        batch=batch,
         batch_wait=_int(env, "batch_wait", 0) or 0,
         cache_dir=cache_dir if cache_dir.is_absolute() else workspace / cache_dir,
         event_name=_required(env, "GITHUB_EVENT_NAME"),

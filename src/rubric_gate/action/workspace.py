@@ -6,6 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from rubric_gate.action.outputs import command
 from rubric_gate.errors import InputError
 
 
@@ -77,3 +78,43 @@ def check_untracked(output_dir: Path, workspace: Path, cache_dir: Path) -> None:
             shown = ", ".join(tracked[:5]) + (f" and {len(tracked) - 5} more" if len(tracked) > 5 else "")
             raise InputError(f"input {name} ({inside})", f"holds files the repository tracks ({shown}); "
                              "the action would overwrite them: choose a directory the repository does not use")
+
+
+def clear_output_dir(output_dir: Path, workspace: Path) -> None:
+    """Remove whatever the checkout put where this run writes (a PR can commit `.rubric-gate/`).
+
+    A committed symlink would have the report written through it to any file, or have the
+    artifact upload follow it (e.g. to `.git/config`, which holds the checkout's token); a
+    committed `verdicts/` file would pass for verdicts judged in this run. Symlinks anywhere
+    under the output directory and the action's own output names are removed.
+    """
+    try:
+        inside = output_dir.relative_to(workspace)
+    except ValueError:
+        inside = None
+    if inside is not None:
+        current = workspace
+        for part in inside.parts[:-1]:
+            current = current / part
+            if current.is_symlink():
+                raise InputError(f"input output_dir ({inside})", f"'{current.relative_to(workspace)}' is a symlink in the checkout")
+    if output_dir.is_symlink():
+        output_dir.unlink()
+    if not output_dir.is_dir():
+        return
+    removed = 0
+    if output_dir != workspace:
+        for path in sorted(output_dir.rglob("*"), reverse=True):
+            if path.is_symlink():
+                path.unlink()
+                removed += 1
+    for name in OUTPUT_NAMES:
+        path = output_dir / name
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+            removed += 1
+        elif path.is_dir():
+            shutil.rmtree(path)
+            removed += 1
+    if removed:
+        command("warning", f"removed {removed} file(s) the checkout had under {output_dir.name}/ (a PR may not provide the action's output)")

@@ -36,6 +36,22 @@ class CallBudget:
         self.used += int(calls or 0)
 
 
+def check_judging(*, judges: int, samples: int, paraphrases: int, min_stability: float | None,
+                  batch: bool) -> None:
+    """The rules on how to judge that hold whoever the judge turns out to be (RequestError).
+    `GateRequest` applies them, and the action applies them to its inputs up front, before a
+    rubric's own `judge` key may supply the judge its inputs lack."""
+    if samples < 1 or samples % 2 == 0:
+        raise RequestError("samples", f"must be an odd number >= 1 (a majority always exists), got {samples}")
+    if paraphrases < 0:
+        raise RequestError("paraphrases", f"must be >= 0, got {paraphrases}")
+    if min_stability is not None and not 0 <= min_stability <= 1:
+        raise RequestError("min_stability", f"expected a number between 0 and 1, got {min_stability}")
+    if batch and (judges > 1 or samples > 1 or paraphrases):
+        raise RequestError("batch", "batch judging asks one judge once per pair: drop the samples, the "
+                                    "paraphrases or the extra judges, or judge those live")
+
+
 @dataclass(frozen=True)
 class GateRequest:
     """How to judge, gate, audit and repair one edit. No judges: replay recorded verdicts."""
@@ -62,19 +78,12 @@ class GateRequest:
     repair_objective: Any = field(default=None, compare=False)  # a repair.vfr.VfrObjective, or None
 
     def __post_init__(self) -> None:
-        if self.samples < 1 or self.samples % 2 == 0:
-            raise RequestError("samples", f"must be an odd number >= 1 (a majority always exists), got {self.samples}")
-        if self.paraphrases < 0:
-            raise RequestError("paraphrases", f"must be >= 0, got {self.paraphrases}")
-        if self.min_stability is not None and not 0 <= self.min_stability <= 1:
-            raise RequestError("min_stability", f"expected a number between 0 and 1, got {self.min_stability}")
+        check_judging(judges=len(self.judges), samples=self.samples, paraphrases=self.paraphrases,
+                      min_stability=self.min_stability, batch=self.batch)
         if not self.judges and (self.samples > 1 or self.paraphrases or self.min_stability is not None):
             raise RequestError("judge", "samples, paraphrases and a minimum stability need a judge")
         if self.batch and not self.judges:
             raise RequestError("batch", "batch judging needs a judge")
-        if self.batch and (len(self.judges) > 1 or self.samples > 1 or self.paraphrases):
-            raise RequestError("batch", "batch judging asks one judge once per pair: drop the samples, the "
-                                        "paraphrases or the extra judges, or judge those live")
 
     @property
     def judge(self) -> str | None:

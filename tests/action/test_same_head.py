@@ -1,0 +1,232 @@
+"""One head, several open PRs (issue 17's design questions): the `rubric-gate` check run belongs
+to the commit, and branch protection reads the latest run of that name on it. A pass means every
+open PR with the head passes, or carries the override on that head, when the pass is posted.
+
+End to end through `rubric-gate action`, a real git repository, and the fake GitHub changing its
+open PRs between two calls of one run (the race) or between runs (the override).
+"""
+
+from __future__ import annotations
+
+from rubric_gate.action.checks import CheckRecord
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
+from tests.action.test_hostile_round3 import _gate
+
+OVERRIDE = "rubric-gate:override"
+
+
+def _checks(scenario: Scenario, head: str) -> list[dict]:
+    """The head's `rubric-gate` check runs, oldest first."""
+    return sorted((r for r in scenario.fake.check_runs.values() if r["head_sha"] == head and r["name"] == "rubric-gate"),
+                  key=lambda r: r["id"])
+
+
+def _latest(scenario: Scenario, head: str) -> dict:
+    return _checks(scenario, head)[-1]
+
+
+def _main_moved_past_staging(scenario: Scenario) -> tuple[str, str]:
+    """`staging` stays at the base commit; `main` deleted A since (with its own review). A head on
+    top of main passes into main, and proposed into staging, it deletes A there."""
+    staging = scenario.base_sha
+    scenario.git("branch", "staging", staging)
+    scenario.git("checkout", "-q", "main")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])},
+                                                                     "delete A (reviewed)")
+    scenario.git("checkout", "-q", "-B", "pr", scenario.base_sha)
+    head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change")
+    return head, staging
+
+
+def _into_staging(staging: str, head: str) -> dict[int, dict[str, str]]:
+    return {8: {"base": staging, "head": head, "base_ref": "staging"}}
+
+
+# -- the race: a PR opened while a run gates -------------------------------------------------------
+
+def test_a_pr_opened_after_the_runs_listing_is_gated_before_a_pass_is_posted(scenario: Scenario) -> None:
+    """Run A (#7 into main) lists the open PRs with its head, then #8 proposes the head into
+    staging, where it deletes A. A lists again before posting a pass: no green ever lands."""
+    head, staging = _main_moved_past_staging(scenario)
+
+    def open_pr_8(method: str, path: str) -> None:
+        if method == "GET" and path.endswith("/pulls") and not scenario.fake.other_pulls:
+            scenario.fake.other_pulls = _into_staging(staging, head)
+
+    scenario.fake.after_request = open_pr_8
+    result = _gate(scenario, head)
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    assert "also proposed by" in result.summary and "rejected deleted A" in result.summary
+    assert [r["conclusion"] for r in _checks(scenario, head)] == ["failure"]  # never green, not even briefly
+
+
+def test_a_red_posted_by_a_newer_run_is_not_overwritten_by_an_older_runs_pass(scenario: Scenario) -> None:
+    """Run A (#7) lists the open PRs and gates. Meanwhile #8 is opened into staging and its run B
+    posts red. Then A posts its pass, the latest run on the commit: A reads its facts again after
+    posting, gates #8 and posts red again, so the commit's check is red as B left it."""
+    head, staging = _main_moved_past_staging(scenario)
+
+    def pr_8_and_its_red(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/check-runs") and not scenario.fake.other_pulls:
+            scenario.fake.other_pulls = _into_staging(staging, head)
+            rid = scenario.fake.new_id()  # run B's result, as it posts it
+            scenario.fake.check_runs[rid] = {
+                "id": rid, "name": "rubric-gate", "head_sha": head, "status": "completed", "conclusion": "failure",
+                "url": f"{scenario.fake.url}/repos/{scenario.fake.repo}/check-runs/{rid}",
+                "external_id": CheckRecord(staging, 8).external_id(), "app": {"slug": "github-actions"},
+                "output": {"title": "rubric-gate: fail", "summary": "", "annotations": []}}
+
+    scenario.fake.before_request = pr_8_and_its_red
+    result = _gate(scenario, head)
+    conclusions = [r["conclusion"] for r in _checks(scenario, head)]
+    assert conclusions == ["failure", "success", "failure"], conclusions  # B's red, A's pass, A's correction
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    assert "also proposed by" in result.summary and "rejected deleted A" in _latest(scenario, head)["output"]["summary"]
+
+
+def test_open_prs_that_keep_changing_post_no_pass(scenario: Scenario) -> None:
+    """Each listing finds another PR with the head (each passes into its base): after a few
+    rounds the run stops re-gating and posts no pass rather than one as of a listing it never saw settle."""
+    head, _ = _main_moved_past_staging(scenario)
+    branches = {}
+    for n in range(10, 16):
+        scenario.git("checkout", "-q", "-b", f"release-{n}", scenario.base_sha)
+        branches[n] = scenario.git.commit({f"notes-{n}.txt": "x\n"}, f"release {n}")
+    scenario.git("checkout", "-q", "pr")
+
+    def another_pr(method: str, path: str) -> None:
+        if method == "GET" and path.endswith("/pulls"):
+            n = 10 + len(scenario.fake.other_pulls)
+            scenario.fake.other_pulls[n] = {"base": branches[n], "head": head, "base_ref": f"release-{n}"}
+
+    scenario.fake.after_request = another_pr
+    result = _gate(scenario, head)
+    assert result.code == 1 and "kept changing" in result.summary, result.stdout + result.summary
+    assert [r["conclusion"] for r in _checks(scenario, head)] == ["failure"]
+
+
+def test_without_changes_a_pass_lists_the_open_prs_twice_and_posts_once(scenario: Scenario) -> None:
+    head, _ = _main_moved_past_staging(scenario)
+    result = _gate(scenario, head)
+    assert result.code == 0 and [r["conclusion"] for r in _checks(scenario, head)] == ["success"]
+    listings = [p for m, p in scenario.fake.requests if m == "GET" and p.endswith("/pulls")]
+    assert len(listings) == 3  # gathered, re-read before the post, and after it
+
+
+def test_a_pass_that_cannot_be_read_again_after_it_was_posted_is_posted_as_a_failure(scenario: Scenario) -> None:
+    head, _ = _main_moved_past_staging(scenario)
+    original = scenario.fake.handle
+
+    def refuse_the_third_listing(method, path, token, body):
+        if method == "GET" and path.endswith("/pulls") and sum(p.endswith("/pulls") for _, p in scenario.fake.requests) == 2:
+            scenario.fake.requests.append((method, path))
+            return 403, {"message": "Resource not accessible by integration"}
+        return original(method, path, token, body)
+
+    scenario.fake.handle = refuse_the_third_listing  # type: ignore[method-assign]
+    result = _gate(scenario, head)
+    assert result.code == 2 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    assert [r["conclusion"] for r in _checks(scenario, head)] == ["success", "failure"]
+    assert "could not be read again" in result.summary
+
+
+# -- an override on one of two PRs with one head ----------------------------------------------------
+
+def _both_fail(scenario: Scenario) -> tuple[str, dict[int, dict[str, str]]]:
+    """A head deleting A, proposed as #7 into main and as #8 into staging (main plus a note):
+    the gate rejects the deletion in both."""
+    main = scenario.base_sha
+    scenario.git("checkout", "-q", "-b", "staging", main)
+    staging = scenario.git.commit({"notes.txt": "staging\n"}, "staging")
+    scenario.git("checkout", "-q", "pr")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    return head, {7: {"base": main, "head": head, "base_ref": "main"},
+                  8: {"base": staging, "head": head, "base_ref": "staging"}}
+
+
+class Pulls:
+    """Runs the action as either PR, each with its own labels (what the fake serves per number)."""
+
+    def __init__(self, scenario: Scenario, pulls: dict[int, dict[str, str]]) -> None:
+        self.scenario, self.pulls = scenario, pulls
+        self.events: dict[int, list[dict]] = {number: [] for number in pulls}
+        scenario.fake.permissions = {"maintainer": "write", "mallory": "read"}
+
+    def label(self, number: int, event: str = "labeled", who: str = "maintainer") -> None:
+        self.events[number].append({"event": event, "actor": {"login": who}, "label": {"name": OVERRIDE}})
+
+    def run(self, number: int, **kwargs):
+        fake = self.scenario.fake
+        fake.pr_number = number
+        self.scenario.base_sha = fake.base_sha = self.pulls[number]["base"]
+        fake.other_pulls = {m: p for m, p in self.pulls.items() if m != number}
+        fake.label_events = self.events[number]
+        fake.other_label_events = {m: e for m, e in self.events.items() if m != number}
+        return _gate(self.scenario, self.pulls[number]["head"], **kwargs)
+
+
+def test_an_override_on_each_pr_with_the_head_turns_its_check_green(scenario: Scenario) -> None:
+    head, pulls = _both_fail(scenario)
+    prs = Pulls(scenario, pulls)
+    prs.label(7)
+    first = prs.run(7, labels=(OVERRIDE,))
+    # #7's override covers #7 only: #8 lands the same commit into staging, where nobody overrode it.
+    assert first.code == 1 and _latest(scenario, head)["conclusion"] == "failure", first.stdout + first.summary
+    assert "also proposed by" in first.summary and "override it there too" in first.summary
+    prs.label(8)
+    second = prs.run(8, labels=(OVERRIDE,))
+    assert second.code == 0 and second.outputs["decision"] == "pass", second.stdout + second.summary
+    latest = _latest(scenario, head)
+    assert latest["conclusion"] == "success" and latest["output"]["title"] == "rubric-gate: pass (overridden)"
+    assert "its override covers it there" in second.summary and "maintainer, who has write access" in second.summary
+    # A title edit on #7 re-gates it (the head's last result was gated into staging) and keeps the
+    # pass: #7's override, granted by its `labeled` run on this head, holds while its label is on.
+    edited = prs.run(7, action="edited", payload={"changes": {"title": {"from": "x"}}})
+    assert edited.code == 0 and _latest(scenario, head)["conclusion"] == "success", edited.stdout + edited.summary
+    # The label comes off #7: its `unlabeled` run posts red, which #8's override does not cover.
+    prs.label(7, "unlabeled")
+    removed = prs.run(7, labels=(OVERRIDE,), action="unlabeled")
+    assert removed.code == 1 and _latest(scenario, head)["conclusion"] == "failure", removed.stdout
+    # ... and #8's next run does not bring it back.
+    again = prs.run(8, action="reopened")
+    assert again.code == 1 and _latest(scenario, head)["conclusion"] == "failure", again.stdout + again.summary
+
+
+def test_an_override_a_reader_applied_on_the_other_pr_does_not_count(scenario: Scenario) -> None:
+    head, pulls = _both_fail(scenario)
+    prs = Pulls(scenario, pulls)
+    prs.label(8, who="mallory")
+    assert prs.run(8, labels=(OVERRIDE,)).code == 1
+    prs.label(7)
+    result = prs.run(7, labels=(OVERRIDE,))
+    assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
+    assert "Its override label does not count" in result.summary
+
+
+def test_a_label_on_the_other_pr_that_its_labeled_run_never_granted_does_not_count(scenario: Scenario) -> None:
+    """The label is on #8 (applied by a writer), but no run of #8 granted it on this head (its
+    `labeled` run was cancelled, or it was applied before this head was pushed): not honoured."""
+    head, pulls = _both_fail(scenario)
+    prs = Pulls(scenario, pulls)
+    prs.label(8)
+    prs.label(7)
+    result = prs.run(7, labels=(OVERRIDE,))
+    assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
+    assert "applied before its head" in result.summary
+
+
+def test_an_override_removed_from_the_other_pr_while_the_run_gates_posts_no_pass(scenario: Scenario) -> None:
+    head, pulls = _both_fail(scenario)
+    prs = Pulls(scenario, pulls)
+    prs.label(8)
+    assert prs.run(8, labels=(OVERRIDE,)).code == 1  # #8's grant recorded (#7 not overridden yet)
+    prs.label(7)
+
+    def unlabel_8(method: str, path: str) -> None:  # right after this run read who labeled #8
+        if method == "GET" and path.endswith("/issues/8/events") and prs.events[8][-1]["event"] == "labeled":
+            prs.label(8, "unlabeled")
+
+    scenario.fake.after_request = unlabel_8
+    result = prs.run(7, labels=(OVERRIDE,))
+    assert result.code == 1 and [r["conclusion"] for r in _checks(scenario, head)][-1] == "failure", result.summary
+    assert all(r["conclusion"] == "failure" for r in _checks(scenario, head)), _checks(scenario, head)
