@@ -418,10 +418,6 @@ class TestEvents:
         result = _gate(scenario, head, labels=(OVERRIDE, "docs"))
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule reads any `rubric-gate` commit status "
-                       "on the head, whoever posted it; a writer's own status (with the base tip in its description) "
-                       "repeats as the gate's pass on the next label or title event, with no override label and no "
-                       "comment naming them. Read only statuses the token's own user created (owner: action-flow)")
     def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
         """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
         description) on the new head, whose own run the next label event cancels. That label
@@ -436,9 +432,6 @@ class TestEvents:
         result = _gate(scenario, head, labels=("docs",))
         assert result.code == 1, result.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused the gate's result is a commit status; "
-                       "a writer's newer `rubric-gate` status on the head stands as its result on the next label or "
-                       "title event (owner: action-flow)")
     def test_a_writers_newer_status_does_not_stand_where_check_runs_are_refused(self, scenario: Scenario) -> None:
         scenario.fake.checks_forbidden = True
         head = scenario.git.commit(DELETE_A, "delete A")
@@ -754,9 +747,6 @@ class TestShallowCheckout:
 # -- file names git stores as bytes -----------------------------------------------------------------
 
 class TestFileNameBytes:
-    @pytest.mark.xfail(strict=True, reason="defect, not a route (exit 3, no check run, nothing green): a path that "
-                       "is not UTF-8 crashes the git diff reader (changed_via_git decodes strictly); it should be an "
-                       "input error naming the path, exit 2 (owner: trust-snapshot, action/changed.py)")
     def test_a_rubric_renamed_to_a_name_that_is_not_utf8(self, scenario: Scenario) -> None:
         import subprocess
 
