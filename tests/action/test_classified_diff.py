@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from unittest import mock
 
-from harness import (
+from rubric_gate.boundary.differences import DIFFERENCE_RULES, VERDICT_FIELD_RULES, Kind
+from tests.action.harness import (
     CALIBRATION,
     LABELS,
     TEXTS,
@@ -15,8 +16,6 @@ from harness import (
     calibration_jsonl,
     verdicts_jsonl,
 )
-
-from rubric_gate.boundary.differences import DIFFERENCE_RULES, VERDICT_FIELD_RULES, Kind
 
 
 def _blocking(result) -> list[str]:  # type: ignore[no-untyped-def]

@@ -11,7 +11,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness import (
+
+from rubric_gate.action import blob_cache
+from rubric_gate.verdicts.blobs import default_cache
+from tests.action.harness import (
     CALIBRATION,
     LABELS,
     REPO,
@@ -22,9 +25,6 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-
-from rubric_gate.action import blob_cache
-from rubric_gate.verdicts.blobs import default_cache
 
 NEW = "Does the design name an owner for each key?"
 

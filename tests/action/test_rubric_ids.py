@@ -6,8 +6,9 @@ against the fake GitHub with a real git repository."""
 from __future__ import annotations
 
 import pytest
-from harness import RUBRIC, Scenario, rubric_yaml
-from test_integrity import OVERRIDE, _on_main, _writer_override
+
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
+from tests.action.test_integrity import OVERRIDE, _on_main, _writer_override
 
 COPY = "rubrics/copy.yaml"
 OTHER = "rubrics/other.yaml"

@@ -8,10 +8,9 @@ open PRs between two calls of one run (the race) or between runs (the override).
 
 from __future__ import annotations
 
-from harness import RUBRIC, Scenario, rubric_yaml
-from test_hostile_round3 import _gate
-
 from rubric_gate.action.checks import CheckRecord
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
+from tests.action.test_hostile_round3 import _gate
 
 OVERRIDE = "rubric-gate:override"
 

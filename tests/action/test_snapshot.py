@@ -7,12 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
-from harness import Git
 
 from rubric_gate.action.changed import changed_via_git, merge_base_via_git
 from rubric_gate.action.snapshot import ParseMemo, load_snapshots
 from rubric_gate.action.sources import GitReader
 from rubric_gate.errors import InputError
+from tests.action.harness import Git
 
 RUBRIC = "id: r\nversion: 1\ntask: t\ncalibration: c.jsonl\nverdicts: v.jsonl\nchecks:\n  - {id: A, text: a}\n"
 LABELS = '{"id": "R1", "input": "i", "output": "o", "label": "fail"}\n'

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 import yaml
-from harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
-from test_integrity import _on_main
+
+from tests.action.harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
+from tests.action.test_integrity import _on_main
 
 HELPER = "rubrics/aaa-helper.yaml"  # sorts before rubrics/demo.yaml: gated (and judged) first
 JUDGE_ENV = {"OPENAI_API_KEY": "sk-test"}
