@@ -113,6 +113,23 @@ def test_without_changes_a_pass_lists_the_open_prs_twice_and_posts_once(scenario
     assert len(listings) == 3  # gathered, re-read before the post, and after it
 
 
+def test_a_pass_that_cannot_be_read_again_after_it_was_posted_is_posted_as_a_failure(scenario: Scenario) -> None:
+    head, _ = _main_moved_past_staging(scenario)
+    original = scenario.fake.handle
+
+    def refuse_the_third_listing(method, path, token, body):
+        if method == "GET" and path.endswith("/pulls") and sum(p.endswith("/pulls") for _, p in scenario.fake.requests) == 2:
+            scenario.fake.requests.append((method, path))
+            return 403, {"message": "Resource not accessible by integration"}
+        return original(method, path, token, body)
+
+    scenario.fake.handle = refuse_the_third_listing  # type: ignore[method-assign]
+    result = _gate(scenario, head)
+    assert result.code == 2 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    assert [r["conclusion"] for r in _checks(scenario, head)] == ["success", "failure"]
+    assert "could not be read again" in result.summary
+
+
 # -- an override on one of two PRs with one head ----------------------------------------------------
 
 def _both_fail(scenario: Scenario) -> tuple[str, dict[int, dict[str, str]]]:
