@@ -207,13 +207,12 @@ def assert_report_structure(markdown: str, report: dict, *, allowed_links: tuple
     deleted = [c["id"] for c in report["base"]["checks"] if c["id"] not in head_ids and c["id"] not in renamed_away]
     assert [r[0] for r in rows] == head_ids + deleted
     header = table_header(table)
-    decided = header.index("When decided")
+    decided = next(i for i, h in enumerate(header) if h.startswith("When decided (credit / blame / "))
     for change in report["changes"]:
         if change.get("when_decided"):
             row = next(r for r in rows if r[0] == change["check"])
             d = change["when_decided"]
-            assert row[decided] == (f"credit {d['credit']:.2f}, blame {d['blame']:.2f}, "
-                                    f"unique {d['unique_catches']}"), row
+            assert row[decided] == f"{d['credit']:.2f} / {d['blame']:.2f} / {d['unique_catches']}", row
     return root
 
 

@@ -30,11 +30,17 @@ def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
     return [(key, header) for key, header in MEASURED_COLUMNS if key in keys]
 
 
+def decided_header(max_failures: int) -> str:
+    """The "When decided" column names its three figures: the cells hold the figures only, so a
+    changed check's row stays one line high in a comment's narrow table."""
+    return f"{DECIDED_HEADER} (credit / blame / {catches_header(max_failures).split()[0].lower()})"
+
+
 def table_headers(report: CheckReport) -> list[str]:
     # The decision beside the change: a GitHub comment is ~780 px wide, and a last column
     # sits past the scroll edge of a table this wide.
     return ["Check", "Change", DECISION_HEADER, *FIGURE_HEADERS, catches_header(report.head.max_failures),
-            *FAILS_HEADERS, *(header for _, header in measured_columns(report)), DECIDED_HEADER]
+            *FAILS_HEADERS, *(header for _, header in measured_columns(report)), decided_header(report.head.max_failures)]
 
 
 def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:
@@ -71,7 +77,7 @@ def table_rows(report: CheckReport) -> list[TableRow]:
         renamed=change.detail if change is not None and change.change == "renamed" else "",
         decision="" if change is None else "accepted" if change.accepted else "rejected",
         decision_notes=_decision_notes(change),
-        decided=decided_cell(change, report.head.max_failures),
+        decided=decided_cell(change),
         measured=tuple(measured_cell(row, key) for key, _ in columns),
     ) for row, change in check_rows(report)]
 
@@ -113,13 +119,12 @@ def measured_cell(row: CheckRow, key: str) -> str:
     return share(value)
 
 
-def decided_cell(change: ChangeRow | None, max_failures: int) -> str:
+def decided_cell(change: ChangeRow | None) -> str:
     """The changed check's figures where the gate decided it (see `DecidedFigures`)."""
     if change is None or change.decided is None:
         return ""
     d = change.decided
-    catches = catches_header(max_failures).split()[0].lower()
-    return f"credit {d.credit:.2f}, blame {d.blame:.2f}, {catches} {d.unique_catches}"
+    return f"{d.credit:.2f} / {d.blame:.2f} / {d.unique_catches}"
 
 
 def trust_note(change: ChangeRow) -> str:
