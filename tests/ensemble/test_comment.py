@@ -36,7 +36,7 @@ def test_single_judge_comment_has_no_reliability_columns(fake: FakeLLM, project:
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     write_base_head(project, ["apple"], ["apple", "pear"])
     text = markdown(capsys, "--judge", TRUTHFUL)
-    assert header(text) == "| Check | Change | Decision | Origin | Frozen | Credit | Blame | Unique catches | Fails correct | Fails flawed | When decided (credit / blame / unique) |"
+    assert header(text) == "| Check | Change | Decision | Origin | Frozen | Credit | Blame | Unique catches | Fails correct | Fails flawed | When decided |"
     how_sure = next(line for line in text.splitlines() if line.startswith("**How sure:**"))
     assert "kappa" in how_sure and "MCC" in how_sure and "balanced accuracy" in how_sure
     assert "samples" not in how_sure and "judges" not in how_sure
@@ -93,4 +93,4 @@ def test_comment_stays_readable_at_30_checks(tmp_path: Path) -> None:
     assert all(len(line) < 200 for line in rows)
     how_sure = [line for line in text.splitlines() if line.startswith("**How sure:**")]
     assert len(how_sure) == 1 and len(how_sure[0]) < 600
-    assert re.search(r"\| Alpha \| Flip rate \| When decided \(credit / blame / unique\) \|", header(text))
+    assert re.search(r"\| Alpha \| Flip rate \| When decided \|", header(text))

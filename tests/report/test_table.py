@@ -25,7 +25,7 @@ from tests.support import gfm
 
 MEASURED = CheckReliability(SampleStability(0.25, ("i1",)), JudgeAgreement(0.5, ("i2",)))
 PIVOTAL_HEADERS = ["Check", "Change", "Decision", "Origin", "Frozen", "Credit", "Blame", "Pivotal catches",
-                   "Fails correct", "Fails flawed", "Alpha", "Flip rate", "When decided (credit / blame / pivotal)"]
+                   "Fails correct", "Fails flawed", "Alpha", "Flip rate", "When decided"]
 
 
 def _report(*, max_failures: int = 1, split: str = "calibration") -> CheckReport:
@@ -93,9 +93,11 @@ def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
         assert [row[2].split(" ")[0] for row in rows] == ["", "rejected"]
 
 
-def test_the_when_decided_header_names_its_figures_and_the_cells_hold_only_them() -> None:
+def test_the_when_decided_cells_hold_only_the_figures_the_footnote_names() -> None:
     # Found in the newcomer pass: "credit 2.00, blame 0.00, unique 2" in every changed row wrapped
     # to five lines in a comment's table, which GitHub squeezes to the comment's width.
-    header, rows = _markdown_table(_report())
-    assert header[-1] == "When decided (credit / blame / pivotal)" and rows[1][-1] == "0.50 / 0.25 / 1"
+    report = _report()
+    header, rows = _markdown_table(report)
+    assert header[-1] == "When decided" and rows[1][-1] == "0.50 / 0.25 / 1"
     assert all(len(word) <= len("0.50") for word in rows[1][-1].split())
+    assert '"When decided" is the changed check\'s credit / blame / pivotal catches' in render_markdown(report)

@@ -207,7 +207,7 @@ def assert_report_structure(markdown: str, report: dict, *, allowed_links: tuple
     deleted = [c["id"] for c in report["base"]["checks"] if c["id"] not in head_ids and c["id"] not in renamed_away]
     assert [r[0] for r in rows] == head_ids + deleted
     header = table_header(table)
-    decided = next(i for i, h in enumerate(header) if h.startswith("When decided (credit / blame / "))
+    decided = header.index("When decided")
     for change in report["changes"]:
         if change.get("when_decided"):
             row = next(r for r in rows if r[0] == change["check"])

@@ -30,17 +30,11 @@ def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
     return [(key, header) for key, header in MEASURED_COLUMNS if key in keys]
 
 
-def decided_header(max_failures: int) -> str:
-    """The "When decided" column names its three figures: the cells hold the figures only, so a
-    changed check's row stays one line high in a comment's narrow table."""
-    return f"{DECIDED_HEADER} (credit / blame / {catches_header(max_failures).split()[0].lower()})"
-
-
 def table_headers(report: CheckReport) -> list[str]:
     # The decision beside the change: a GitHub comment is ~780 px wide, and a last column
     # sits past the scroll edge of a table this wide.
     return ["Check", "Change", DECISION_HEADER, *FIGURE_HEADERS, catches_header(report.head.max_failures),
-            *FAILS_HEADERS, *(header for _, header in measured_columns(report)), decided_header(report.head.max_failures)]
+            *FAILS_HEADERS, *(header for _, header in measured_columns(report)), DECIDED_HEADER]
 
 
 def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:
