@@ -6,13 +6,16 @@ repeated as a failure of the merge)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from harness import CALIBRATION, LABELS, RUBRIC, TEXTS, Scenario, calibration_jsonl, rubric_yaml
-from test_integrity import _on_main
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.action.harness import (
+    CALIBRATION,
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    Scenario,
+    calibration_jsonl,
+    rubric_yaml,
+)
+from tests.action.test_integrity import _on_main
 from tests.support import gfm
 
 LABEL = "rubric-gate:override"

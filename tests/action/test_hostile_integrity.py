@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from harness import (
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
@@ -20,7 +20,7 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-from test_integrity import OVERRIDE, _on_main, _writer_override
+from tests.action.test_integrity import OVERRIDE, _on_main, _writer_override
 
 
 def _items() -> list[dict]:

@@ -18,9 +18,7 @@ from unittest import mock
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "action"))
-from harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
-
+from tests.action.harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
 from tests.support import gfm
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: any connection attempt fails
@@ -163,7 +161,7 @@ def test_the_console_script_runs_it(scenario: Scenario) -> None:
 
 
 def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scenario: Scenario) -> None:
-    from harness import FAILS, LABELS
+    from tests.action.harness import FAILS, LABELS
 
     new_text = {"F": "Is the threat model attached?"}
     truth = {**FAILS, "R4": FAILS["R4"] | {"F"}}  # the judge: F fails a correct item

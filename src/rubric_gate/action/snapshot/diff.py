@@ -12,6 +12,7 @@ proposed snapshot has is the base tip's, which the base branch vouches for.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from rubric_gate.action.changed import ChangedFile
@@ -130,13 +131,14 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile) -> list[Diffe
 def _shared_ids(snapshots: Snapshots, globs: tuple[str, ...]) -> list[Difference]:
     """Rubric ids the proposed snapshot gives to more than one file, where no trusted snapshot
     already did: a consumer that looks a rubric up by id could read a copy that was scored as a
-    new rubric and never gated. Compared ignoring case (stricter)."""
+    new rubric and never gated. Compared as a reader would confuse them (stricter): ignoring case,
+    compatibility forms (fullwidth letters) and invisible format characters."""
     def sharing(snapshot: Snapshot) -> dict[str, list[str]]:
         by_id: dict[str, list[str]] = {}
         for path in snapshot.rubric_paths(globs):
             rubric_id = snapshot.rubric_keys(path).get("id", "").strip()
             if rubric_id:
-                by_id.setdefault(rubric_id.casefold(), []).append(path)
+                by_id.setdefault(_id_key(rubric_id), []).append(path)
         return {k: v for k, v in by_id.items() if len(v) > 1}
 
     proposed = sharing(snapshots.proposed)
@@ -157,6 +159,11 @@ def _shared_ids(snapshots: Snapshots, globs: tuple[str, ...]) -> list[Difference
                               "unique: only an edit of an existing file is gated, and whoever looks the rubric up by "
                               "id could read the copy instead", len(paths)))
     return out
+
+
+def _id_key(rubric_id: str) -> str:
+    folded = unicodedata.normalize("NFKC", rubric_id).casefold()
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
 
 # -- labels --------------------------------------------------------------------------------------
@@ -267,6 +274,9 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
     def in_trusted(answer: ChangedAnswer) -> bool:
         return trusted is None or normalize_text(answer.text) in trusted
 
+    def gated(answer: ChangedAnswer) -> bool:  # a check of a rubric reading the file, as the head has it
+        return in_use is None or normalize_text(answer.text) in in_use
+
     out = []
     if change.status == "renamed":
         out.append(Difference(Kind.VERDICTS_MOVED, path, users, f"moves the verdict store to {change.path} (a rubric "
@@ -284,7 +294,8 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
          lambda shown: (f"for checks the base branch already has, where it had none ({shown}), that no judge "
                         "re-judged in this run; once merged they are the record later PRs are gated on")),
         (Kind.ANSWER_FILLED_REJUDGED, [a for a in filled if in_trusted(a) and confirmed(a)], None),
-        (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a)], None),
+        (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a) and gated(a)], None),
+        (Kind.ANSWER_FOR_NO_CHECK, [a for a in filled if not in_trusted(a) and not gated(a)], None),
         (Kind.ANSWER_REMOVED, [r for r in removed if in_use is None or normalize_text(r.text) in in_use],
          lambda shown: (f"of checks still in use ({shown}); a lost answer is lost evidence, and the gap could be "
                         "filled with another answer later")),
