@@ -109,7 +109,7 @@ def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(sce
 
 def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenario: Scenario) -> None:
     # Found in the newcomer pass: with no judge configured the finding spoke of "the configured judge".
-    from harness import FAILS, VERDICTS, verdicts_jsonl
+    from tests.action.harness import FAILS, VERDICTS, verdicts_jsonl
 
     head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})}, "flip D on R4")
     result = scenario.run(head)
@@ -117,3 +117,12 @@ def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenar
     (finding,) = [f for f in result.report()["standard"] if f["blocking"]]
     assert "configured judge" not in finding["message"]
     assert "with the `judge` input set, the action re-judges each changed pair" in finding["message"]
+
+
+def test_a_rubric_that_cannot_be_gated_is_not_offered_the_override(scenario: Scenario) -> None:
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"],
+                                                    extra={"F": "Is F, with no verdict, met?"})}, "add F")
+    result = scenario.run(head)
+    assert result.code == 2, result.stderr
+    merge = _paragraph(gfm.parse(_body(scenario)), "To merge:")
+    assert "could not be gated needs a fix" in merge.text() and "apply the" not in merge.text()
