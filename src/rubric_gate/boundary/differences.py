@@ -81,10 +81,8 @@ KIND_RULES: dict[str, str] = {
     Kind.ANSWER_FILLED_REJUDGED: "allowed",
     Kind.ANSWER_FOR_NEW_CHECK: "gate",
     # Nobody weighs these (no rubric has the text, or only a new one, which is scored, not gated);
-    # merged, they are the record a later PR's check stands on. The open route of hostile round 5
-    # (TestLaunderedEvidence, owner trust-evidence): "override" here closes it on the diff side,
-    # but also fails a judged PR that records them, which round 5 expects to pass.
-    Kind.ANSWER_FOR_NO_CHECK: "allowed",
+    # merged, they are the record a later PR's check stands on (hostile round 5's laundering).
+    Kind.ANSWER_FOR_NO_CHECK: "override",
     Kind.ANSWER_REMOVED: "override",
     Kind.ANSWER_REMOVED_WITH_CHECK: "gate",
 }
