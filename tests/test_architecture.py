@@ -3,6 +3,7 @@ docs/architecture.md names every package."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -98,3 +99,67 @@ def test_architecture_doc_names_every_package() -> None:
     packages = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
     missing = [name for name in packages if not re.search(rf"`{name}/?`", text)]
     assert missing == [], f"docs/architecture.md does not name these packages: {missing}"
+
+
+def _foreign_exports(init: Path, package: str) -> list[str]:
+    """Our modules outside `package` whose names its `__init__.py` re-exports, directly or through
+    `lazy_exports`' name -> module table (`rubric_gate.lazy` itself is the mechanism)."""
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    sources = [n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
+    sources += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return sorted({s for s in sources if re.fullmatch(r"rubric_gate(\.\w+)+", s) and s != "rubric_gate.lazy"
+                   and s != package and not s.startswith(f"{package}.")})
+
+
+def _package(init: Path) -> str:
+    return ".".join(("rubric_gate", *init.parent.relative_to(PACKAGE).parts))
+
+
+def _only_reexports(module: Path) -> bool:
+    body = [n for n in ast.parse(module.read_text(encoding="utf-8")).body
+            if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]  # docstrings
+    return bool(body) and all(
+        isinstance(n, ast.Import | ast.ImportFrom)
+        or (isinstance(n, ast.Assign) and [getattr(t, "id", None) for t in n.targets] == ["__all__"])
+        for n in body)
+
+
+def _exported_imports(module: Path) -> list[str]:
+    """Names a (non-package) module lists in `__all__` that it imports from another module."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    listed = [e.value for n in tree.body if isinstance(n, ast.Assign)
+              and [getattr(t, "id", None) for t in n.targets] == ["__all__"]
+              and isinstance(n.value, ast.List | ast.Tuple) for e in n.value.elts if isinstance(e, ast.Constant)]
+    return sorted(name for name in listed if name in imported)
+
+
+# Aliases that exist today in another engineer's area; each must still be one (delete it when gone).
+KNOWN_ALIASES: dict[str, list[str]] = {
+    "action/gate_file.py": ["UNREADABLE_BASE"],  # action.snapshot's (trust-snapshot's area)
+    "action/judging.py": ["CallBudget"],  # service.request's; action/run.py, warm.py, preview import it here
+}
+
+
+def test_every_name_has_one_home() -> None:
+    """A name that moved leaves no alias behind: no package exports another package's names, no
+    module only re-exports (judges/backend.py, spec.py and pricing.py did, after llm/ took them),
+    and no module lists an imported name in `__all__`."""
+    foreign = {str(p.relative_to(PACKAGE)): _foreign_exports(p, _package(p)) for p in sorted(PACKAGE.rglob("__init__.py"))}
+    assert {k: v for k, v in foreign.items() if v} == {}
+    modules = [p for p in sorted(PACKAGE.rglob("*.py")) if p.name != "__init__.py"]
+    assert [str(p.relative_to(PACKAGE)) for p in modules if _only_reexports(p)] == []
+    exported = {str(p.relative_to(PACKAGE)): _exported_imports(p) for p in modules}
+    assert {k: v for k, v in exported.items() if v} == KNOWN_ALIASES
+
+
+def test_the_one_home_probes_see_an_alias(tmp_path: Path) -> None:
+    init = tmp_path / "__init__.py"
+    init.write_text('from rubric_gate.lazy import lazy_exports\nfrom rubric_gate.judges.api import judge_missing\n'
+                    '_EXPORTS = {"JudgeSpec": "rubric_gate.llm.spec", "prompt_version": "rubric_gate.judges.prompt"}\n')
+    assert _foreign_exports(init, "rubric_gate.judges") == ["rubric_gate.llm.spec"]
+    alias = tmp_path / "spec.py"
+    alias.write_text('"""Moved."""\n\nfrom rubric_gate.llm.spec import JudgeSpec\n\n__all__ = ["JudgeSpec"]\n')
+    assert _only_reexports(alias)
+    alias.write_text('from rubric_gate.llm.spec import JudgeSpec\n\n\ndef f() -> None: ...\n\n\n__all__ = ["JudgeSpec", "f"]\n')
+    assert not _only_reexports(alias) and _exported_imports(alias) == ["JudgeSpec"]

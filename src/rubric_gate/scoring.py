@@ -45,16 +45,17 @@ class VerdictLookup:
 
     @property
     def items(self) -> tuple[CalibrationItem, ...]:
+        """The items with their input and output (read on first use; a gate needs `item_ids`)."""
         return self.calibration.items
 
     @property
     def item_ids(self) -> tuple[str, ...]:
-        return tuple(item.id for item in self.items)
+        return self.calibration.ids
 
     def column(self, text: str) -> VerdictColumn:
         cached = self._columns.get(text)
         if cached is None:
-            cached = verdict_column(text, self.items, self.store, judge=self.judge, prompt=self.prompt,
+            cached = verdict_column(text, self.calibration.keys, self.store, judge=self.judge, prompt=self.prompt,
                                     task=self.task)
             self._columns[text] = cached
         return cached
@@ -62,7 +63,7 @@ class VerdictLookup:
     def failed_column(self, text: str) -> np.ndarray:
         column = self.column(text)
         if not column.complete:
-            raise MissingVerdictsError({"<check>": int(column.missing.sum())}, len(self.items))
+            raise MissingVerdictsError({"<check>": int(column.missing.sum())}, len(self.calibration))
         return column.failed
 
     def require_verdicts(self, *docs: RubricDocument) -> None:
@@ -81,14 +82,14 @@ class VerdictLookup:
                 if count:
                     label = check.id if check.id not in missing else f"{check.id} (as edited in {doc.display})"
                     missing[label] = count
-                    examples[label] = [self.items[i].id for i in np.flatnonzero(absent)[:5]]
+                    examples[label] = [self.item_ids[i] for i in np.flatnonzero(absent)[:5]]
         if missing:
-            raise MissingVerdictsError(missing, len(self.items), docs[-1].display, examples=examples,
+            raise MissingVerdictsError(missing, len(self.calibration), docs[-1].display, examples=examples,
                                        verdicts=getattr(self.store, "display", None))
 
     def failed_matrix(self, rubric: Rubric) -> np.ndarray:
         if not rubric.checks:
-            return np.zeros((len(self.items), 0), dtype=bool)
+            return np.zeros((len(self.calibration), 0), dtype=bool)
         return np.ascontiguousarray(np.array([self.failed_column(c.text) for c in rubric.checks], dtype=bool).T)
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:
@@ -117,9 +118,9 @@ class VerdictLookup:
         pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
         rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
         agreement = label_agreement(rubric_fails(failed, k), flawed)
-        meta = {item.id: item.meta for item in self.items if item.meta is not None}
+        meta = self.calibration.meta
         return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement,
-                             item_meta=meta or None)
+                             item_meta=dict(meta) or None)
 
 
 def attribute_rubric(doc: RubricDocument, lookup: VerdictLookup) -> RubricSummary:
@@ -184,7 +185,7 @@ def run_check(
         gated=lookup.summarize(result.gated, "gated"),
         changes=changes,
         gated_yaml=rubric_to_yaml(result.gated),
-        items=len(lookup.items),
+        items=len(lookup.calibration),
         notes=notes,
         comparisons=comparisons,
         run_failures=run_failures,
@@ -210,7 +211,7 @@ def load_calibration_for(
     a split count as calibration items); `evaluation` items are held out; `all` takes both."""
     calibration = load_calibration(override) if override is not None else load_calibration(head.rubric.calibration, root)
     chosen = calibration if split == "all" else calibration.split(split)
-    if not chosen.items:
+    if not len(chosen):
         raise InputError(calibration.display, f"no items in the {split} split")
     return chosen
 

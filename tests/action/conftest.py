@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-# Helper modules live next to the tests; make them importable as top-level modules.
-sys.path.insert(0, str(Path(__file__).parent))
-
-from harness import (
+from tests.action.harness import (
     CALIBRATION,
     REPO,
     RUBRIC,

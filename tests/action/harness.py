@@ -13,6 +13,7 @@ from pathlib import Path
 from unittest import mock
 
 import yaml
+
 from tests.fakes.github import FakeGitHub
 
 REPO = "acme/rubrics"

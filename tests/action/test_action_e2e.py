@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from harness import (
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,

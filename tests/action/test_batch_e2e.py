@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from harness import RUBRIC, Scenario, rubric_yaml
+
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
 from tests.fakes.batches import FakeBatches
 
 

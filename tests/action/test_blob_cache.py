@@ -9,7 +9,12 @@ from contextlib import contextmanager
 from unittest import mock
 
 import pytest
-from harness import (
+
+from rubric_gate.action.snapshot import model as snapshot_model
+from rubric_gate.sources import SourceText
+from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts.blobs import default_cache
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
@@ -20,11 +25,6 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-
-from rubric_gate.action.snapshot import model as snapshot_model
-from rubric_gate.sources import SourceText
-from rubric_gate.verdicts import VerdictStore
-from rubric_gate.verdicts.blobs import default_cache
 
 SECOND = "rubrics/second.yaml"
 THIRD = "rubrics/third.yaml"

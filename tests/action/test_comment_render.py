@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-from harness import (
+from tests.action.harness import (
     CALIBRATION,
     RUBRIC,
     TEXTS,
@@ -15,8 +12,6 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.support import gfm
 
 HOSTILE_ITEMS = ["GH-1", "a5c3785ed8d6a35868bc169f07e40e889087fd2e", "$\\color{green}PASS$",

@@ -63,6 +63,8 @@ def _other(**fields) -> OtherPull:
               others=(_other(error="no merge base", override=GRANTED),)), "fail", 1, "failure", "rubric-gate: fail"),
     (RunFacts("rejected", failing=False, errors=0, pending=False, unsettled=True), "fail", 1, "failure",
      "rubric-gate: fail"),
+    (RunFacts("rejected", failing=False, errors=0, pending=False, unverified="403"), "fail", 2, "failure",
+     "rubric-gate: fail"),
 ])
 def test_the_decision(facts: RunFacts, decision: str, code: int, conclusion: str, title: str) -> None:
     decided = decide(facts)
@@ -83,6 +85,8 @@ def test_the_decision(facts: RunFacts, decision: str, code: int, conclusion: str
     (RunFacts("rejected", failing=False, errors=0, pending=False,
               others=(_other(failing=FAILS_THERE, override=REFUSED),)), ["Its override label does not count", "@mallory"]),
     (RunFacts("rejected", failing=False, errors=0, pending=False, unsettled=True), ["kept changing", "re-run"]),
+    (RunFacts("rejected", failing=False, errors=0, pending=False, unverified="cannot list"),
+     ["could not be read again", "cannot list", "re-run"]),
 ])
 def test_what_the_comment_says(facts: RunFacts, words: list[str]) -> None:
     text = "\n".join(decide(facts).notices)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
 
 from rubric_gate.cli.main import main
+from tests.action.harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
 
 
 def _judge(prompt: str) -> str:

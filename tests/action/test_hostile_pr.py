@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness import (
+
+from tests.action.harness import (
     REPO,
     RUBRIC,
     TEXTS,

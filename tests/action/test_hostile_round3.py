@@ -10,7 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-from harness import (
+
+from rubric_gate.calibration.model import item_content_hash
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
@@ -22,9 +24,7 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-from test_integrity import _on_main, _with_origin
-
-from rubric_gate.calibration.model import item_content_hash
+from tests.action.test_integrity import _on_main, _with_origin
 
 JUDGE = "openai:fake-model"
 
@@ -519,7 +519,7 @@ def test_a_fork_cannot_stand_in_for_a_configured_judge_with_its_own_verdicts(sce
 def test_a_re_run_of_an_older_head_in_a_shallow_checkout_gates_that_heads_changes(scenario: Scenario) -> None:
     import subprocess
 
-    from harness import run_in_process
+    from tests.action.harness import run_in_process
 
     older = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     event = scenario.event(older)  # the payload of the older head's run

@@ -10,7 +10,10 @@ import json
 import subprocess
 
 import pytest
-from harness import (
+
+from rubric_gate.judges import PROMPT_VERSION
+from rubric_gate.verdicts import task_hash
+from tests.action.harness import (
     FAILS,
     LABELS,
     RUBRIC,
@@ -20,11 +23,15 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-from test_hostile_round3 import JUDGE, _gate, _item_hash, _judge_env, _truthful_judge, _verdict
-from test_integrity import _on_main
-
-from rubric_gate.judges import PROMPT_VERSION
-from rubric_gate.verdicts import task_hash
+from tests.action.test_hostile_round3 import (
+    JUDGE,
+    _gate,
+    _item_hash,
+    _judge_env,
+    _truthful_judge,
+    _verdict,
+)
+from tests.action.test_integrity import _on_main
 
 TASK = "Review a cloud security design."
 
@@ -116,7 +123,7 @@ def test_a_look_alike_override_label_changes_nothing(scenario: Scenario, name: s
 
 
 def test_an_override_on_the_pr_does_not_carry_into_its_merge_group(scenario: Scenario) -> None:
-    from test_trust_edges import _merge_group
+    from tests.action.test_trust_edges import _merge_group
 
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     _label(scenario, "labeled")
@@ -159,7 +166,7 @@ def test_a_rewrite_under_a_new_name_id_and_path_spelling_is_gated_as_the_edit(sc
 
 
 def test_a_rubric_moved_out_of_the_glob_and_a_copy_of_its_labels_back_in(scenario: Scenario) -> None:
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     text = rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: fresh").replace(
         CALIBRATION, "calibration/fresh.jsonl").replace(VERDICTS, "calibration/fresh.verdicts.jsonl")
@@ -265,7 +272,7 @@ def _item(item: str, label: str, **extra: object) -> str:
 
 
 def test_an_item_whose_content_differs_only_in_whitespace_is_a_rewrite(scenario: Scenario) -> None:
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     cal = calibration_jsonl().replace('"review R1"', '"review R1 "')
     head = scenario.git.commit({CALIBRATION: cal}, "trailing space in R1")
@@ -273,7 +280,7 @@ def test_an_item_whose_content_differs_only_in_whitespace_is_a_rewrite(scenario:
 
 
 def test_an_item_written_twice_with_opposite_labels_is_bad_input(scenario: Scenario) -> None:
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     dup = json.dumps({"id": "R1b", "input": "design R1", "output": "review R1", "label": "pass"}) + "\n"
     head = scenario.git.commit({CALIBRATION: calibration_jsonl() + dup}, "R1 again, as pass")
@@ -281,7 +288,7 @@ def test_an_item_written_twice_with_opposite_labels_is_bad_input(scenario: Scena
 
 
 def test_a_duplicate_label_key_is_bad_input(scenario: Scenario) -> None:
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "label": "pass"}', 1)
     head = scenario.git.commit({CALIBRATION: cal}, "R1 labeled twice")
@@ -289,7 +296,7 @@ def test_a_duplicate_label_key_is_bad_input(scenario: Scenario) -> None:
 
 
 def test_an_item_moved_to_the_evaluation_split_and_a_check_deleted(scenario: Scenario) -> None:
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "split": "evaluation"}', 1)
     head = scenario.git.commit({CALIBRATION: cal, RUBRIC: rubric_yaml(["B", "C", "D"])}, "hold R1 out; delete A")
@@ -297,7 +304,7 @@ def test_an_item_moved_to_the_evaluation_split_and_a_check_deleted(scenario: Sce
 
 
 def test_an_unplanned_flaw_mark_and_a_deletion_in_the_next_pr(scenario: Scenario) -> None:
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "flaw": "unplanned"}', 1)
     one, two = _two_prs(scenario, {CALIBRATION: cal}, {RUBRIC: rubric_yaml(["B", "C", "D"])})
@@ -511,7 +518,7 @@ def test_a_symlink_alias_of_the_rubric_is_bad_input(scenario: Scenario) -> None:
 def test_a_deleted_rubric_that_catches_nothing_takes_no_shared_labels_with_it(scenario: Scenario) -> None:
     """helper.yaml (only E, which catches nothing) shares demo's labels; deleting it does not
     make relabeling them free."""
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     helper = rubric_yaml(["E"]).replace("id: demo", "id: helper").replace(
         f"calibration: {CALIBRATION}", "calibration: ./calibration//demo.jsonl")
@@ -541,7 +548,7 @@ def test_creating_the_labels_of_a_rubric_that_has_none_needs_the_override(scenar
     """demo.yaml names a calibration set main does not have (it does not load: it vouches for
     nothing). A PR that only creates that set, labeled as it likes, makes it load; the next PR
     is gated on those labels (here: nothing flawed, so deleting any check is free)."""
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     main = _on_main(scenario, {CALIBRATION: None}, "labels to come")
     scenario.git("reset", "-q", "--hard", main)
@@ -554,7 +561,7 @@ def test_creating_the_labels_of_a_rubric_that_has_none_needs_the_override(scenar
 def test_answers_filled_in_while_the_rubrics_labels_are_missing_are_reviewed(scenario: Scenario) -> None:
     """As above, with the rubric broken by a missing calibration set: PR 1 fills (B, R1) "no";
     PR 2 restores the labels (overridden); PR 3 deletes A."""
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     record = "".join(line for line in verdicts_jsonl(TEXTS).splitlines(keepends=True)
                      if not (json.loads(line)["item"] == "R1" and json.loads(line)["check_text"] == TEXTS["B"]))

@@ -12,7 +12,8 @@ import os
 import unicodedata
 
 import pytest
-from harness import (
+
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
@@ -24,9 +25,9 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-from test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
-from test_hostile_round4 import OVERRIDE, _judged, _keyed, _label, _merge_pr
-from test_integrity import _on_main, _with_origin
+from tests.action.test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
+from tests.action.test_hostile_round4 import OVERRIDE, _judged, _keyed, _label, _merge_pr
+from tests.action.test_integrity import _on_main, _with_origin
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
 EXTRA = {"X": "Is key rotation automated?", "A3": "Is every stored byte encrypted?"}
@@ -275,18 +276,17 @@ class TestRubricDocuments:
         _merge_pr(scenario)
         second = scenario.git.commit({RUBRIC: None}, "PR 2: delete the original demo")
         two = _gate(scenario, second)
-        # The copy shares the id `demo`: a blocking finding (rubric ids are unique in a snapshot).
-        assert one.code == 1 and "rubric id `demo` to 2 files" in one.stdout, one.stdout
-        assert two.code == 1, two.stdout
+        # Closed by trust-snapshot's merge: one rubric id in two files fails the PR that does it.
+        assert (one.code, two.code) == (1, 1) and "rubric ids must be unique" in one.stdout, one.stdout + two.stdout
 
     def test_two_added_copies_of_a_deleted_rubric_one_lenient(self, scenario: Scenario) -> None:
-        """The rewrite pairing takes one added file with the deleted rubric's id; the other goes
-        in as a new, ungated rubric. Which is paired must not decide the outcome."""
+        """git pairs demo with its identical copy (a rename); the lenient copy would go in as a
+        new rubric with the same id."""
         head = scenario.git.commit({RUBRIC: None, "rubrics/a.yaml": rubric_yaml(["B", "C", "D"]),
                                     "rubrics/b.yaml": rubric_yaml(["A", "B", "C", "D"])}, "PR 1: two copies")
         one = _gate(scenario, head)
-        # demo -> b.yaml is git's rename; a.yaml a second file with the id `demo`: a blocking finding.
-        assert one.code == 1 and "rubric id `demo` to 2 files" in one.stdout, one.stdout
+        assert one.code == 1 and "rubric ids must be unique" in one.stdout, one.stdout
+        assert _conclusion(scenario, head) == "failure"
 
     def test_max_failures_zero_spelled_as_a_mapping_with_a_deletion(self, scenario: Scenario) -> None:
         head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]) + "aggregation:\n  max_failures: 0\n"},
@@ -356,6 +356,7 @@ class TestWorkspaceFiles:
     def test_the_output_dir_committed_as_a_regular_file(self, scenario: Scenario) -> None:
         head = scenario.git.commit({".rubric-gate": "decision: pass\n", **DELETE_A}, "a file where output goes")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) is None  # refused before it gates: no check run to read
         assert result.code == 2, result.stdout + result.stderr
 
     def test_the_output_dir_committed_as_a_symlink_to_the_git_dir(self, scenario: Scenario) -> None:
@@ -363,6 +364,7 @@ class TestWorkspaceFiles:
         scenario.git("add", ".rubric-gate")
         head = scenario.git.commit(DELETE_A, "output into .git")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) is None  # refused before it gates: no check run to read
         assert result.code == 2, result.stdout + result.stderr
         assert not (scenario.git.path / ".git" / "report.json").exists()
 
@@ -370,6 +372,7 @@ class TestWorkspaceFiles:
         planted = _keyed("B", "R1", "no")
         head = scenario.git.commit({"cache/verdicts.jsonl": planted, **DELETE_A}, "plant the cache")
         result = _gate(scenario, head, verdict_cache="cache", **_judged(scenario))
+        assert _conclusion(scenario, head) is None  # refused before it gates: no check run to read
         assert result.code == 2, result.stdout + result.stderr
         assert not (scenario.git.path / "cache" / "verdicts.jsonl").exists()  # the always-run save keeps nothing
 
@@ -418,57 +421,12 @@ class TestEvents:
         result = _gate(scenario, head, labels=(OVERRIDE, "docs"))
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule reads any `rubric-gate` commit status "
-                       "on the head, whoever posted it; a writer's own status (with the base tip in its description) "
-                       "repeats as the gate's pass on the next label or title event, with no override label and no "
-                       "comment naming them. Read only statuses the token's own user created (owner: action-flow)")
-    def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
-        """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
-        description) on the new head, whose own run the next label event cancels. That label
-        event repeats "the head's last result": the writer's status, not the gate's."""
-        head = scenario.git.commit(DELETE_A, "delete A")
-        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
-                                       "context": "rubric-gate",
-                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
-                                       "creator": {"login": "mallory", "type": "User"}})
-        scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "mallory"},
-                                           "label": {"name": "docs"}})
-        result = _gate(scenario, head, labels=("docs",))
-        assert result.code == 1, result.stdout
-
-    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused the gate's result is a commit status; "
-                       "a writer's newer `rubric-gate` status on the head stands as its result on the next label or "
-                       "title event (owner: action-flow)")
-    def test_a_writers_newer_status_does_not_stand_where_check_runs_are_refused(self, scenario: Scenario) -> None:
-        scenario.fake.checks_forbidden = True
-        head = scenario.git.commit(DELETE_A, "delete A")
-        first = _gate(scenario, head)
-        assert first.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", first.stdout
-        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
-                                       "context": "rubric-gate",
-                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
-                                       "creator": {"login": "maintainer", "type": "User"}})
-        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
-        assert edited.code == 1, edited.stdout
-
-    def test_an_in_progress_check_run_of_a_cancelled_run_does_not_stand(self, scenario: Scenario) -> None:
-        head = scenario.git.commit(DELETE_A, "delete A")
-        from tests.fakes.github import GITHUB_ACTIONS_APP
-
-        rid = scenario.fake.new_id()
-        scenario.fake.check_runs[rid] = {"id": rid, "name": "rubric-gate", "head_sha": head, "status": "in_progress",
-                                         "conclusion": None, "app": GITHUB_ACTIONS_APP,
-                                         "external_id": f"base:{scenario.base_sha}",
-                                         "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
-        result = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
-        assert result.code == 1, result.stdout
-
 
 # -- merge groups: several PRs queued together ---------------------------------------------------
 
 class TestMergeQueue:
     def test_two_queued_prs_each_deleting_one_of_a_redundant_pair(self, scenario: Scenario) -> None:
-        from test_trust_edges import _merge_group
+        from tests.action.test_trust_edges import _merge_group
 
         fails = {item: checks | ({"A3"} if "A" in checks else set()) for item, checks in FAILS.items()}
         base = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "A3", "B", "C", "D"], extra=EXTRA),
@@ -490,7 +448,7 @@ class TestMergeQueue:
         assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
 
     def test_a_merge_group_whose_ref_names_no_pr(self, scenario: Scenario) -> None:
-        from test_trust_edges import _merge_group
+        from tests.action.test_trust_edges import _merge_group
 
         head = scenario.git.commit(DELETE_A, "delete A")
         scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/x", scenario.base_sha)
@@ -501,6 +459,41 @@ class TestMergeQueue:
         result = scenario.run(group, event_name="merge_group", payload=payload)
         assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
 
+
+    def _queue(self, scenario: Scenario, head: str):
+        from tests.action.test_trust_edges import _merge_group
+
+        scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", scenario.base_sha)
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
+        group = scenario.git("rev-parse", "HEAD")
+        return group, scenario.run(group, event_name="merge_group", payload=_merge_group(scenario, group))
+
+    def test_the_criss_cross_route_in_a_merge_queue(self, scenario: Scenario) -> None:
+        """The queue gates the merge git made: A is gone from it."""
+        o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
+        scenario.git("checkout", "-q", "-b", "feat", o1)
+        f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+        scenario.git("checkout", "-q", "main")
+        m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+        scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+        scenario.git("checkout", "-q", "-B", "pr", m1)
+        scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+        head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+        group, result = self._queue(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
+
+    def test_the_duplicate_anchor_route_in_a_merge_queue(self, scenario: Scenario) -> None:
+        base_text = rubric_yaml(["A", "B", "C", "D"])
+        main_text = base_text.replace(f"  text: {TEXTS['B']}\n", f"  text: &tb {TEXTS['B']}\n") + \
+            "- id: Z\n  text: *tb\n  origin: label\n"
+        _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+        lenient = "Is the design written in English?"
+        lines = "".join(_verdict(lenient, i, "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+        group, result = self._queue(scenario, head)
+        assert result.code == 2 and _conclusion(scenario, group) == "failure", result.stdout + result.stderr
 
 # -- the comment: what user text can become -------------------------------------------------------
 
@@ -532,6 +525,7 @@ class TestCommentText:
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA),
                                     VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels) + lines}, "add X")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         body = (Path(result.workspace) / result.outputs["comment"]).read_text()
         root = gfm.parse(body)
@@ -552,6 +546,7 @@ class TestCommentText:
         scenario.git("mv", RUBRIC, name)
         head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         body = (Path(result.workspace) / result.outputs["comment"]).read_text()
         run_link = "https://github.test/acme/rubrics/actions/runs/42"
@@ -567,6 +562,7 @@ class TestCommentText:
         head = scenario.git.commit({CALIBRATION: cal.replace(_item("R1", "fail"), _item("R1", "pass"))},
                                    "relabel R1; a loud item id")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         log = result.stdout + result.stderr
         assert "\x1b" not in log and "\x07" not in log
@@ -656,8 +652,9 @@ class TestLaunderedEvidence:
 
     def test_with_a_configured_judge_in_both_runs(self, scenario: Scenario) -> None:
         one, two = self._launder(scenario, {}, **_judged(scenario))
-        # The judge answers X in PR 2: R1 is A's alone again.
-        assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
+        # The judge answers X in PR 2: R1 is A's alone again. (PR 1 may pass, as today, or need the
+        # override, as the fix of the routes above may make it: this route stops at PR 2 either way.)
+        assert one.code in (0, 1) and two.code == 1, one.stdout + two.stdout
 
 
 # -- the comment: rubric fields shown as written --------------------------------------------------
@@ -689,6 +686,7 @@ class TestCommentRubricFields:
             "id: helper", f"id: {value}")
         head = scenario.git.commit({"rubrics/helper.yaml": text, **DELETE_A}, "a loud new rubric; delete A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         _assert_inert(scenario, result, head)
 
@@ -698,6 +696,7 @@ class TestCommentRubricFields:
         scenario.git("mv", RUBRIC, name)
         head = scenario.git.commit({name: rubric_yaml(["B", "C", "D"])}, "rename; delete A")
         result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1, result.stdout + result.stderr
         _assert_inert(scenario, result, head)
 
@@ -719,6 +718,7 @@ class TestShallowCheckout:
         scenario.git("add", "rubrics/alias.yaml")
         head = scenario.git.commit(DELETE_A, "an alias; delete A")
         result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 2 and result.report()["files_from"] == "rest", result.stdout
 
     def test_a_verdict_file_over_a_megabyte_read_through_the_api(self, scenario: Scenario) -> None:
@@ -737,6 +737,7 @@ class TestShallowCheckout:
         scenario.git("mv", RUBRIC, "archive/demo.yaml")
         head = scenario.git.commit({"archive/demo.yaml": rubric_yaml(["B", "C", "D"])}, "archive, without A")
         result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
 
     def test_a_copy_reported_as_copied_with_the_original_edited(self, scenario: Scenario) -> None:
@@ -744,15 +745,13 @@ class TestShallowCheckout:
         head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["A", "B", "C", "D"]), **DELETE_A},
                                    "copy demo; delete A from the original")
         result = _gate(scenario, head, workspace=_shallow(scenario))
+        assert _conclusion(scenario, head) == "failure", result.stdout
         assert result.code == 1 and result.report()["files_from"] == "rest", result.stdout
 
 
 # -- file names git stores as bytes -----------------------------------------------------------------
 
 class TestFileNameBytes:
-    @pytest.mark.xfail(strict=True, reason="defect, not a route (exit 3, no check run, nothing green): a path that "
-                       "is not UTF-8 crashes the git diff reader (changed_via_git decodes strictly); it should be an "
-                       "input error naming the path, exit 2 (owner: trust-snapshot, action/changed.py)")
     def test_a_rubric_renamed_to_a_name_that_is_not_utf8(self, scenario: Scenario) -> None:
         import subprocess
 
@@ -766,3 +765,512 @@ class TestFileNameBytes:
         head = scenario.git("rev-parse", "HEAD")
         result = scenario.run(head)
         assert result.code == 2 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+
+# -- a configured judge that cannot answer everything ---------------------------------------------
+
+class TestJudgeShortfall:
+    """When the judge cannot answer a pair (budget spent, refused, unparseable), the PR's own
+    recorded answer for it must not stand in."""
+
+    def _x_with_lies(self, scenario: Scenario) -> str:
+        lies = "".join(_verdict(EXTRA["X"], i, "no" if i == "R1" else "yes") for i in LABELS)
+        return scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=EXTRA),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lies}, "X with its answers; delete A")
+
+    def test_the_call_budget_runs_out_before_the_added_check(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        head = self._x_with_lies(scenario)
+        result = _gate(scenario, head, max_judge_calls="3", **inputs)
+        assert result.code == 2 and "nothing was judged" in result.stdout and _conclusion(scenario, head) == "failure", result.stdout
+
+    def test_the_judge_answers_the_added_check_with_nonsense(self, scenario: Scenario) -> None:
+        from tests.action.test_hostile_round3 import _truthful_judge
+
+        def judge(prompt: str) -> str:
+            return "maybe" if EXTRA["X"] in prompt else _truthful_judge(prompt)
+
+        inputs = _judged(scenario, judge)
+        head = self._x_with_lies(scenario)
+        result = _gate(scenario, head, **inputs)
+        assert result.code == 2 and "none guessed" in result.stdout and _conclusion(scenario, head) == "failure", result.stdout
+
+    def test_a_panel_whose_second_judge_has_no_key(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        head = self._x_with_lies(scenario)
+        result = _gate(scenario, head, judge=f"{JUDGE}\nanthropic:claude-fake", env_extra=inputs["env_extra"])
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout
+
+
+# -- one head, several pull requests ------------------------------------------------------------
+
+class TestSameHead:
+    def _staging_head(self, scenario: Scenario) -> tuple[str, str, str]:
+        from tests.action.test_hostile_round3 import _branch
+
+        main_sha = scenario.base_sha
+        lenient = _branch(scenario, "staging", "main", DELETE_A, "staging: no A")
+        head = scenario.git.commit({"README.md": "tweak\n"}, "a harmless change on top of staging")
+        return main_sha, lenient, head
+
+    def test_the_strict_pr_is_listed_on_a_later_page(self, scenario: Scenario) -> None:
+        """Forty other open PRs come first; the one proposing this head into main is on page 2."""
+        main_sha, lenient, head = self._staging_head(scenario)
+        others = {n: {"base": main_sha, "head": "0" * 40} for n in range(10, 50)}
+        scenario.fake.other_pulls = {**others, 60: {"base": main_sha, "head": head}}
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        _rejected(scenario, head)
+
+    def test_the_strict_pr_comes_from_a_fork_of_the_same_commit(self, scenario: Scenario) -> None:
+        main_sha, lenient, head = self._staging_head(scenario)
+        scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        _rejected(scenario, head, fork=True)
+
+    def test_an_override_on_one_pr_does_not_cover_the_same_head_into_another_base(self, scenario: Scenario) -> None:
+        """#8 proposes the head into staging (overridden there); #7 proposes it into main."""
+        main_sha, lenient, head = self._staging_head(scenario)
+        scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        _label(scenario, "labeled")
+        _rejected(scenario, head, labels=(OVERRIDE,))
+
+
+    def test_a_pass_posted_after_the_strict_prs_failure_by_a_run_that_listed_before_it(self,
+                                                                                        scenario: Scenario) -> None:
+        """#8's run (the head into a lenient staging) listed the open PRs before #7 (the same head
+        into main) was opened, and #7's run posted its failure first. Closed by action-flow: the
+        open PRs are read again before a pass is posted."""
+        main_sha, lenient, head = self._staging_head(scenario)
+        _rejected(scenario, head)  # #7, opened while #8's run was under way, fails into main
+        scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
+        scenario.fake.other_pulls = {7: {"base": main_sha, "head": head}}  # open by now
+        original = scenario.fake.handle
+        listings = []
+
+        def listing_from_before_7(method, path, token, body):
+            if method == "GET" and path.endswith("/pulls") and not listings:  # #8's run listed them before #7
+                listings.append(path)
+                scenario.fake.requests.append((method, path))
+                return scenario.fake._page(path, [scenario.fake._pull(f"{scenario.fake.url}/repos/acme/rubrics", 8,
+                                                                      {"base": lenient, "head": head})])
+            return original(method, path, token, body)
+
+        scenario.fake.handle = listing_from_before_7  # type: ignore[method-assign]
+        late = _gate(scenario, head)
+        assert late.code == 1 and _conclusion(scenario, head) == "failure", late.stdout
+
+# -- calibration files: line spellings ----------------------------------------------------------
+
+class TestCalibrationLines:
+    def test_crlf_with_a_relabel(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl({**LABELS, "R1": "pass"}).replace("\n", "\r\n")
+        head = scenario.git.commit({CALIBRATION: cal}, "CRLF; R1 pass")
+        _rejected(scenario, head)
+
+    def test_a_bom_and_a_relabel(self, scenario: Scenario) -> None:
+        cal = "\ufeff" + calibration_jsonl({**LABELS, "R1": "pass"})
+        head = scenario.git.commit({CALIBRATION: cal}, "BOM; R1 pass")
+        _rejected(scenario, head)
+
+    def test_an_escaped_duplicate_label_key(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "l\\u0061bel": "pass"}', 1)
+        head = scenario.git.commit({CALIBRATION: cal}, "label twice, escaped")
+        _rejected(scenario, head)
+
+    def test_an_item_id_given_as_a_number(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace('"id": "R1"', '"id": 1')
+        head = scenario.git.commit({CALIBRATION: cal}, "R1 -> 1")
+        _rejected(scenario, head)
+
+    def test_a_blank_line_and_a_comment_line(self, scenario: Scenario) -> None:
+        cal = calibration_jsonl().replace(_item("R1", "fail"), "\n// R1 removed\n", 1)
+        head = scenario.git.commit({CALIBRATION: cal, **DELETE_A}, "R1 commented out; delete A")
+        _rejected(scenario, head)
+
+
+# -- rubric YAML: documents and streams ---------------------------------------------------------
+
+class TestRubricStream:
+    def test_a_second_yaml_document_after_the_lenient_one(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["B", "C", "D"]) + "---\n" + rubric_yaml(["A", "B", "C", "D"])
+        head = scenario.git.commit({RUBRIC: text}, "two documents")
+        _rejected(scenario, head, code=2)
+
+    def test_an_empty_rubric_file(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({RUBRIC: ""}, "emptied")
+        _rejected(scenario, head, code=2)
+
+    def test_a_rubric_in_json_syntax(self, scenario: Scenario) -> None:
+        """JSON is YAML: the same document, gated as such."""
+        import yaml
+
+        head = scenario.git.commit({RUBRIC: json.dumps(yaml.safe_load(rubric_yaml(["B", "C", "D"])))}, "as JSON")
+        _rejected(scenario, head)
+
+    def test_a_rubric_in_utf16(self, scenario: Scenario) -> None:
+        (scenario.git.path / RUBRIC).write_bytes(rubric_yaml(["A", "B", "C", "D"]).encode("utf-16"))
+        scenario.git("add", RUBRIC)
+        head = scenario.git.commit({}, "the rubric re-encoded as UTF-16")
+        _rejected(scenario, head, code=2)
+
+
+# -- the snapshots (after trust-snapshot's merge): ids across the proposed merge -----------------
+
+class TestProposedSnapshotIds:
+    """One rubric id per file, read on the PR's head as it merges onto the base tip."""
+
+    def test_a_new_rubric_with_the_id_in_other_case(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({"rubrics/copy.yaml": rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: DEMO")},
+                                   "DEMO, without A")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
+        assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
+
+    def test_a_new_rubric_with_the_id_main_gave_a_rubric_since(self, scenario: Scenario) -> None:
+        _on_main(scenario, {"rubrics/tip.yaml": _other(["B", "C"], "shared")}, "main adds `shared`")
+        head = scenario.git.commit({"rubrics/mine.yaml": _other(["B"], "shared")}, "the PR adds `shared` too")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
+        assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
+
+    def test_a_third_file_for_an_id_two_files_already_share(self, scenario: Scenario) -> None:
+        main = _on_main(scenario, {"rubrics/twin.yaml": rubric_yaml(["A", "B", "C", "D"])}, "demo twice (grandfathered)")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({"rubrics/third.yaml": rubric_yaml(["B", "C", "D"])}, "a third demo")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
+        assert result.code == 1 and "rubric ids must be unique" in result.stdout, result.stdout
+
+    def test_an_id_main_retired_since_is_free_again(self, scenario: Scenario) -> None:
+        main = _on_main(scenario, {"rubrics/old.yaml": _other(["B"], "old")}, "old")
+        scenario.git("reset", "-q", "--hard", main)
+        _on_main(scenario, {"rubrics/old.yaml": None}, "main retires old")
+        head = scenario.git.commit({"rubrics/new.yaml": _other(["B", "C"], "old")}, "reuse the id old")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "success"
+        assert result.code == 0, result.stdout + result.stderr
+
+    def test_the_calibration_set_renamed_and_the_rubric_repointed(self, scenario: Scenario) -> None:
+        scenario.git("mv", CALIBRATION, "calibration/demo2.jsonl")
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/demo2.jsonl")
+        head = scenario.git.commit({RUBRIC: text}, "move the labels")
+        _rejected(scenario, head)
+
+
+# -- the head's last result, repeated by an event that changes nothing ---------------------------
+
+class TestStandingResult:
+    """A label or title event repeats the head's last `rubric-gate` result instead of gating
+    again; whatever it reads as "the last result" is a pass nobody gated, unless only the gate
+    can have written it."""
+
+    @pytest.mark.xfail(strict=True, reason="route: the standing-result rule trusts any `rubric-gate` check run of the "
+                       "github-actions app, which every workflow of the repository writes as; a workflow the PR adds "
+                       "(even where the gate itself is a ruleset's required workflow, the documented fix for "
+                       "workflow edits) posts a passing one with the base tip as external_id, and the next label "
+                       "or title event makes the gate's own job repeat it. Repeat only a failure, or only a run "
+                       "this workflow wrote (owner: action-flow)")
+    def test_a_passing_check_run_another_workflow_posted(self, scenario: Scenario) -> None:
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        head = scenario.git.commit(DELETE_A, "delete A; a workflow that posts a check run")
+        _rejected(scenario, head)  # the gate's own run
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {
+            "id": rid, "name": "rubric-gate", "head_sha": head, "status": "completed", "conclusion": "success",
+            "app": GITHUB_ACTIONS_APP, "external_id": f"base:{scenario.base_sha}",
+            "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
+        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1, edited.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: where check runs are refused, a standing status is read from any "
+                       "bot account (an installation token has no login); a workflow the PR adds writes as "
+                       "github-actions[bot], so its passing `rubric-gate` status is repeated as the gate's result on "
+                       "the next label or title event (owner: action-flow; the check-run route's status half)")
+    def test_a_passing_status_another_workflow_posted_where_check_runs_are_refused(self, scenario: Scenario) -> None:
+        scenario.fake.checks_forbidden = True
+        head = scenario.git.commit(DELETE_A, "delete A; a workflow that posts a status")
+        first = _gate(scenario, head)
+        assert first.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", first.stdout
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "github-actions[bot]", "type": "Bot"}})
+        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1, edited.stdout
+
+    def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
+        """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
+        description) on the new head, whose own run the next label event cancels. That label
+        event repeats "the head's last result": the writer's status, not the gate's. Closed by
+        action-flow: a standing status must be this token's."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "mallory", "type": "User"}})
+        scenario.fake.label_events.append({"event": "labeled", "actor": {"login": "mallory"},
+                                           "label": {"name": "docs"}})
+        result = _gate(scenario, head, labels=("docs",))
+        assert result.code == 1, result.stdout
+
+    def test_a_writers_newer_status_does_not_stand_where_check_runs_are_refused(self, scenario: Scenario) -> None:
+        scenario.fake.checks_forbidden = True
+        head = scenario.git.commit(DELETE_A, "delete A")
+        first = _gate(scenario, head)
+        assert first.code == 1 and scenario.fake.statuses[-1]["state"] == "failure", first.stdout
+        scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
+                                       "context": "rubric-gate",
+                                       "description": f"rubric-gate: pass · base {scenario.base_sha}",
+                                       "creator": {"login": "maintainer", "type": "User"}})
+        edited = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1, edited.stdout
+
+    def test_an_in_progress_check_run_of_a_cancelled_run_does_not_stand(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {"id": rid, "name": "rubric-gate", "head_sha": head, "status": "in_progress",
+                                         "conclusion": None, "app": GITHUB_ACTIONS_APP,
+                                         "external_id": f"base:{scenario.base_sha}",
+                                         "output": {"title": "rubric-gate: pass", "summary": "", "annotations": []}}
+        result = _gate(scenario, head, action="edited", payload={"changes": {"title": {"from": "x"}}})
+        assert result.code == 1, result.stdout
+
+
+    @pytest.mark.xfail(strict=True, reason="route: an overridden pass stands while the label is on, whoever put it "
+                       "back: the writer removes it, the author (who may label, not override) re-applies it, and a "
+                       "title edit cancels both label runs; the head's last result, the writer's overridden pass, is "
+                       "repeated. It may stand only while the label's last applier is a writer (owner: action-flow, "
+                       "gather.standing)")
+    def test_an_overridden_pass_stands_only_while_a_writer_holds_the_label(self, scenario: Scenario) -> None:
+        """The writer overrides, then removes the label; the author (who may label, not override)
+        puts it back. Both label runs are cancelled by the author's title edit right after: the
+        head's last result is the writer's overridden pass, and the label is on again."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0  # the writer's override
+        _label(scenario, "unlabeled")
+        _label(scenario, "labeled", who="mallory")  # both runs cancelled by the next event
+        edited = _gate(scenario, head, action="edited", labels=(OVERRIDE,),
+                       payload={"changes": {"title": {"from": "x"}}})
+        assert edited.code == 1 and _conclusion(scenario, head) == "failure", edited.stdout
+
+    @pytest.mark.xfail(strict=True, reason="route: the override record a check run carries (`pr:N override` in its "
+                       "external_id) is read from any `rubric-gate` check run of the github-actions app; a workflow "
+                       "the PR adds posts one on a new head, and the label a writer applied on an older head makes "
+                       "it a grant there. Only records this workflow wrote may carry a grant (owner: action-flow)")
+    def test_an_override_record_another_workflow_posted_on_a_new_head(self, scenario: Scenario) -> None:
+        from tests.fakes.github import GITHUB_ACTIONS_APP
+
+        first = scenario.git.commit({"README.md": "x\n", RUBRIC: rubric_yaml(["A", "B", "C", "E"])}, "delete D")
+        _label(scenario, "labeled")
+        assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0  # the writer's override, on this head
+        second = scenario.git.commit(DELETE_A, "then delete A too")
+        _rejected(scenario, second, labels=(OVERRIDE,), action="synchronize")  # a new head: not overridden
+        rid = scenario.fake.new_id()
+        scenario.fake.check_runs[rid] = {
+            "id": rid, "name": "rubric-gate", "head_sha": second, "status": "completed", "conclusion": "failure",
+            "app": GITHUB_ACTIONS_APP, "external_id": f"base:{scenario.base_sha} pr:7 override",
+            "output": {"title": "rubric-gate: fail", "summary": "", "annotations": []}}
+        reopened = _gate(scenario, second, labels=(OVERRIDE,), action="reopened")
+        assert reopened.code == 1, reopened.stdout
+
+# -- what the log and the HTML report show --------------------------------------------------------
+
+class TestLogAndReport:
+    @pytest.mark.parametrize("name", ["rubrics/\x1b]8;;https://evil.example\x07x\x1b]8;;\x07.yaml",
+                                      "rubrics/\x1b[2J\x1b[31mred.yaml", "rubrics/\x9b31mcsi.yaml"],
+                             ids=["osc8", "clear-screen", "c1-csi"])
+    def test_an_escape_in_a_broken_rubrics_name_does_not_reach_the_log(self, scenario: Scenario, name: str) -> None:
+        head = scenario.git.commit({name: "id: [unclosed\n", **DELETE_A}, "a loud, broken rubric")
+        result = _gate(scenario, head)
+        assert result.code == 2 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+        log = result.stdout + result.stderr
+        assert "\x1b" not in log and "\x07" not in log and "\x9b" not in log, repr(log[-600:])
+
+    def test_an_escape_in_an_input_error_does_not_reach_stderr(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, "calibration/\x1b]0;pwned\x07.jsonl")
+        head = scenario.git.commit({RUBRIC: text}, "repoint to a loud missing path")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
+        assert result.code == 2 and "is not allowed" in result.stdout, result.stdout + result.stderr  # YAML refuses it
+        assert "\x1b" not in result.stdout + result.stderr, repr((result.stdout + result.stderr)[-600:])
+
+    def test_markup_in_a_check_text_and_an_item_id_is_text_in_the_html_report(self, scenario: Scenario) -> None:
+        from pathlib import Path
+
+        from tests.support import gfm
+
+        loud = "<img src=x onerror=alert(1)>"
+        labels = {**LABELS, loud: "pass"}
+        main = _on_main(scenario, {CALIBRATION: calibration_jsonl(labels),
+                                   VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels)}, "a loud item id")
+        scenario.git("reset", "-q", "--hard", main)
+        extra = {"X": "Is it <script>alert(1)</script> free?"}
+        lines = "".join(_verdict(extra["X"], i, "no" if i == loud else "yes") for i in labels)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=extra),
+                                    VERDICTS: verdicts_jsonl(TEXTS, FAILS, labels) + lines},
+                                   "add X, which fails the loud item")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
+        assert result.code == 1, result.stdout + result.stderr
+        html = (Path(result.workspace) / ".rubric-gate" / "report.html").read_text()
+        root = gfm.parse_html(html)
+        assert not [e for e in root.iter("img") if e.attrs.get("onerror")], html[:2000]
+        assert not [e for e in root.iter("script") if "alert(1)" in e.text()]
+        assert "alert(1)" in root.text()  # shown, as text
+
+
+class TestCommentCheckIds:
+    """Check ids are restricted to letters, digits, `_`, `.` and `-`: still enough for a `www.`
+    autolink, an autolink reference or a commit id."""
+
+    @pytest.mark.parametrize("check_id", ["www.evil.example", "GH-1", "a5c3785ed8d6a35868bc169f07e40e889087fd2e",
+                                          "JIRA-123", "evil.example.com"])
+    def test_an_added_check_id_is_inert(self, scenario: Scenario, check_id: str) -> None:
+        text = rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA).replace("id: X", f"id: {check_id}")
+        lines = "".join(_verdict(EXTRA["X"], i, "no" if i == "R4" else "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add a loud id")
+        result = _gate(scenario, head)
+        assert _conclusion(scenario, head) == "failure", result.stdout
+        assert result.code == 1, result.stdout + result.stderr
+        from pathlib import Path
+
+        from tests.support import gfm
+
+        body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+        root = gfm.parse(body)
+        run_link = "https://github.test/acme/rubrics/actions/runs/42"
+        live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+        assert not [s for s in live if check_id in s[1] or s[1] in check_id], live
+        assert check_id in "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf"), body
+
+
+# -- history: which commit is the merge base ------------------------------------------------------
+
+class TestCrissCrossHistory:
+    @pytest.mark.xfail(strict=True, reason="route: with two merge bases (a criss-cross history: the PR merges a "
+                       "commit of main with `-s ours`), the gate diffs from the one `git merge-base` prints, where the "
+                       "rubric is unchanged; git merges from both (a virtual base that has A), so the merge deletes "
+                       "A. Gate the merge git makes (`git merge-tree`), or fail closed on more than one merge base "
+                       "(owner: trust-snapshot, action/changed.py)")
+    def test_a_head_that_drops_a_main_change_through_an_ours_merge(self, scenario: Scenario) -> None:
+        """main: O1 (A retired) -> m1 (README); feat: O1 -> f1 (A back); the tip merges feat. The
+        PR starts at m1 and merges f1 keeping m1's tree (`-s ours`), then changes the README: the
+        merge bases of the tip and the head are m1 and f1."""
+        o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
+        scenario.git("checkout", "-q", "-b", "feat", o1)
+        f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+        scenario.git("checkout", "-q", "main")
+        m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+        tip = scenario.git("rev-parse", "HEAD")
+        scenario.base_sha = scenario.fake.base_sha = tip
+        scenario.git("checkout", "-q", "-B", "pr", m1)
+        scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+        head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+        merged = scenario.git("merge-tree", "--write-tree", tip, head).split()[0]
+        assert len(scenario.git("merge-base", "--all", tip, head).split()) == 2
+        assert "id: A\n" not in scenario.git("show", f"{merged}:{RUBRIC}")  # what would land: A deleted
+        result = _gate(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+
+class TestYamlAliasesAcrossTheMerge:
+    @pytest.mark.xfail(strict=True, reason="route: the gate models the merge by check id (`apply_check_changes`), "
+                       "not git's text merge: main anchors B's text (`&tb`) for a frozen Z (`*tb`); the PR, from the "
+                       "older base, adds Y with its own `&tb`. Both pass; git merges them cleanly into a rubric that "
+                       "does not load (a duplicate anchor), so main is broken and every later PR fails closed, as "
+                       "round 4's id added on both sides did. Gate the merge git makes (`git merge-tree`), which also "
+                       "closes the criss-cross route (owner: trust-snapshot, boundary/merge.py)")
+    def test_an_anchor_the_pr_reuses_breaks_the_rubric_main_merges(self, scenario: Scenario) -> None:
+        from rubric_gate.errors import InputError
+        from rubric_gate.rubric import parse_rubric_text
+
+        base_text = rubric_yaml(["A", "B", "C", "D"])
+        tb = f"  text: {TEXTS['B']}\n"
+        main_text = base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n") + "- id: Z\n  text: *tb\n  origin: label\n"
+        _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+        lenient = "Is the design written in English?"
+        pr_text = base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n")
+        lines = "".join(_verdict(lenient, i, "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: pr_text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+        tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]  # a clean merge
+        with pytest.raises(InputError, match="duplicate anchor"):
+            parse_rubric_text(scenario.git("show", f"{tree}:{RUBRIC}") + "\n", RUBRIC)
+        result = _gate(scenario, head)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+
+# -- items the base branch added since the PR branched ------------------------------------------
+
+class TestItemsMainAddedSince:
+    """A PR is reviewed against its merge base, which does not have the items main labeled since;
+    once merged, what it records for them is the record of the tip's items. Closed by comparing
+    answers as the lookups read them: where main changed the verdict file too, the tip's record
+    with the merged one (a PR that does more than append is asked to rebase); a line carrying an
+    item's new content hash is stale on the merge base's item, so its answer there is lost."""
+
+    def _main_adds_r6(self, scenario: Scenario) -> None:
+        labels = {**LABELS, "R6": "fail"}
+        fails = {**FAILS, "R6": {"B"}}  # B's one unique catch
+        _on_main(scenario, {CALIBRATION: calibration_jsonl(labels), VERDICTS: verdicts_jsonl(TEXTS, fails, labels)},
+                 "main labels R6, which only B catches")
+
+    @staticmethod
+    def _judge(prompt: str) -> str:
+        from tests.action.test_hostile_round3 import _truthful_judge
+
+        if "review R6" in prompt:
+            return "no" if TEXTS["B"] in prompt else "yes"
+        return _truthful_judge(prompt)
+
+    def _two_prs(self, scenario: Scenario, record: str | None, **inputs: str):
+        from tests.action.test_hostile_round3 import _merge_into_main
+
+        first = scenario.git.commit({VERDICTS: record} if record else {"README.md": "x\n"}, "PR 1: an answer for R6")
+        one = _gate(scenario, first, **inputs)
+        _merge_into_main(scenario, "pr")  # raises on a conflict: git merges it cleanly
+        scenario.git("checkout", "-q", "-B", "pr2", "main")
+        second = scenario.git.commit({RUBRIC: rubric_yaml(["A", "C", "D"])}, "PR 2: delete B")
+        return one, _gate(scenario, second, **inputs)
+
+    def test_without_the_answer_deleting_b_is_rejected(self, scenario: Scenario) -> None:
+        self._main_adds_r6(scenario)
+        one, two = self._two_prs(scenario, None, **_judged(scenario, self._judge))
+        assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
+
+    def test_a_keyed_answer_for_an_item_main_labeled_since(self, scenario: Scenario) -> None:
+        self._main_adds_r6(scenario)
+        inputs = _judged(scenario, self._judge)
+        line = _keyed("B", "R6", "yes")
+        one, two = self._two_prs(scenario, line + (scenario.git.path / VERDICTS).read_text(), **inputs)
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
+
+    def test_a_keyless_answer_after_the_line_main_wrote(self, scenario: Scenario) -> None:
+        self._main_adds_r6(scenario)
+        record = (scenario.git.path / VERDICTS).read_text()
+        after = json.dumps({"item": "R1", "check_text": TEXTS["C"], "answer": "yes"}) + "\n"
+        one, two = self._two_prs(scenario, record.replace(after, after + _verdict("B", "R6", "yes")))
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout
+
+    def test_an_answer_for_the_content_main_rewrote_an_item_to(self, scenario: Scenario) -> None:
+        """main rewrote R1's output since (overridden on main). PR 1 appends (B, R1) "no" carrying the
+        new content's hash: on the merge base's R1 it is stale (another content), on the tip's R1 it
+        is the answer. PR 2 deletes A, whose catch of R1 B now shares."""
+        from rubric_gate.calibration.model import item_content_hash
+
+        cal = calibration_jsonl().replace('"review R1"', '"review R1, rewritten"')
+        _on_main(scenario, {CALIBRATION: cal}, "main rewrites R1 (overridden)")
+        line = _verdict("B", "R1", "no", item_hash=item_content_hash("design R1", "review R1, rewritten"))
+        from tests.action.test_hostile_round3 import _merge_into_main
+
+        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line}, "PR 1: an answer for the new R1")
+        one = _gate(scenario, first)
+        _merge_into_main(scenario, "pr")
+        scenario.git("checkout", "-q", "-B", "pr2", "main")
+        two = _gate(scenario, scenario.git.commit(DELETE_A, "PR 2: delete A"))
+        assert one.code == 1 or two.code == 1, one.stdout + two.stdout

@@ -10,7 +10,8 @@ import json
 import subprocess
 
 import yaml
-from harness import (
+
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import socket
 
 import pytest
-from harness import RUBRIC, Scenario, rubric_yaml
+
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
 
 
 def _closed_port() -> int:

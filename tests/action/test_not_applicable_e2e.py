@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harness import RUBRIC, VERDICTS, Scenario, rubric_yaml
+from tests.action.harness import RUBRIC, VERDICTS, Scenario, rubric_yaml
 
 WAF = {"F": "Only when the design has a public endpoint, is it behind a WAF?"}
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness import RUBRIC, Scenario, rubric_yaml
 
 from rubric_gate.action.config import DEFAULTS
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

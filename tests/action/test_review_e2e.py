@@ -7,7 +7,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from harness import Scenario
+
+from tests.action.harness import Scenario
 from tests.fakes.audit_llm import FakeAuditLLM
 
 TASK = "List the fruit in the basket, naming apple, pear and plum when present."

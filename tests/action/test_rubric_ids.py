@@ -5,8 +5,10 @@ against the fake GitHub with a real git repository."""
 
 from __future__ import annotations
 
-from harness import RUBRIC, Scenario, rubric_yaml
-from test_integrity import OVERRIDE, _on_main, _writer_override
+import pytest
+
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
+from tests.action.test_integrity import OVERRIDE, _on_main, _writer_override
 
 COPY = "rubrics/copy.yaml"
 OTHER = "rubrics/other.yaml"
@@ -36,6 +38,13 @@ def test_a_new_file_with_an_existing_rubrics_id_is_blocked_naming_both_files(sce
     assert RUBRIC in finding["message"] and COPY in finding["message"]
     body = scenario.fake.marked_comments()[0]["body"]
     assert COPY in body and "rubric id" in body
+
+
+@pytest.mark.parametrize("spelling", ["Demo", "\uff44\uff45\uff4d\uff4f", "de\u200bmo"], ids=["case", "fullwidth", "zero-width"])
+def test_an_id_spelled_to_look_different_is_the_same_id(scenario: Scenario, spelling: str) -> None:
+    head = scenario.git.commit({COPY: _with_id(rubric_yaml(["A"]), f'"{spelling}"')}, "a copy spelled otherwise")
+    result = _run(scenario, head)
+    assert result.code == 1 and len(_id_findings(result)) == 1, result.stdout + result.stderr
 
 
 def test_an_edit_giving_a_second_rubric_the_first_ones_id_is_blocked(scenario: Scenario) -> None:

@@ -8,10 +8,9 @@ open PRs between two calls of one run (the race) or between runs (the override).
 
 from __future__ import annotations
 
-from harness import RUBRIC, Scenario, rubric_yaml
-from test_hostile_round3 import _gate
-
 from rubric_gate.action.checks import CheckRecord
+from tests.action.harness import RUBRIC, Scenario, rubric_yaml
+from tests.action.test_hostile_round3 import _gate
 
 OVERRIDE = "rubric-gate:override"
 
@@ -112,6 +111,23 @@ def test_without_changes_a_pass_lists_the_open_prs_twice_and_posts_once(scenario
     assert result.code == 0 and [r["conclusion"] for r in _checks(scenario, head)] == ["success"]
     listings = [p for m, p in scenario.fake.requests if m == "GET" and p.endswith("/pulls")]
     assert len(listings) == 3  # gathered, re-read before the post, and after it
+
+
+def test_a_pass_that_cannot_be_read_again_after_it_was_posted_is_posted_as_a_failure(scenario: Scenario) -> None:
+    head, _ = _main_moved_past_staging(scenario)
+    original = scenario.fake.handle
+
+    def refuse_the_third_listing(method, path, token, body):
+        if method == "GET" and path.endswith("/pulls") and sum(p.endswith("/pulls") for _, p in scenario.fake.requests) == 2:
+            scenario.fake.requests.append((method, path))
+            return 403, {"message": "Resource not accessible by integration"}
+        return original(method, path, token, body)
+
+    scenario.fake.handle = refuse_the_third_listing  # type: ignore[method-assign]
+    result = _gate(scenario, head)
+    assert result.code == 2 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    assert [r["conclusion"] for r in _checks(scenario, head)] == ["success", "failure"]
+    assert "could not be read again" in result.summary
 
 
 # -- an override on one of two PRs with one head ----------------------------------------------------

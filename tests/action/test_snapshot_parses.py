@@ -8,14 +8,21 @@ from __future__ import annotations
 from collections import Counter
 from unittest import mock
 
-from harness import LABELS, RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
-from test_integrity import _on_main
-
 from rubric_gate.action.snapshot import default_memo
 from rubric_gate.calibration import index as calibration_index
 from rubric_gate.calibration import load as calibration_load
 from rubric_gate.sources import yaml_lines
 from rubric_gate.verdicts.blobs import default_cache
+from tests.action.harness import (
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+from tests.action.test_integrity import _on_main
 
 NEW_TEXT = "Does the design name an owner for each key?"
 RUBRICS = [RUBRIC, *(f"rubrics/r{n:02d}.yaml" for n in range(1, 12))]

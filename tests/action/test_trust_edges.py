@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 import yaml
-from harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
-from test_integrity import _on_main
+
+from tests.action.harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
+from tests.action.test_integrity import _on_main
 
 HELPER = "rubrics/aaa-helper.yaml"  # sorts before rubrics/demo.yaml: gated (and judged) first
 JUDGE_ENV = {"OPENAI_API_KEY": "sk-test"}
@@ -266,12 +267,12 @@ def test_a_verdict_cache_inside_an_output_name_is_refused(scenario: Scenario) ->
 # -- a crash is exit 3 ------------------------------------------------------------------------------
 
 def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: Scenario, monkeypatch) -> None:
-    import rubric_gate.action.run as run_module
+    import rubric_gate.action.gating as gating_module
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(run_module, "gate_standard", boom)
+    monkeypatch.setattr(gating_module, "gate_standard", boom)
     logs = scenario.tmp / "logs"
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head, env_extra={"RUNNER_TEMP": str(logs)})

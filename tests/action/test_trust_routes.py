@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from harness import (
+
+from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
@@ -25,7 +26,7 @@ from harness import (
     rubric_yaml,
     verdicts_jsonl,
 )
-from test_integrity import _on_main
+from tests.action.test_integrity import _on_main
 
 JUDGE_ENV = {"OPENAI_API_KEY": "sk-test"}
 

@@ -111,7 +111,7 @@ def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
     from rubric_gate.action.sources import RestReader
     from rubric_gate.errors import InputError
 
-    entry = SimpleNamespace(path="calibration/x.jsonl", mode="100644", type="blob", sha="0" * 40)
+    entry = SimpleNamespace(path="calibration/x.jsonl", mode="100644", type="blob", sha="0" * 40, size=25)
     tree = SimpleNamespace(raw_data={"truncated": False}, tree=[entry])
     blob = SimpleNamespace(content=base64.b64encode(b'{"id": "a"}\n{"id": "b\xff"}\n').decode())
     repo = SimpleNamespace(get_git_tree=lambda sha, recursive: tree, get_git_blob=lambda sha: blob)

@@ -136,7 +136,9 @@ def test_adversarial_fool_rate_and_reuse(fake: FakeAuditLLM, project: Path, monk
     assert by_id["apple"]["vfr"] == 1.0 and len(by_id["apple"]["fools"]) == 3
     assert by_id["apple"]["fools"][0] == {"item": "c1", "output": "apple", "verifier_reason": "fake verifier"}
     assert by_id["kiwi"]["vfr"] == 0.0 and by_id["kiwi"]["fools"] == []
-    assert fake.kinds.count("attack") == 6 and fake.kinds.count("verdict") == 6 and fake.kinds.count("verify") == 6
+    # Attempts 1 and 3 on a check both attack c1 with the same output: one question for the judge
+    # and the verifier (asked once, its stored answer used for both), so 4 of each, not 6.
+    assert fake.kinds.count("attack") == 6 and fake.kinds.count("verdict") == 4 and fake.kinds.count("verify") == 4
     roles = {u["role"] for u in report["usage"]}
     assert roles == {"audit", "attacker", "judge", "verifier"}
     calls = fake.received

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.batch import BatchJournal, journal_path, judge_in_batches
+from rubric_gate.batch.outcome import BatchUnansweredError
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges import PROMPT_VERSION, judge_missing, missing_pairs
+from rubric_gate.llm.errors import UnansweredError
 from rubric_gate.verdicts import VerdictStore
 from tests.fakes.batches import FakeBatches
 from tests.fakes.llm import FakeLLM
@@ -114,9 +116,15 @@ def test_resubmission_is_bounded_and_nothing_is_guessed(batches: FakeBatches, tm
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RUBRIC_GATE_BATCH_RESUBMITS", "1")
     batches.rules = {"mentions kiwi": ["errored"] * 100}
-    with pytest.raises(JudgeError, match="8 pairs have no valid answer after 1 resubmissions, none guessed"):
+    with pytest.raises(JudgeError, match="8 pairs have no valid answer after 1 resubmissions, none guessed") as raised:
         run(tmp_path, JUDGES[0])
     assert len(batches.created) == 2
+    # The typed error carries what the run did: the failures listed, its statistics and outcome.
+    error = raised.value
+    assert isinstance(error, UnansweredError) and isinstance(error, BatchUnansweredError)
+    assert len(error.failures) == 8 and all(" @ " in f for f in error.failures)
+    assert error.stats is error.outcome.stats and error.stats.failed == 8
+    assert error.outcome.submitted == batches.created and error.outcome.complete
     saved = list(VerdictStore.load(tmp_path / "verdicts.jsonl"))
     assert len(saved) == 32 and not any("kiwi" in v.check_text for v in saved)
 

@@ -1,5 +1,5 @@
 """The calibration cache: a set whose bytes validated once loads again without validating or
-hashing, to the same items; any change of the bytes runs the exact load and its errors."""
+hashing, to the same columns and items; any change of the bytes runs the exact load and its errors."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ def exact_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = load_module._parse_exactly
 
-    def spy(source):  # type: ignore[no-untyped-def]
+    def spy(source, **options):  # type: ignore[no-untyped-def]
         calls.append(source.display)
-        return real(source)
+        return real(source, **options)
 
     monkeypatch.setattr(load_module, "_parse_exactly", spy)
     return calls
@@ -70,9 +70,15 @@ def test_a_damaged_cache_file_is_ignored(tmp_path, monkeypatch) -> None:
 
     path = write(tmp_path / "c.jsonl", LINES)
     load_calibration(path)
-    cache = index.cache_path(path.read_bytes())
+    cache = index.cache_path(index.content_digest(path.read_bytes()))
     assert cache is not None and cache.exists()
-    for damage in (b"not json", b'["only one"]', b"[1, 2, 3]"):
+    whole = json.loads(cache.read_bytes())
+    damages = [b"not json", b'["only one"]', b"[1, 2, 3]",
+               json.dumps({**whole, "ids": whole["ids"][:2]}).encode(),  # not one per item
+               json.dumps({**whole, "labels": "pfx"}).encode(),
+               json.dumps({**whole, "unplanned": [1]}).encode(),  # a correct item cannot be unplanned
+               json.dumps({**whole, "meta": [[0, "[1]"]]}).encode()]  # meta is an object
+    for damage in damages:
         cache.write_bytes(damage)
         calls = exact_calls(monkeypatch)
         assert [item.id for item in load_calibration(path).items] == ["r1", "r2", "r3"]

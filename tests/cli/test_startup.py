@@ -114,6 +114,79 @@ def test_ctrl_c_early_in_start_up_is_caught() -> None:
     assert (result.returncode, result.stderr, result.stdout) == (130, "rubric-gate: interrupted\n", "")
 
 
+# The signal sent from inside pydantic, at a chosen point of `check --help`'s start-up: `native`,
+# the first Python code pydantic-core's Rust calls (pydantic 2.10 runs its self-schema so, and a
+# KeyboardInterrupt there was a Rust panic), or `construction`, the first model being built.
+INSIDE_PYDANTIC = (
+    "import os, signal, sys\n"
+    "from rubric_gate.cli.main import run\n"
+    "sys.argv = ['rubric-gate', 'check', '--help']\n"
+    "window, report = os.environ['WINDOW'], os.environ['WINDOW_REPORT']\n"
+    "native = []\n"  # pydantic-core's functions on the stack
+    "def hook(frame, event, arg):\n"
+    "    if event == 'c_call' and (getattr(arg, '__module__', None) or '').startswith('pydantic_core'):\n"
+    "        native.append(arg)\n"
+    "    elif event in ('c_return', 'c_exception') and native and native[-1] is arg:\n"
+    "        native.pop()\n"
+    "    elif event == 'call' and (native if window == 'native' else frame.f_code.co_name != '<module>' and\n"
+    "                              frame.f_globals.get('__name__') == 'pydantic._internal._model_construction'):\n"
+    "        sys.setprofile(None)\n"
+    "        with open(report, 'w') as f:\n"
+    "            f.write(f'{frame.f_code.co_filename}:{frame.f_code.co_name}')\n"
+    "        os.kill(os.getpid(), signal.SIGINT)\n"
+    "sys.setprofile(hook)\n"
+    "run()\n"
+)
+
+
+def _pydantic_version() -> tuple[int, ...]:
+    import pydantic
+
+    return tuple(int(part) for part in pydantic.VERSION.split(".")[:2])
+
+
+@pytest.mark.parametrize("window", ["native", "construction"])
+def test_ctrl_c_inside_pydantic_prints_one_line(window: str, tmp_path: Path) -> None:
+    if window == "native" and _pydantic_version() >= (2, 11):
+        pytest.skip("pydantic 2.11 and later build no self-schema: their core calls no Python code in this start-up")
+    report = tmp_path / "window"
+    result = subprocess.run([sys.executable, "-c", INSIDE_PYDANTIC], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "WINDOW": window, "WINDOW_REPORT": str(report)})
+    assert report.exists(), "the signal was never sent: the start-up did not reach the window"
+    # (click ends the terminal's `^C` line first when the signal reaches it)
+    assert (result.returncode, result.stderr.lstrip("\n"), result.stdout) == (130, "rubric-gate: interrupted\n", ""), \
+        report.read_text()
+
+
+# A library that turns the KeyboardInterrupt into another BaseException (as pyo3 turns a Rust
+# panic into `pyo3_runtime.PanicException`) while the command runs.
+INTERRUPT_BECOMES_PANIC = (
+    "import os, signal, sys\n"
+    "import rubric_gate.cli.main as entry\n"
+    "class PanicException(BaseException): pass\n"
+    "def command(argv=None):\n"
+    "    try:\n"
+    "        if os.environ['INTERRUPT'] == '1':\n"
+    "            os.kill(os.getpid(), signal.SIGINT)\n"
+    "        signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"  # a call for the handler to run before
+    "    except KeyboardInterrupt:\n"
+    "        pass\n"
+    "    raise PanicException('Error building schema validator')\n"
+    "entry.main = command\n"
+    "entry.run()\n"
+)
+
+
+@pytest.mark.parametrize("interrupted", [True, False])
+def test_any_base_exception_after_ctrl_c_prints_one_line(interrupted: bool) -> None:
+    result = subprocess.run([sys.executable, "-c", INTERRUPT_BECOMES_PANIC], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "INTERRUPT": str(int(interrupted))})
+    if interrupted:
+        assert (result.returncode, result.stderr) == (130, "rubric-gate: interrupted\n")
+    else:  # not after a Ctrl-C: a bug, and Python reports it as one
+        assert result.returncode == 1 and "PanicException: Error building schema validator" in result.stderr
+
+
 def test_ctrl_c_during_a_run_prints_one_line(tmp_path: Path) -> None:
     # A live judge that never answers keeps `check` in its run until the signal arrives.
     import socket

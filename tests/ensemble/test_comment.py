@@ -36,7 +36,7 @@ def test_single_judge_comment_has_no_reliability_columns(fake: FakeLLM, project:
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     write_base_head(project, ["apple"], ["apple", "pear"])
     text = markdown(capsys, "--judge", TRUTHFUL)
-    assert header(text) == "| Check | Change | Origin | Frozen | Credit | Blame | Unique catches | Fails correct | Fails flawed | When decided | Decision |"
+    assert header(text) == "| Check | Change | Decision | Origin | Frozen | Credit | Blame | Unique catches | Fails correct | Fails flawed | When decided |"
     how_sure = next(line for line in text.splitlines() if line.startswith("**How sure:**"))
     assert "kappa" in how_sure and "MCC" in how_sure and "balanced accuracy" in how_sure
     assert "samples" not in how_sure and "judges" not in how_sure
@@ -50,7 +50,7 @@ def test_unstable_rejection_is_marked(fake: FakeLLM, project: Path, capsys: pyte
     assert "Flip rate" in header(text) and "Alpha" not in header(text) and "Paraphrase" not in header(text)
     assert "— ⚠ rests on unstable verdicts (samples disagree) on r3" in text
     pear_row = next(line for line in text.splitlines() if line.startswith("| `pear`"))
-    assert "| 12% |" in pear_row and pear_row.endswith("**rejected** ⚠ unstable |")
+    assert "| 12% |" in pear_row and "| added | **rejected** ⚠ unstable |" in pear_row
     assert "3 samples per pair: flip rate up to 12% (pear)" in text
     assert "1 decision rests on unstable verdicts" in text
 
@@ -93,4 +93,4 @@ def test_comment_stays_readable_at_30_checks(tmp_path: Path) -> None:
     assert all(len(line) < 200 for line in rows)
     how_sure = [line for line in text.splitlines() if line.startswith("**How sure:**")]
     assert len(how_sure) == 1 and len(how_sure[0]) < 600
-    assert re.search(r"\| Alpha \| Flip rate \| When decided \| Decision \|", header(text))
+    assert re.search(r"\| Alpha \| Flip rate \| When decided \|", header(text))

@@ -29,6 +29,8 @@ ANNOTATION_MESSAGE_BYTES = 64 * 1024  # annotations[].message: "The maximum size
 ANNOTATION_TITLE_CHARS = 255
 STATUS_DESCRIPTION_CHARS = 140  # "description is too long (maximum is 140 characters)"
 CONTENTS_INLINE_BYTES = 1024 * 1024  # contents API: over 1 MB, JSON has encoding "none" and no content
+# Get a blob: the raw bytes with these media types, else JSON with base64 content (the default).
+RAW_MEDIA_TYPES = {"application/vnd.github.raw+json", "application/vnd.github.raw", "application/vnd.github.v3.raw"}
 CONCLUSIONS = {"action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out"}
 ANNOTATION_LEVELS = {"notice", "warning", "failure"}
 STATUS_STATES = {"error", "failure", "pending", "success"}
@@ -454,6 +456,12 @@ class FakeGitHub:
         proc = self._git("cat-file", "blob", sha)
         if proc.returncode != 0:
             return 404, {"message": "Not Found"}
+        self.blob_reads.append((sha, self._accept))
+        if self._accept in RAW_MEDIA_TYPES:  # "application/vnd.github.raw+json: Returns the raw blob data."
+            raw = proc.stdout
+            if sha in self.altered_blobs:  # a transfer gone wrong: same length, one byte changed
+                raw = bytes([raw[0] ^ 1]) + raw[1:]
+            return 200, raw
         return 200, {"sha": sha, "size": len(proc.stdout), "encoding": "base64", "content": _base64_lines(proc.stdout),
                      "url": f"{self.url}/repos/{self.repo}/git/blobs/{sha}", "node_id": "B"}
 
@@ -499,6 +507,9 @@ class FakeGitHub:
         return None
 
     _query: dict[str, str] = field(default_factory=dict)
+    _accept: str = ""  # the request's Accept header
+    blob_reads: list[tuple[str, str]] = field(default_factory=list)  # (blob sha, Accept) of each blob read
+    altered_blobs: set[str] = field(default_factory=set)  # blob shas whose raw bytes arrive altered
 
 
 def _declared_patch(hunks: list[tuple[int, int]]) -> str:
@@ -527,11 +538,13 @@ def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
             with lock:
                 fake._query = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p)
                 fake._headers = {}
+                fake._accept = self.headers.get("Accept", "")
                 status, data = fake.handle(self.command, parsed.path, token, body)
                 extra = dict(fake._headers)
-            payload = json.dumps(data).encode()
+            raw = isinstance(data, bytes)
+            payload = data if raw else json.dumps(data).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", "application/vnd.github.raw" if raw else "application/json; charset=utf-8")
             for name, value in extra.items():
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(payload)))

@@ -14,7 +14,7 @@ from rubric_gate.judges import (
     judge_missing,
     missing_pairs,
 )
-from rubric_gate.judges.pricing import model_price
+from rubric_gate.llm.pricing import model_price
 from rubric_gate.rubric import Check
 from rubric_gate.verdicts import VerdictStore, task_hash
 from tests.fakes.llm import FakeLLM

@@ -10,9 +10,10 @@ import unicodedata
 import pytest
 
 from rubric_gate.judges import PROMPT_VERSION
-from rubric_gate.judges.parse import MalformedReply, parse_answer, parse_checklist
+from rubric_gate.judges.parse import parse_answer, parse_checklist
 from rubric_gate.judges.progress import ProgressReporter
 from rubric_gate.judges.prompt import render_checklist, render_per_check
+from rubric_gate.llm.errors import MalformedReply
 
 
 @pytest.mark.parametrize(("text", "answer", "quote"), [
@@ -82,7 +83,8 @@ def test_unambiguous_yes_no_spellings_are_normalised(reply: str, expected: str) 
 
 @pytest.mark.parametrize("reply", ["y", "yes, but", "maybe", "", "no no", 1])
 def test_anything_else_is_still_malformed(reply: object) -> None:
-    from rubric_gate.judges.parse import MalformedReply, parse_answer
+    from rubric_gate.judges.parse import parse_answer
+    from rubric_gate.llm.errors import MalformedReply
 
     with pytest.raises(MalformedReply):
         parse_answer(json.dumps({"answer": reply, "quote": ""}))

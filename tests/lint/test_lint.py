@@ -119,3 +119,21 @@ def test_control_characters_in_findings_are_shown_inert(repo: Repo, capsys: pyte
     repo.write("rubrics/demo.yaml", rubric_text(CHECKS) + '"evil\\e[31m": 1\n')
     code, out, _ = run_cli(capsys, "lint", "rubrics/demo.yaml")
     assert code == 2 and "\x1b" not in out and "evil\\x1b[31m" in out
+
+
+@pytest.mark.parametrize(("line", "hint"), [
+    ("task: Summarize the recipe for a cook: ingredients first", "(a value with ': ' in it, e.g. 'task: Summarize: "
+                                                                  "...', must be quoted)"),
+    ("checks:\n\t- id: a", "(indent with spaces, not tabs)"),
+])
+def test_the_commonest_yaml_slips_say_what_to_do(repo: Repo, capsys: pytest.CaptureFixture[str], line: str,
+                                                 hint: str) -> None:
+    # Found in the newcomer pass: an unquoted "task: ...: ..." said only "mapping values are not
+    # allowed here", PyYAML's wording, and nothing of the fix.
+    repo.write("rubrics/slip.yaml", f"id: slip\nversion: 1\n{line}\n")
+    for command in (("lint", "rubrics/slip.yaml"), ("attribute", "rubrics/slip.yaml")):
+        code, out, err = run_cli(capsys, *command)
+        assert code == 2
+        where = 3 + line.count("\n")
+        assert f"rubrics/slip.yaml:{where}:" in out + err and "YAML syntax error" in out + err, out + err
+        assert hint in out + err

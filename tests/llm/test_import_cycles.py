@@ -1,6 +1,6 @@
 """No import cycle among the model-calling modules (llm/, judges/, batch/): provider modules
-import the leaf protocols and errors, and are found through the registry by name, so neither
-`judges/backend.py` nor `batch/client.py` imports a provider module back.
+import the leaf protocols and errors, and are found through the registry by name, so no module
+of judges/ or batch/ imports a provider module back.
 
 Every import counts, also one inside a function (the old cycles were such); only imports under
 `if TYPE_CHECKING:` do not, since they never run.

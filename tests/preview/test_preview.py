@@ -18,9 +18,7 @@ from unittest import mock
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "action"))
-from harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
-
+from tests.action.harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
 from tests.support import gfm
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: any connection attempt fails
@@ -163,7 +161,7 @@ def test_the_console_script_runs_it(scenario: Scenario) -> None:
 
 
 def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scenario: Scenario) -> None:
-    from harness import FAILS, LABELS
+    from tests.action.harness import FAILS, LABELS
 
     new_text = {"F": "Is the threat model attached?"}
     truth = {**FAILS, "R4": FAILS["R4"] | {"F"}}  # the judge: F fails a correct item
@@ -200,3 +198,37 @@ def test_from_a_subdirectory_the_default_out_is_at_the_root_and_out_is_where_typ
     assert (scenario.git.path / ".rubric-gate" / "preview" / "comment.md").is_file()
     assert preview(sub, "--out", "here")[0] == 0
     assert (sub / "here" / "comment.md").is_file()
+
+
+def _html(scenario: Scenario) -> gfm.Element:
+    return gfm.parse_html((scenario.git.path / ".rubric-gate" / "preview" / "report.html").read_text())
+
+
+def test_the_html_report_fails_with_the_run_when_the_labels_fail_it(scenario: Scenario) -> None:
+    # Found in the newcomer pass: the rubric's own edit passed, a relabeled item failed the run,
+    # and report.html still said "rubric-gate: PASS".
+    from tests.action.harness import CALIBRATION, LABELS, calibration_jsonl
+
+    scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"]), CALIBRATION: calibration_jsonl({**LABELS, "R4": "fail"})},
+                        "delete D, relabel R4")
+    code, _, err = preview(scenario.git.path, "--base", "main")
+    assert code == 1, err
+    root = _html(scenario)
+    assert next(root.iter("h1")).text() == "rubric-gate: FAIL"
+    (failure,) = next(root.iter("ul")).find_all("li")
+    assert failure.text().startswith(f"{CALIBRATION}: relabeled 1: R4")
+    assert next(root.iter("h2")).text().startswith("✅")  # the rubric itself passed
+
+
+def test_the_html_report_marks_a_rubric_that_fails_merged_onto_the_tip(scenario: Scenario) -> None:
+    git = scenario.git
+    git("checkout", "-q", "main")
+    git.commit({RUBRIC: rubric_yaml(["A", "D"])}, "main: drop B and C")  # D alone catches R3 there
+    git("checkout", "-q", "pr")
+    git.commit({RUBRIC: rubric_yaml(["A", "B", "C"])}, "delete D")
+    code, _, err = preview(git.path, "--base", "main")
+    assert code == 1, err
+    root = _html(scenario)
+    assert next(root.iter("h1")).text() == "rubric-gate: FAIL"
+    assert next(root.iter("h2")).text().startswith("❌")
+    assert any(p.text().startswith("Fails: merged onto the base branch's tip") for p in root.iter("p"))

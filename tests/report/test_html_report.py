@@ -170,3 +170,15 @@ def test_charts_and_tables_shrink_to_a_narrow_window(repo: Repo) -> None:
     html = render_html(_report(repo, {"B": CHECKS["B"]}))
     assert "svg.chart { max-width: 100%; height: auto; }" in html
     assert '<div class="table-wrap">' in html and "overflow-x: auto" in html
+
+
+def test_names_in_backticks_show_as_code_and_stay_text() -> None:
+    # Found in the newcomer pass: notes written for Markdown showed their backticks in the HTML.
+    from tests.report.test_table import _report
+
+    report = _report()
+    report.notes.append("This PR adds 2 verdict(s) to `calibration/<b>x</b>.jsonl` (`trust_pr_verdicts`)")
+    html = render_html(report)
+    note = next(line for line in html.splitlines() if "This PR adds" in line)
+    assert note == ('<p class="muted">Note: This PR adds 2 verdict(s) to <code>calibration/&lt;b&gt;x&lt;/b&gt;.jsonl'
+                    '</code> (<code>trust_pr_verdicts</code>)</p>')

@@ -24,8 +24,8 @@ from rubric_gate.results import (
 from tests.support import gfm
 
 MEASURED = CheckReliability(SampleStability(0.25, ("i1",)), JudgeAgreement(0.5, ("i2",)))
-PIVOTAL_HEADERS = ["Check", "Change", "Origin", "Frozen", "Credit", "Blame", "Pivotal catches", "Fails correct",
-                   "Fails flawed", "Alpha", "Flip rate", "When decided", "Decision"]
+PIVOTAL_HEADERS = ["Check", "Change", "Decision", "Origin", "Frozen", "Credit", "Blame", "Pivotal catches",
+                   "Fails correct", "Fails flawed", "Alpha", "Flip rate", "When decided"]
 
 
 def _report(*, max_failures: int = 1, split: str = "calibration") -> CheckReport:
@@ -59,9 +59,9 @@ def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
     assert md_header == PIVOTAL_HEADERS
     assert html_header == [*PIVOTAL_HEADERS, "Text"]
     assert md_rows == [
-        ["kept", "", "hand", "no", "1.00", "0.00", "1", "0", "1", "0.50", "25%", "", ""],
-        ["edited", "modified (origin)", "label", "yes", "0.50", "0.25", "0", "1", "1", "0.50", "25%",
-         "credit 0.50, blame 0.25, pivotal 1", "rejected (1/2 judges) ⚠ unstable ⚠ tie"],
+        ["kept", "", "", "hand", "no", "1.00", "0.00", "1", "0", "1", "0.50", "25%", ""],
+        ["edited", "modified (origin)", "rejected (1/2 judges) ⚠ unstable ⚠ tie", "label", "yes", "0.50", "0.25", "0",
+         "1", "1", "0.50", "25%", "credit 0.50, blame 0.25, pivotal 1"],
     ]
     assert [row[:-1] for row in html_rows] == md_rows
     assert [row[-1] for row in html_rows] == ["Is it kept?", "Is it edited?"]
@@ -71,7 +71,7 @@ def test_the_catches_label_follows_the_aggregation_everywhere() -> None:
     report = _report(max_failures=0)
     (row_kept, row_edited) = table_rows(report)
     assert row_edited.decided == "credit 0.50, blame 0.25, unique 1" and row_kept.decided == ""
-    assert _markdown_table(report)[0][6] == _html_table(report)[0][6] == "Unique catches"
+    assert _markdown_table(report)[0][7] == _html_table(report)[0][7] == "Unique catches"
     out = io.StringIO()
     render_check_text(_report(), Console(file=out, width=200))
     assert "Pivotal" in out.getvalue() and "Unique" not in out.getvalue()
@@ -82,3 +82,12 @@ def test_every_labeled_item_is_called_a_labeled_item() -> None:
     markdown, html = render_markdown(report), render_html(report)
     assert "on the 4 labeled items;" in markdown and "all items" not in markdown
     assert "4 labeled items" in html and "calibration items" not in html
+
+
+def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
+    # Found in the newcomer pass: last of 11 columns, the decision was past the right edge of a
+    # GitHub comment (~780 px); a reviewer had to scroll the table to see what was rejected.
+    report = _report()
+    for header, rows in (_markdown_table(report), _html_table(report)):
+        assert header[:3] == ["Check", "Change", "Decision"]
+        assert [row[2].split(" ")[0] for row in rows] == ["", "rejected"]

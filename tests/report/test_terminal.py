@@ -155,3 +155,30 @@ def test_at_80_columns_wide_rates_keep_their_columns(tmp_path: Path) -> None:
     row = next(line for line in lines if line.startswith("flawed caught"))
     assert row.split()[2:] == ["100.0%", "(8/8;", "68-100%)", "87.5%", "(7/8;", "53-98%)", "100.0%", "(8/8;",
                                "68-100%)"], out
+
+
+def test_at_60_columns_the_decision_stays_and_the_dropped_columns_are_named() -> None:
+    # Found in the newcomer pass: at 60 columns the per-check table kept every column and the
+    # terminal cut the last two, "Fails flawed" and the decision.
+    out = _run_in_pty(60, *ARGS)
+    lines = out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 60
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("Check")) + 2:]
+    for check, rejected in (("reports-all", True), ("severity-fits", True), ("names-resource", False)):
+        row = next(line for line in table if line.startswith(check + " ")).split()  # the id whole
+        assert len(row) >= 4 and row[4:5] == (["REJECTED"] if rejected else []), row  # credit, blame, unique
+    assert "Credit" in out and "Blame" in out and "Decision" in out
+    assert _hanging_line(lines, "not shown: ").startswith(
+        "not shown: Origin, Fails correct, Fails flawed (every column shows from 81 columns")
+    assert _hanging_line(lines, "frozen: ") == "frozen: right-resource, reports-all (cannot be deleted, reworded or unfrozen)"
+
+
+def _hanging_line(lines: list[str], prefix: str) -> str:
+    """The line starting with `prefix`, with the lines the terminal wrapped it onto (indented under its text)."""
+    at = next(i for i, line in enumerate(lines) if line.startswith(prefix))
+    rest = []
+    for line in lines[at + 1:]:
+        if not line.startswith(" " * len(prefix)) or not line.strip():
+            break
+        rest.append(line.strip())
+    return " ".join([lines[at].rstrip(), *rest])

@@ -128,3 +128,17 @@ def test_workflow_template_is_the_repository_workflow(tmp_path: Path) -> None:
     proc = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(target)],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_next_steps_show_a_hand_written_verdict_line_that_counts(empty_repo: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # Found in the newcomer pass: "(or by hand)" named no format; the README was the only place.
+    code, out, _ = run_cli(capsys, "init")
+    assert code == 0
+    step = next(line for line in out.splitlines() if "Record a verdict" in line)
+    example = json.loads(step[step.index("{"):step.index("}") + 1])
+    rubric = yaml.safe_load((empty_repo / "rubrics/shop-qa.yaml").read_text())
+    example["check_text"] = rubric["checks"][0]["text"]
+    (empty_repo / rubric["verdicts"]).write_text(json.dumps(example) + "\n")
+    code, out, _ = run_cli(capsys, "lint", str(empty_repo / "rubrics/shop-qa.yaml"))
+    assert code == 0 and f"check '{rubric['checks'][0]['id']}': no recorded verdict for 3 of 4 items" in out

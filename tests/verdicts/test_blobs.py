@@ -82,6 +82,33 @@ def test_a_blob_extending_a_parsed_one_parses_only_its_added_lines(monkeypatch) 
         v.model_dump() for v in VerdictStore.from_bytes(head_raw[len(base_raw):], "x")]
 
 
+def test_a_blob_extending_a_parsed_one_holds_their_shared_rows_once() -> None:
+    """The base's columns become a view of the head's first rows (one copy for both), a copy of a
+    store shares its columns read-only, and a write to either still leaves the other alone."""
+    import numpy as np
+
+    cache = BlobCache()
+    base_raw = lines(40)
+    head_raw = base_raw + lines(7, answer="no", start=40)
+    base = VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+    head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
+    base_columns, head_columns = base._data.columns.arrays(), head._data.columns.arrays()
+    for name, column in base_columns.items():
+        assert np.shares_memory(column, head_columns[name]) and not column.flags.writeable
+    assert table(base) == table(VerdictStore.from_bytes(base_raw, "x"))
+    assert table(head) == table(VerdictStore.from_bytes(head_raw, "x"))
+    merged = base.merged(VerdictStore([Verdict(item="r0", check_text="check 0", answer="no")]))
+    assert len(merged) == 41 and table(base) == table(VerdictStore.from_bytes(base_raw, "x"))
+    copied = base._data.copy()
+    assert all(np.shares_memory(a, b) for a, b in zip(copied.columns.arrays().values(), base_columns.values(),
+                                                       strict=True))
+    with pytest.raises(ValueError):
+        copied.columns.arrays()["answer"][0] = 1  # shared: read-only
+    before = table(head)
+    base.append([Verdict(item="r1", check_text="check 1", answer="no")])
+    assert base.answers("check 1", ITEMS[1:2])[0].tolist() == [True] and table(head) == before
+
+
 def test_an_error_in_the_added_lines_names_the_line_of_the_head_file() -> None:
     cache = BlobCache()
     base_raw = lines(12)

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from rubric_gate.calibration import CalibrationItem
-from rubric_gate.judges.parse import MalformedReply, parse_answer, parse_checklist
+from rubric_gate.judges.parse import parse_answer, parse_checklist
+from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.reliability import nominal_alpha
 from rubric_gate.verdicts import Verdict, VerdictStore, verdict_column
 from rubric_gate.verdicts.table_data import NO, NOT_APPLICABLE, YES

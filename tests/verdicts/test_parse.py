@@ -114,7 +114,9 @@ def test_fast_and_exact_paths_build_the_same_columns(tmp_path: Path, monkeypatch
         lines.append(json.dumps(fields, ensure_ascii=rng.random() < 0.5) + ("\r" if n % 97 == 0 else ""))
     text = "\n".join(lines) + "\n"
     fast = load(tmp_path, text)._data
-    monkeypatch.setattr(parse_module, "_decode_line", lambda raw: (_ for _ in ()).throw(parse_module.msgspec.DecodeError()))
+    from rubric_gate.verdicts import line_struct
+
+    monkeypatch.setattr(line_struct, "decode_line", lambda raw: (_ for _ in ()).throw(line_struct.msgspec.DecodeError()))
     exact = load(tmp_path, text)._data
     for name in ("texts", "items", "hashes", "sources"):
         assert getattr(fast, name).values == getattr(exact, name).values

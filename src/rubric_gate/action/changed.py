@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from github.Repository import Repository
@@ -18,17 +18,37 @@ class ChangedFile:
     previous: str | None  # path at base when renamed
     status: str  # added | modified | removed | renamed
     moved_to: str | None = None  # for "removed": renamed out of the `rubrics` glob, to here
+    name_error: str | None = None  # why a name git stores cannot be read (not UTF-8): an input error where it is gated
 
     @property
     def base_path(self) -> str:
         return self.previous or self.path
 
 
-def _git(workspace: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=workspace, capture_output=True, text=True, check=False)
+def _git_bytes(workspace: Path, *args: str) -> bytes:
+    proc = subprocess.run(["git", *args], cwd=workspace, capture_output=True, check=False)
     if proc.returncode != 0:
-        raise InputError("git " + " ".join(args[:2]), proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
+        stderr = proc.stderr.decode("utf-8", "replace").strip()
+        raise InputError("git " + " ".join(args[:2]), stderr.splitlines()[-1] if stderr else "failed")
     return proc.stdout
+
+
+def _git(workspace: Path, *args: str) -> str:
+    return _git_bytes(workspace, *args).decode("utf-8", "replace")
+
+
+def _path(raw: bytes, errors: list[str]) -> str:
+    """A file name from git, which stores names as bytes, as the tree reader lists it (invalid
+    UTF-8 replaced). A name that is not UTF-8 is recorded in `errors`: two such names can read
+    alike, and the GitHub API and the globs read names as UTF-8, so it is an input error where
+    the file is gated."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        shown = raw.decode("utf-8", "backslashreplace")
+        errors.append(f"the file name {shown!r} is not UTF-8, which the GitHub API and the `rubrics` globs cannot "
+                      "read as it is stored; rename it")
+        return raw.decode("utf-8", "replace")
 
 
 def merge_base_via_git(workspace: Path, base_sha: str, head_sha: str) -> str:
@@ -42,22 +62,24 @@ def merge_base_via_rest(repo: Repository, base_sha: str, head_sha: str) -> str:
 def changed_via_git(workspace: Path, merge_base: str, head_sha: str) -> list[ChangedFile]:
     # Diff from the merge base, as GitHub's "Files changed" does, so base-branch commits
     # made after the PR branched are not reported as the PR's changes.
-    raw = _git(workspace, "diff", "--name-status", "-z", "--find-renames", merge_base, head_sha)
-    fields = raw.split("\0")
+    raw = _git_bytes(workspace, "diff", "--name-status", "-z", "--find-renames", merge_base, head_sha)
+    fields = raw.split(b"\0")
     files: list[ChangedFile] = []
     i = 0
     statuses = {"A": "added", "M": "modified", "D": "removed", "T": "modified"}
     while i < len(fields) and fields[i]:
-        code = fields[i]
+        code = fields[i].decode("ascii", "replace")
+        errors: list[str] = []
         if code.startswith("R"):
-            files.append(ChangedFile(fields[i + 2], fields[i + 1], "renamed"))
+            found = ChangedFile(_path(fields[i + 2], errors), _path(fields[i + 1], errors), "renamed")
             i += 3
         elif code.startswith("C"):  # a copy is a new file; its source is unchanged
-            files.append(ChangedFile(fields[i + 2], None, "added"))
+            found = ChangedFile(_path(fields[i + 2], errors), None, "added")
             i += 3
         else:
-            files.append(ChangedFile(fields[i + 1], None, statuses.get(code[:1], "modified")))
+            found = ChangedFile(_path(fields[i + 1], errors), None, statuses.get(code[:1], "modified"))
             i += 2
+        files.append(replace(found, name_error=errors[0]) if errors else found)
     return files
 
 
@@ -94,11 +116,11 @@ def rubric_changes(files: list[ChangedFile], globs: tuple[str, ...]) -> list[Cha
                 and matches_any(f.path, globs)):
             # Moved only in case (rubrics/ -> RUBRICS/): still matched ignoring case, but gone from
             # where every case-sensitive reader of the globs looks: that is its deletion too.
-            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path))
+            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path, name_error=f.name_error))
         elif matches_any(f.path, globs):
             out.append(f)
         elif f.previous and matches_any(f.previous, globs):
             # Moved out of the glob, the rubric is no longer gated (its next edit would pass
             # unseen): that is its deletion.
-            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path))
+            out.append(ChangedFile(f.previous, None, "removed", moved_to=f.path, name_error=f.name_error))
     return out

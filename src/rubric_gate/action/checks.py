@@ -10,6 +10,7 @@ from github.GithubObject import NotSet
 from github.Repository import Repository
 
 from rubric_gate.action.client import describe, is_forbidden
+from rubric_gate.action.comment import by_token, token_login
 from rubric_gate.action.decide import OVERRIDDEN, PostedResult
 from rubric_gate.action.gate_file import RubricOutcome
 
@@ -119,8 +120,8 @@ def _own_runs(repo: Repository, head_sha: str, every: bool = False) -> list[Any]
 
 def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
     """The head's last `rubric-gate` result: its latest check run (the one branch protection
-    reads), else its latest commit status; None when it has none or it cannot be read. Only the
-    workflow token's app writes these runs."""
+    reads), else the latest commit status this token posted; None when it has none or it cannot
+    be read. Only the workflow token's app writes these runs."""
     try:
         runs = _own_runs(repo, head_sha)
         if runs:
@@ -130,8 +131,12 @@ def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
             return PostedResult(latest.status == "completed" and latest.conclusion in ("success", "neutral"),
                                 record.base_sha if record else None, OVERRIDDEN in title,
                                 record is not None and record.override)
+        login: list[str | None] = []  # the token's user, read once, at the first status of this name
         for status in repo.get_commit(head_sha).get_statuses():  # newest first
             if status.context == CHECK_NAME:
+                login = login or [token_login(repo)]
+                if not by_token(status.creator.login if status.creator is not None else None, login[0]):
+                    continue  # anyone with write access can post a status of this name: not the gate's result
                 description = status.description or ""
                 base = description.rsplit(_BASE_MARK, 1)[1] if _BASE_MARK in description else None
                 overridden = OVERRIDDEN in description  # a status records no PR: only its own override made it

@@ -35,13 +35,17 @@ def token_login(repo: Repository) -> str | None:
 
 
 def is_own(comment: IssueComment, login: str | None) -> bool:
-    """Written by the token's user; for an installation token, by a GitHub App's bot account.
+    user = comment.user
+    return by_token(user.login if user is not None else None, login)
+
+
+def by_token(author: str | None, login: str | None) -> bool:
+    """Written (a comment, a commit status) by the token's user `login`; for an installation
+    token (no login), by a GitHub App's bot account.
 
     A bot's login ends in `[bot]` (GITHUB_TOKEN writes as `github-actions[bot]`), which no
     user's login can, and only a repository admin can install an app.
     """
-    user = comment.user
-    author = user.login if user is not None else None
     if not author:
         return False
     if login is not None:

@@ -43,6 +43,7 @@ class RunFacts:
     override: Override | None = None  # this PR's override label (None: not on the PR, or not asked)
     others: tuple[OtherPull, ...] = ()  # the other open PRs with this head
     unsettled: bool = False  # the open PRs with this head kept changing while this run gated them
+    unverified: str | None = None  # why a posted pass could not be read again (an API error)
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,13 @@ def decide(facts: RunFacts) -> Decision:
     if facts.unsettled:
         notices.append("The open pull requests with this head kept changing while this run gated them, so it posts "
                        f"no pass ({_SHARED}): re-run the job.")
-    decision = run_decision(failing=facts.failing, errors=bool(facts.errors), overridden=override is not None,
-                            pending=facts.pending, failing_elsewhere=elsewhere or facts.unsettled)
-    code = exit_code(facts.fail_on, decision, bool(facts.errors))
+    if facts.unverified is not None:
+        notices.append(f"The open pull requests with this head could not be read again after this run posted its "
+                       f"pass ({facts.unverified}), so it is posted as a failure ({_SHARED}): re-run the job.")
+    decision = run_decision(failing=facts.failing, errors=bool(facts.errors) or facts.unverified is not None,
+                            overridden=override is not None, pending=facts.pending,
+                            failing_elsewhere=elsewhere or facts.unsettled)
+    code = exit_code(facts.fail_on, decision, bool(facts.errors) or facts.unverified is not None)
     overridden = decision == "pass" and (override is not None or covered)
     return Decision(decision, code, conclusion(decision, code), title(decision, overridden), override, tuple(notices))
 

@@ -15,7 +15,7 @@ from typing import Any
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.snapshot import UNREADABLE_BASE, Snapshot, Snapshots
-from rubric_gate.action.sources import FileReader, check_repo_path
+from rubric_gate.action.sources import check_repo_path
 from rubric_gate.boundary import apply_check_changes, check_conflicts, split_evidence
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
@@ -35,7 +35,7 @@ from rubric_gate.service import (
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
 
-__all__ = ["UNREADABLE_BASE", "GateSettings", "RubricOutcome", "gate_file", "read_calibration", "read_verdicts"]
+__all__ = ["UNREADABLE_BASE", "GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
               "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")
@@ -122,14 +122,6 @@ def verdicts_at(snapshot: Snapshot, path: str) -> VerdictStore:
     return VerdictStore(display=snapshot.display(path)) if store is None else store
 
 
-def read_calibration(reader: FileReader, sha: str, path: str) -> CalibrationSet:
-    return calibration_split(Snapshot(reader, sha, "commit"), path)
-
-
-def read_verdicts(reader: FileReader, sha: str, path: str) -> VerdictStore:
-    return verdicts_at(Snapshot(reader, sha, "commit"), path)
-
-
 def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
     return head.added_since(base)
 
@@ -186,6 +178,9 @@ def _pairs_shown(verdicts: list[Verdict]) -> str:
 
 def gate_file(changed: ChangedFile, settings: GateSettings) -> RubricOutcome:
     outcome = RubricOutcome(changed)
+    if changed.name_error:
+        outcome.error = changed.name_error
+        return outcome
     try:
         if changed.status == "removed":
             _gate_removed(outcome, settings)
@@ -373,8 +368,11 @@ def _gate_on_tip(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
     finally:
         outcome.judging = judging if judging is not None else outcome.judging
         outcome.judged_pairs = {**outcome.judged_pairs, **judged}
+    # What the branch's own report rejects is listed there already: only what the merge adds.
+    branch = outcome.report
+    rejected = {(c.check, c.change) for c in (branch.changes if branch is not None else []) if not c.accepted}
     for change in report.changes:
-        if not change.accepted:
+        if not change.accepted and (change.check, change.change) not in rejected:
             outcome.failures.append(f"merged onto {where}, {change.change} {change.check} is rejected: {change.reason}")
 
 

@@ -9,17 +9,9 @@ carrying the same rubric id, or else the same calibration set.
 from __future__ import annotations
 
 from rubric_gate.action.changed import ChangedFile, matches_any
-from rubric_gate.action.snapshot import Snapshot, Snapshots
-from rubric_gate.action.sources import FileReader
+from rubric_gate.action.snapshot import Snapshots
 
 MAX_REWRITE_CANDIDATES = 100
-
-
-def rubric_keys(reader: FileReader, sha: str, path: str) -> dict[str, str]:
-    """The rubric's `id`, `calibration`, `verdicts`, `judge` and `task` ({} if it does not load):
-    `Snapshot.rubric_keys` at one commit (the one reader and YAML loader the gate uses, tags and
-    symlinks refused, paths normalised; each blob parsed once per run)."""
-    return Snapshot(reader, sha, "commit").rubric_keys(path)
 
 
 def pair_rewrites(changes: list[ChangedFile], snapshots: Snapshots, globs: tuple[str, ...]) -> list[ChangedFile]:
@@ -45,7 +37,8 @@ def pair_rewrites(changes: list[ChangedFile], snapshots: Snapshots, globs: tuple
                     break
         if match is not None:
             paired.add(match)
-            out.append(ChangedFile(match, change.path, "renamed"))
+            name_error = next((f.name_error for f in added if f.path == match), None)
+            out.append(ChangedFile(match, change.path, "renamed", name_error=name_error))
         else:
             out.append(change)
     return [c for c in out if not (c.status == "added" and c.path in paired)]

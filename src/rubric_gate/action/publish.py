@@ -68,9 +68,11 @@ def write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, sou
         "standard": [f.to_dict() for f in summary.standard],
     }
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    reports = [o.report for o in summary.outcomes if o.report is not None]
-    if reports:  # the charts, for the workflow's artifact upload
-        write_html_report(config.output_dir / "report.html", reports)
+    gated = [o for o in summary.outcomes if o.report is not None]
+    if gated:  # the charts, for the workflow's artifact upload; the decision is the run's
+        write_html_report(config.output_dir / "report.html", [o.report for o in gated if o.report is not None],
+                          decision=summary.decision, failures=[o.failures for o in gated],
+                          run_failures=[f"{f.path}: {f.message}" for f in summary.standard if f.blocking])
     return path
 
 

@@ -26,9 +26,10 @@ class RunSummary:
     run_url: str | None = None
     base_branch_sha: str | None = None  # the base branch's tip when the run started
     standard: list[StandardFinding] = field(default_factory=list)  # labels and verdicts
+    override_label: str | None = None  # the action's `override_label`, named in what to do next
 
 
-def _section(outcome: RubricOutcome) -> str:
+def _section(outcome: RubricOutcome, *, override_shown: bool = False) -> str:
     path = code_span(outcome.file.path, table=False)
     failures = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
     notes = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in outcome.notices)
@@ -38,10 +39,13 @@ def _section(outcome: RubricOutcome) -> str:
         error = outcome.error.replace("```", "'''")
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
-        body = render_markdown(outcome.report, heading_level=3) + _audit_repair_sections(outcome)
+        body = (render_markdown(outcome.report, heading_level=3, show_override=not override_shown)
+                + _audit_repair_sections(outcome))
         first, _, rest = body.partition("\n")
         # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
         first = re.sub(r"rubric-gate: (PASS|FAIL) — ", "", first, count=1)
+        if not outcome.passed:  # the branch's report passed, but the file fails (e.g. merged onto the tip)
+            first = first.replace("✅", "❌", 1)
         return f"{first}\n\nFile: {path}\n{failures}{notes}{rest}"
     mark = "✅" if outcome.passed else "❌"
     if outcome.summary is not None:
@@ -63,7 +67,7 @@ def _audit_repair_sections(outcome: RubricOutcome) -> str:
     return "".join("\n" + p for p in parts if p)
 
 
-def _standard_section(findings: list[StandardFinding]) -> str:
+def _standard_section(findings: list[StandardFinding], label: str) -> str:
     lines = ["### Labels and recorded verdicts", ""]
     for f in findings:
         mark = "❌" if f.blocking else "✔️"
@@ -72,8 +76,30 @@ def _standard_section(findings: list[StandardFinding]) -> str:
     if any(f.blocking for f in findings):
         lines += ["", "Labels are the standard every rubric is gated on, and recorded verdicts are its evidence: "
                   "relabeling, rewriting or removing labeled items, repointing a rubric's files, rewording the task "
-                  "the judge reads, or changing a recorded answer needs the override label from someone with write access."]
+                  f"the judge reads, or changing a recorded answer needs {label} from someone with write access "
+                  "(or a commit that reverts it)."]
     return "\n".join(lines) + "\n"
+
+
+def _status(outcome: RubricOutcome) -> str:
+    """One line per changed rubric file for the list at the top: its mark, path and what happened."""
+    path = code_span(outcome.file.path, table=False)
+    if outcome.pending:
+        return f"⏳ {path}: judging in batch"
+    if outcome.error is not None:
+        return f"❌ {path}: could not be gated"
+    report = outcome.report
+    rejected = sum(not c.accepted for c in report.changes) if report is not None else 0
+    if rejected and report is not None:
+        what = f"{rejected} of {len(report.changes)} change{'s' if len(report.changes) != 1 else ''} rejected"
+    elif outcome.failures:
+        what = f"{len(outcome.failures)} failure{'s' if len(outcome.failures) != 1 else ''}"
+    elif report is None:
+        what = "new rubric" if outcome.summary is not None else "passed"
+    else:
+        what = "no check changed" if not report.changes else "passed"
+    mark = "⚠️" if outcome.passed and (rejected or outcome.failures) else "✅" if outcome.passed else "❌"
+    return f"{mark} {path}: {what}" + (" (overridden)" if mark == "⚠️" else "")
 
 
 def _base_line(summary: RunSummary) -> str:
@@ -94,22 +120,30 @@ def render_body(summary: RunSummary) -> str:
     if changed == 0:
         parts.append("This PR changes no rubric file." + ("" if summary.standard else " Nothing to gate."))
     else:
+        overridden = sum(o.passed and bool(o.override or (o.report and o.report.override)) for o in summary.outcomes)
         parts.append(f"{changed} rubric file{'s' if changed != 1 else ''} changed, "
-                     f"{changed - failed - waiting} passed, {failed} failed"
+                     f"{changed - failed - waiting - overridden} passed, {failed} failed"
+                     + (f", {overridden} overridden" if overridden else "")
                      + (f", {waiting} waiting for batch verdicts." if waiting else "."))
+    if changed > 1:  # which ones, before the sections
+        parts += [""] + [f"- {_status(o)}" for o in summary.outcomes]
     parts += ["", _base_line(summary)]
+    label = f"the {code_span(summary.override_label, table=False)} label" if summary.override_label else "the override label"
     blocking = sum(f.blocking for f in summary.standard)
     if blocking:  # else "1 passed, 0 failed" under a FAIL heading reads as a contradiction
         parts += ["", f"{blocking} finding{'s' if blocking != 1 else ''} under \"Labels and recorded verdicts\" "
-                      f"need{'s' if blocking == 1 else ''} the override label."]
+                      f"need{'s' if blocking == 1 else ''} {label}."]
+    if summary.decision == "fail" and failed:
+        parts += ["", f"**To merge:** fix what is marked ❌ below and push (the gate runs again on the new head), "
+                      f"or have someone with write access apply {label} to this head."]
     if summary.override:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
     for notice in summary.notices:
         parts += ["", "> [!NOTE]", f"> {neutralize(notice, table=False)}"]
     if summary.standard:
-        parts += ["", _standard_section(summary.standard).rstrip("\n")]
+        parts += ["", _standard_section(summary.standard, label).rstrip("\n")]
     for outcome in summary.outcomes:
-        parts += ["", _section(outcome).rstrip("\n")]
+        parts += ["", _section(outcome, override_shown=bool(summary.override)).rstrip("\n")]
     footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} (merge base) → head {summary.head_sha[:7]}"
     if summary.run_url:
         footer += f" · [workflow run]({summary.run_url})"

@@ -13,7 +13,7 @@ import posixpath
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from github import GithubException
 from github.Repository import Repository
@@ -210,6 +210,8 @@ class RestReader(_TreeReader):
     def __init__(self, repo: Repository) -> None:
         super().__init__()
         self.repo = repo
+        self._sizes: dict[str, int] = {}  # blob id -> size, as the trees list them
+        self._session: Any = None
 
     def _list_tree(self, sha: str) -> dict[str, TreeEntry]:
         try:
@@ -219,7 +221,22 @@ class RestReader(_TreeReader):
         if tree.raw_data.get("truncated"):
             raise InputError(f"commit {sha[:7]}", "the GitHub API truncated its file list (over 100,000 files); "
                              "check out the repository with history (`fetch-depth: 0`) instead")
+        self._sizes.update((e.sha, e.size) for e in tree.tree if e.type == "blob" and e.size is not None)
         return {e.path: TreeEntry(e.path, e.mode.rjust(6, "0"), e.sha) for e in tree.tree}
+
+    def _write_blob(self, entry: TreeEntry, display: str, handle: BinaryIO) -> None:
+        # Raw bytes, streamed to the spool and checked against the blob id (`rest_blobs`).
+        size = self._sizes.get(entry.blob_id)
+        if size is None:
+            return super()._write_blob(entry, display, handle)
+        from rubric_gate.action.rest_blobs import blob_session, stream_blob
+
+        if self._session is None:
+            self._session = blob_session(self.repo.requester)
+        repo_url = self.repo.url  # a lazy repository's is relative to the API's base URL
+        if repo_url.startswith("/"):
+            repo_url = self.repo.requester.base_url + repo_url
+        stream_blob(self._session, f"{repo_url}/git/blobs/{entry.blob_id}", entry.blob_id, size, display, handle)
 
     def _blob(self, entry: TreeEntry, display: str) -> bytes:
         # The Git blobs API serves any regular file up to 100 MB, by the id the tree listed.

@@ -12,16 +12,16 @@ from typing import Any
 from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import matches_any, unmatched_globs
 from rubric_gate.action.config import ActionConfig
-from rubric_gate.action.gate_file import read_calibration, read_verdicts
+from rubric_gate.action.gate_file import calibration_split, verdicts_at
 from rubric_gate.action.judging import CallBudget, JudgeBackend, load_backend
 from rubric_gate.action.outputs import append_summary, command, write_outputs
-from rubric_gate.action.pairing import rubric_keys
+from rubric_gate.action.snapshot import Snapshot
 from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import check_output_dir
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_PASS, InputError, RubricGateError
 from rubric_gate.report.markdown import code_span, neutralize
-from rubric_gate.rubric import RubricDocument, parse_rubric_text
+from rubric_gate.rubric import RubricDocument
 from rubric_gate.verdicts import VerdictStore
 
 
@@ -40,6 +40,7 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
     check_output_dir(config.output_dir, config.workspace, config.cache_dir)
     sha = _head(config, env)
     reader = GitReader(config.workspace)
+    snapshot = Snapshot(reader, sha, "push")  # each file read once, each blob parsed once
     files = reader.list_files(sha)
     missing = unmatched_globs(files, config.rubric_globs)
     if missing:
@@ -54,7 +55,7 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
     for path in (p for p in files if matches_any(p, config.rubric_globs)):
         shown = code_span(path, table=False)  # file names and error text are data in the job summary
         # The judges a PR run uses: the `judge` input (all of it: a panel), else the rubric's key.
-        specs = config.judges or tuple(j for j in [rubric_keys(reader, sha, path).get("judge")] if j)
+        specs = config.judges or tuple(j for j in [snapshot.rubric_keys(path).get("judge")] if j)
         if not specs:
             lines.append(f"- {shown}: no judge configured (set the `judge` input); nothing judged")
             continue
@@ -67,9 +68,11 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
             lines.append(f"- {shown}: {neutralize(str(unavailable[0]), table=False)}")
             continue
         try:
-            doc = parse_rubric_text(reader.read(sha, path) or "", f"{sha[:7]}:{path}")
-            calibration = read_calibration(reader, sha, doc.rubric.calibration)
-            with judging_store(cache, read_verdicts(reader, sha, doc.rubric.verdicts)) as store:
+            doc = snapshot.rubric(path)
+            if doc is None:
+                raise InputError(snapshot.display(path), "rubric not found at this commit")
+            calibration = calibration_split(snapshot, doc.rubric.calibration)
+            with judging_store(cache, verdicts_at(snapshot, doc.rubric.verdicts)) as store:
                 stats = _judge(config, specs, first_backend, doc, calibration, store, budget)
         except RubricGateError as exc:
             errors += 1

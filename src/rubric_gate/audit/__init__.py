@@ -6,12 +6,10 @@ from rubric_gate.audit.model import AuditReport, CheckAudit, Fool
 from rubric_gate.audit.render import audit_annotations, render_audit_markdown, render_audit_text
 from rubric_gate.audit.run import audit_checks
 from rubric_gate.audit.store import AuditStore, default_audit_path
-from rubric_gate.llm.asks import CallStats
 
 __all__ = [
     "AuditReport",
     "AuditStore",
-    "CallStats",
     "CheckAudit",
     "Fool",
     "audit_annotations",

@@ -8,18 +8,20 @@ meets the check. VFR = verified fools / N. Every call is stored and reused like 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from rubric_gate.audit.model import Fool
 from rubric_gate.audit.parse import one_line, yes_no
-from rubric_gate.audit.store import AuditStore, context_hash
+from rubric_gate.audit.store import AuditRecord, AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.judges.parse import ANSWER_SCHEMA, parse_answer
 from rubric_gate.judges.prompt import PROMPT_VERSION, as_text, render_per_check
 from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
+from rubric_gate.llm.cache import CallKey, stored_ask, unstored
 from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.llm.protocols import JudgeRequest
 from rubric_gate.llm.replies import reply_object
@@ -77,14 +79,26 @@ class _Attempt:
         return context_hash("attack", self.index, self.strategy, self.item.content_hash)
 
 
-def _run(asks: list[Ask], model: str, role: str, store_reused: int, usage: list[CallStats], concurrency: int) -> None:
+def _stats(usage: list[CallStats], model: str, role: str) -> CallStats:
     stats = next((s for s in usage if s.model == model and s.role == role), None)
     if stats is None:
         stats = CallStats(model, role)
         usage.append(stats)
-    stats.reused += store_reused
-    run_asks(asks, model, stats, concurrency=concurrency)
+    return stats
+
+
+def _ask_missing(questions: Iterable[tuple[CallKey, Callable[[], Ask]]], store: AuditStore, model: str, role: str,
+                 usage: list[CallStats], concurrency: int) -> None:
+    """Ask what `store` lacks (each answer recorded as it arrives); raise if any stays unanswered."""
+    stats = _stats(usage, model, role)
+    run_asks(unstored(questions, store, stats), model, stats, concurrency=concurrency)
     raise_failures([stats])
+
+
+def _stored(store: AuditStore, key: CallKey) -> AuditRecord:
+    record = key.find(store)
+    assert record is not None  # _ask_missing raised if a call went unanswered
+    return cast(AuditRecord, record)
 
 
 def fool_rates(
@@ -109,72 +123,56 @@ def fool_rates(
 
     # 1. The attacker writes the outputs.
     attack_v = template_version(PACKAGE, "attack.j2")
-    asks, reused = [], 0
-    for a in attempts:
-        key = context_hash(task_key, a.context)
-        if store.find("attack", attacker, attack_v, a.check.text, key) is not None:
-            reused += 1
-            continue
+
+    def attack_key(a: _Attempt) -> CallKey:
+        return CallKey("attack", attacker, attack_v, a.check.text, context_hash(task_key, a.context))
+
+    def attack(a: _Attempt) -> Ask:
         prompt = render(PACKAGE, "attack.j2", task=task, input=a.item.input, check=a.check.text, strategy=a.strategy)
+        return stored_ask(store, attack_key(a), f"attack {a.index + 1} on {a.check.id}",
+                          JudgeRequest(prompt, ATTACK_SCHEMA, "attack_output", ATTACK_MAX_TOKENS), parse_attack,
+                          lambda output: {"output": output})
 
-        def done(output: str, tin: int, tout: int, a: _Attempt = a, key: str = key) -> None:
-            store.record("attack", attacker, attack_v, a.check.text, key, {"output": output}, tin, tout)
-
-        asks.append(Ask(f"attack {a.index + 1} on {a.check.id}", JudgeRequest(prompt, ATTACK_SCHEMA, "attack_output",
-                                                                              ATTACK_MAX_TOKENS), parse_attack, done))
-    _run(asks, attacker, "attacker", reused, usage, concurrency)
+    _ask_missing(((attack_key(a), partial(attack, a)) for a in attempts), store, attacker, "attacker", usage,
+                 concurrency)
     outputs: dict[int, str] = {}  # by id(attempt): a Check is not hashable
     for a in attempts:
-        record = store.find("attack", attacker, attack_v, a.check.text, context_hash(task_key, a.context))
-        assert record is not None
-        outputs[id(a)] = str(record.result["output"])
+        outputs[id(a)] = str(_stored(store, attack_key(a)).result["output"])
 
     # 2. The judge answers the check, exactly as it would in production.
-    def answer_key(a: _Attempt) -> str:
+    def answer_context(a: _Attempt) -> str:
         return context_hash(task_key, a.item.input, outputs[id(a)])
 
-    asks, reused = [], 0
-    for a in attempts:
-        if store.find("answer", judge, PROMPT_VERSION, a.check.text, answer_key(a)) is not None:
-            reused += 1
-            continue
+    def answer_key(a: _Attempt) -> CallKey:
+        return CallKey("answer", judge, PROMPT_VERSION, a.check.text, answer_context(a))
+
+    def answer(a: _Attempt) -> Ask:
         prompt = render_per_check(task, a.item.input, outputs[id(a)], a.check.text)
+        return stored_ask(store, answer_key(a), f"judge attack {a.index + 1} on {a.check.id}",
+                          JudgeRequest(prompt, ANSWER_SCHEMA, "check_answer", 400), parse_answer,
+                          lambda reply: {"answer": reply.answer})
 
-        def judged(answer: Any, tin: int, tout: int, a: _Attempt = a) -> None:
-            store.record("answer", judge, PROMPT_VERSION, a.check.text, answer_key(a), {"answer": answer.answer}, tin, tout)
-
-        asks.append(Ask(f"judge attack {a.index + 1} on {a.check.id}",
-                        JudgeRequest(prompt, ANSWER_SCHEMA, "check_answer", 400), parse_answer, judged))
-    _run(asks, judge, "judge", reused, usage, concurrency)
-
-    def answered_yes(a: _Attempt) -> bool:
-        record = store.find("answer", judge, PROMPT_VERSION, a.check.text, answer_key(a))
-        assert record is not None  # _run raised if an attack went unanswered
-        return bool(record.result["answer"] == "yes")
-
-    said_yes = [a for a in attempts if answered_yes(a)]
+    _ask_missing(((answer_key(a), partial(answer, a)) for a in attempts), store, judge, "judge", usage, concurrency)
+    said_yes = [a for a in attempts if _stored(store, answer_key(a)).result["answer"] == "yes"]
 
     # 3. The verifier, blind to the attack and the answer, checks each "yes".
     verify_v = template_version(PACKAGE, "verify.j2")
-    asks, reused = [], 0
-    for a in said_yes:
-        if store.find("verify", verifier, verify_v, a.check.text, answer_key(a)) is not None:
-            reused += 1
-            continue
+
+    def verify_key(a: _Attempt) -> CallKey:
+        return CallKey("verify", verifier, verify_v, a.check.text, answer_context(a))
+
+    def verify(a: _Attempt) -> Ask:
         prompt = render(PACKAGE, "verify.j2", task=task, input=a.item.input, output=outputs[id(a)], check=a.check.text)
+        return stored_ask(store, verify_key(a), f"verify attack {a.index + 1} on {a.check.id}",
+                          JudgeRequest(prompt, VERIFY_SCHEMA, "verification", 400), parse_verify,
+                          lambda result: {"meets_check": result[0], "reason": result[1]})
 
-        def verified(result: tuple[bool, str], tin: int, tout: int, a: _Attempt = a) -> None:
-            store.record("verify", verifier, verify_v, a.check.text, answer_key(a),
-                         {"meets_check": result[0], "reason": result[1]}, tin, tout)
-
-        asks.append(Ask(f"verify attack {a.index + 1} on {a.check.id}",
-                        JudgeRequest(prompt, VERIFY_SCHEMA, "verification", 400), parse_verify, verified))
-    _run(asks, verifier, "verifier", reused, usage, concurrency)
+    _ask_missing(((verify_key(a), partial(verify, a)) for a in said_yes), store, verifier, "verifier", usage,
+                 concurrency)
 
     results: dict[str, tuple[int, list[Fool]]] = {c.id: (n, []) for c in checks}
     for a in said_yes:
-        record = store.find("verify", verifier, verify_v, a.check.text, answer_key(a))
-        assert record is not None
+        record = _stored(store, verify_key(a))
         if not record.result["meets_check"]:
             results[a.check.id][1].append(Fool(a.item.id, as_text(outputs[id(a)]), str(record.result["reason"])))
     return results, usage

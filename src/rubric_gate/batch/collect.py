@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from rubric_gate.batch.client import BatchClient, BatchState
 from rubric_gate.batch.journal import (
     BatchJournal,
     JournaledBatch,
@@ -16,8 +15,10 @@ from rubric_gate.batch.journal import (
     pair_key,
     record_task_hash,
 )
-from rubric_gate.judges.parse import Answer, MalformedReply, parse_answer, parse_checklist
+from rubric_gate.judges.parse import Answer, parse_answer, parse_checklist
 from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.llm.errors import MalformedReply
+from rubric_gate.llm.protocols import BatchClient, BatchState
 from rubric_gate.verdicts import Usage, Verdict, VerdictStore
 
 APPEND_CHUNK = 1000  # verdicts per store append: bounded memory, few file opens

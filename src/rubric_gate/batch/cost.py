@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.pricing import model_price
+from rubric_gate.llm.pricing import model_price
 
 BATCH_DISCOUNT = 0.5
 ENV_BATCH_PRICES = "RUBRIC_GATE_BATCH_PRICES"

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.llm.errors import UnansweredError
 
 
 @dataclass
@@ -60,3 +61,12 @@ class BatchOutcome:
             },
             "summary": self.summary,
         }
+
+
+class BatchUnansweredError(UnansweredError):
+    """A batch run ended with pairs that have no valid answer after every resubmission (the
+    answered ones are saved); `outcome` is what the run did, `stats` its statistics."""
+
+    def __init__(self, message: str, *, failures: list[str], stats: JudgeRunStats, outcome: BatchOutcome) -> None:
+        super().__init__(message, failures=failures, stats=stats)
+        self.outcome = outcome

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.backend import JudgeRequest
 from rubric_gate.judges.runner import Job
+from rubric_gate.llm.protocols import JudgeRequest
 
 ENV_MAX_REQUESTS = "RUBRIC_GATE_BATCH_MAX_REQUESTS"
 ENV_MAX_BYTES = "RUBRIC_GATE_BATCH_MAX_BYTES"

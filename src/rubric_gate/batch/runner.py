@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
-from rubric_gate.batch.client import BatchClient, make_batch_client
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
 from rubric_gate.batch.journal import (
@@ -29,15 +28,16 @@ from rubric_gate.batch.journal import (
     key_digest,
     union,
 )
-from rubric_gate.batch.outcome import BatchOutcome
+from rubric_gate.batch.outcome import BatchOutcome, BatchUnansweredError
 from rubric_gate.batch.pending import PairGrid, PairKey, PendingPairs
 from rubric_gate.batch.submit import submit_batches
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.api import CHARS_PER_TOKEN, MAX_LISTED_FAILURES, OUTPUT_TOKENS_PER_VERDICT
 from rubric_gate.judges.prompt import prompt_version
-from rubric_gate.judges.spec import JudgeSpec, parse_judge_spec
 from rubric_gate.judges.stats import JudgeRunStats
+from rubric_gate.llm.accounting import CHARS_PER_TOKEN, OUTPUT_TOKENS_PER_VERDICT, listed
+from rubric_gate.llm.protocols import BatchClient
+from rubric_gate.llm.spec import JudgeSpec, batch_client, parse_judge_spec
 from rubric_gate.rubric import Rubric
 from rubric_gate.verdicts import VerdictStore
 
@@ -139,7 +139,7 @@ def judge_in_batches(
     poll_interval: float = DEFAULT_POLL_INTERVAL_S,
     progress: bool | None = None,
     journal: Path | None = None,
-    client_factory: Callable[[JudgeSpec], BatchClient] = make_batch_client,
+    client_factory: Callable[[JudgeSpec], BatchClient] = batch_client,
 ) -> BatchOutcome:
     """Judge the pairs `store` lacks through `judge`'s batch API, resumably.
 
@@ -225,11 +225,7 @@ def judge_in_batches(
     stats.failed = len(unanswered)
     stats.failures = [run.reasons.get(p.key, f"{p.check_id} @ {p.item.id}: no answer") for p in unanswered]
     if unanswered:
-        listed = "; ".join(stats.failures[:MAX_LISTED_FAILURES])
-        more = f" (+{len(unanswered) - MAX_LISTED_FAILURES} more)" if len(unanswered) > MAX_LISTED_FAILURES else ""
-        error = JudgeError(f"{judge}: {len(unanswered)} pairs have no valid answer after "
-                           f"{run.resubmits} resubmissions, none guessed: {listed}{more}")
-        error.stats = stats  # type: ignore[attr-defined]
-        error.outcome = outcome  # type: ignore[attr-defined]
-        raise error
+        raise BatchUnansweredError(f"{judge}: {len(unanswered)} pairs have no valid answer after "
+                                   f"{run.resubmits} resubmissions, none guessed: {listed(stats.failures)}",
+                                   failures=stats.failures, stats=stats, outcome=outcome)
     return outcome

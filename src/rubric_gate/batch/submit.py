@@ -10,12 +10,12 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from rubric_gate.batch.client import BatchClient
 from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord
 from rubric_gate.batch.requests import BatchCutter
 from rubric_gate.errors import JudgeAuthError
 from rubric_gate.judges.pairs import Pair
 from rubric_gate.judges.runner import Job
+from rubric_gate.llm.protocols import BatchClient
 
 TOOL = "rubric-gate"
 

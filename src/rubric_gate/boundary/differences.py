@@ -47,7 +47,8 @@ class Kind(StrEnum):
     ANSWER_REJUDGED = "answer.rejudged"  # changed, and the configured judge gave that answer here
     ANSWER_FILLED = "answer.filled"  # for a check the trusted rubrics have, where they had none
     ANSWER_FILLED_REJUDGED = "answer.filled_rejudged"
-    ANSWER_FOR_NEW_CHECK = "answer.for_new_check"  # the gate weighs them: they may reject, never excuse
+    ANSWER_FOR_NEW_CHECK = "answer.for_new_check"  # a check a gated rubric adds: the gate weighs them
+    ANSWER_FOR_NO_CHECK = "answer.for_no_check"  # a text no gated rubric reading the file has at the head
     ANSWER_REMOVED = "answer.removed"  # of a check still in use
     ANSWER_REMOVED_WITH_CHECK = "answer.removed_with_check"  # the check's deletion is gated
 
@@ -79,6 +80,11 @@ KIND_RULES: dict[str, str] = {
     Kind.ANSWER_FILLED: "override",
     Kind.ANSWER_FILLED_REJUDGED: "allowed",
     Kind.ANSWER_FOR_NEW_CHECK: "gate",
+    # Nobody weighs these (no rubric has the text, or only a new one, which is scored, not gated);
+    # merged, they are the record a later PR's check stands on. The open route of hostile round 5
+    # (TestLaunderedEvidence, owner trust-evidence): "override" here closes it on the diff side,
+    # but also fails a judged PR that records them, which round 5 expects to pass.
+    Kind.ANSWER_FOR_NO_CHECK: "allowed",
     Kind.ANSWER_REMOVED: "override",
     Kind.ANSWER_REMOVED_WITH_CHECK: "gate",
 }

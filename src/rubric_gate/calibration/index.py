@@ -2,8 +2,10 @@
 
 A calibration set that validated once is the same set while its bytes are the same: the cache
 (one small JSON file per distinct content, beside the verdict indexes in `index_dir()`) holds
-each item's content hash, the costly part of a load (a canonical `json.dumps` and a sha256 per
-item). A rerun on unchanged bytes builds the items without validating them again. Any change
+the item columns a gate reads (`ItemColumns`: ids, labels, splits, meta and each item's content
+hash, the costly part of a load: a canonical `json.dumps` and a sha256 per item). A rerun on
+unchanged bytes reads them without parsing a line, and builds the items, when they are asked
+for, without validating them again. Any change
 of the bytes, of the item model or of this format misses the cache, and the full, exact load
 runs (and its errors name `file:line` as always). `RUBRIC_GATE_INDEX=off` disables it.
 """
@@ -14,14 +16,16 @@ import contextlib
 import hashlib
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
 
+from rubric_gate.calibration.columns import ItemColumns
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.verdicts.index import index_dir
 
-FORMAT = "1"
+FORMAT = "2"
 
 
 def _model_fingerprint() -> str:
@@ -30,31 +34,33 @@ def _model_fingerprint() -> str:
     return hashlib.sha256(repr((FORMAT, fields)).encode()).hexdigest()[:16]
 
 
-def cache_path(raw: bytes) -> Path | None:
+def content_digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def cache_path(digest: str) -> Path | None:
+    """Where the cache entry of the bytes whose sha256 is `digest` lives (None: caching is off)."""
     directory = index_dir()
     if directory is None:
         return None
-    key = hashlib.sha256(raw).hexdigest()[:32]
-    return directory / f"calibration-{key}-{_model_fingerprint()}.json"
+    return directory / f"calibration-{digest[:32]}-{_model_fingerprint()}.json"
 
 
-def cached_hashes(raw: bytes, lines: int) -> list[str] | None:
-    """The item hashes recorded for exactly these bytes, or None (not cached, unreadable, or
-    not one hash per item)."""
-    path = cache_path(raw)
+def cached_columns(digest: str, lines: int) -> ItemColumns | None:
+    """The item columns recorded for exactly these bytes, or None (not cached, unreadable, or
+    not one entry per item)."""
+    path = cache_path(digest)
     if path is None:
         return None
     try:
-        hashes = orjson.loads(path.read_bytes())
+        data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
-    if type(hashes) is not list or len(hashes) != lines or not all(type(h) is str for h in hashes):
-        return None
-    return hashes
+    return ItemColumns.from_json(data, lines)
 
 
-def store_hashes(raw: bytes, hashes: list[str]) -> None:
-    path = cache_path(raw)
+def store_columns(digest: str, columns: ItemColumns) -> None:
+    path = cache_path(digest)
     if path is None:
         return
     with contextlib.suppress(OSError):
@@ -62,7 +68,7 @@ def store_hashes(raw: bytes, hashes: list[str]) -> None:
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".calibration-")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(orjson.dumps(hashes))
+                handle.write(orjson.dumps(columns.to_json()))
             os.replace(temporary, path)  # readers see the whole file or none
         except BaseException:
             with contextlib.suppress(OSError):
@@ -73,21 +79,7 @@ def store_hashes(raw: bytes, hashes: list[str]) -> None:
 LABELS = {"pass": "pass", "fail": "fail"}  # one string object per label, not one per item
 
 
-def compact(items: tuple[CalibrationItem, ...]) -> tuple[CalibrationItem, ...]:
-    """Items sharing what they can: the label string, and one set of given field names per
-    distinct set (pydantic copies it before any change; the items are frozen). 100k items:
-    26 MiB less. Same values, same `model_fields_set`."""
-    field_sets: dict[frozenset[str], set[str]] = {}
-    set_attribute = object.__setattr__
-    for item in items:
-        values = item.__dict__
-        values["label"] = LABELS.get(values["label"], values["label"])
-        given = item.__pydantic_fields_set__
-        set_attribute(item, "__pydantic_fields_set__", field_sets.setdefault(frozenset(given), given))
-    return items
-
-
-def items_from_cache(text: str, hashes: list[str]) -> tuple[CalibrationItem, ...] | None:
+def items_from_cache(text: str, hashes: Sequence[str]) -> tuple[CalibrationItem, ...] | None:
     """The items of a set validated before (same bytes), built without validating again; None
     where a value reads differently here (then the caller runs the exact load)."""
     items = []

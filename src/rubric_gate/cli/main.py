@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from rubric_gate.cli import interrupts
+
 EXIT_INTERRUPTED = 130
 
 # One entry per command, in `--help` order: (name, "module:attribute", the one-line summary
@@ -98,21 +100,33 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """Console-script entry point."""
     try:
+        interrupts.install()  # before any library: a Ctrl-C inside pydantic's core waits for it to return
         import os
 
         # pydantic looks for plugins (entry points of every installed distribution) when the
         # first model is built: 60-70 ms of a 1 s rerun, and no plugin has a part in a gate. Set
         # it to anything else to let them load.
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+        from rubric_gate.cli.pydantic_plugins import stand_in_while_off
+
+        stand_in_while_off()  # and its loader's import of importlib.metadata (60 ms)
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
+        code = _interrupted()
+    except BaseException as exc:
+        # After a Ctrl-C, whatever a library made of it (a Rust panic is a BaseException) ends
+        # with the same one line.
+        if isinstance(exc, SystemExit) or not interrupts.STATE.received:
+            raise
         code = _interrupted()
     import signal
 
     # The command is over: a Ctrl-C while the interpreter shuts down (threads joined, files
     # closed) ends it with the same one line instead of a traceback from a library's cleanup.
     signal.signal(signal.SIGINT, _exit_interrupted)
+    if interrupts.settle() and code != EXIT_INTERRUPTED:  # it arrived inside pydantic; the command ended first
+        code = _interrupted()
     sys.exit(code)
 
 

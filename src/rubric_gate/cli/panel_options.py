@@ -6,8 +6,6 @@ from collections.abc import Sequence
 
 import click
 
-from rubric_gate.service.stats import combined_stats
-
 
 def _odd(ctx: click.Context, param: click.Parameter, value: int) -> int:
     if value < 1 or value % 2 == 0:
@@ -15,7 +13,7 @@ def _odd(ctx: click.Context, param: click.Parameter, value: int) -> int:
     return value
 
 
-__all__ = ["combined_stats", "samples_option", "unique_judges"]  # combined_stats: moved to the gate service
+__all__ = ["samples_option", "unique_judges"]
 
 samples_option = click.option(
     "--samples", type=int, default=1, show_default=True, callback=_odd,

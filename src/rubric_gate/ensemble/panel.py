@@ -99,7 +99,7 @@ class PanelLookup(VerdictLookup):
         """The lower of the paraphrase kappa (chance-corrected; raw agreement where kappa is
         undefined) and 1 - flip rate, whichever were measured."""
         measured = []
-        if self.measures_samples and len(self.items):
+        if self.measures_samples and len(self.calibration):
             measured.append(1 - float(self.votes(text).unstable.mean()))
         kappa = self.paraphrase_kappa(text)
         paraphrased = kappa if kappa is not None else self.paraphrase_agreement(text)
@@ -111,20 +111,20 @@ class PanelLookup(VerdictLookup):
         cached = self._votes.get(text)
         if cached is None:
             columns = [
-                [verdict_column(text, self.items, self.store, judge=judge, prompt=self.prompt, sample=s,
+                [verdict_column(text, self.calibration.keys, self.store, judge=judge, prompt=self.prompt, sample=s,
                                task=self.task)
                  for s in range(self.samples)]
                 for judge in self.judges
             ]
             cached = Votes(
                 failed=np.array([[c.failed for c in row] for row in columns], dtype=bool).reshape(
-                    len(self.judges), self.samples, len(self.items)),
+                    len(self.judges), self.samples, len(self.calibration)),
                 missing=np.array([[c.missing for c in row] for row in columns], dtype=bool).reshape(
-                    len(self.judges), self.samples, len(self.items)),
+                    len(self.judges), self.samples, len(self.calibration)),
                 not_applicable=np.array(
-                    [[c.not_applicable if c.not_applicable is not None else np.zeros(len(self.items), dtype=bool)
+                    [[c.not_applicable if c.not_applicable is not None else np.zeros(len(self.calibration), dtype=bool)
                       for c in row] for row in columns], dtype=bool).reshape(
-                    len(self.judges), self.samples, len(self.items)),
+                    len(self.judges), self.samples, len(self.calibration)),
             )
             self._votes[text] = cached
         return cached
@@ -154,7 +154,7 @@ class PanelLookup(VerdictLookup):
         samples = judges = paraphrase = None
         if self.measures_samples:
             # With several judges an item is unstable when any judge's samples disagree.
-            samples = SampleStability(float(votes.unstable.mean()) if len(self.items) else None,
+            samples = SampleStability(float(votes.unstable.mean()) if len(self.calibration) else None,
                                       tuple(self.item_ids[i] for i in np.flatnonzero(votes.unstable)))
         if self.measures_judges:
             judges = JudgeAgreement(nominal_alpha(votes.per_judge, votes.per_judge_not_applicable),

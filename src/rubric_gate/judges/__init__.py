@@ -14,11 +14,8 @@ _EXPORTS = {
     "PROMPT_VERSION": "rubric_gate.judges.prompt",
     "prompt_version": "rubric_gate.judges.prompt",
     "JudgeRunStats": "rubric_gate.judges.stats",
-    "JudgeSpec": "rubric_gate.llm.spec",
-    "parse_judge_spec": "rubric_gate.llm.spec",
     "Pair": "rubric_gate.judges.pairs",
     "missing_pairs": "rubric_gate.judges.pairs",
-    "estimate_cost": "rubric_gate.llm.pricing",
     "judge_missing": "rubric_gate.judges.api",
 }
 

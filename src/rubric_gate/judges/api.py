@@ -11,13 +11,7 @@ from rubric_gate.judges.pairs import all_pairs, missing_pairs
 from rubric_gate.judges.prompt import prompt_version
 from rubric_gate.judges.runner import build_jobs, run_jobs
 from rubric_gate.judges.stats import JudgeRunStats
-from rubric_gate.llm.accounting import (
-    CHARS_PER_TOKEN,
-    MAX_LISTED_FAILURES,
-    OUTPUT_TOKENS_PER_VERDICT,
-    estimated_tokens,
-    raise_unanswered,
-)
+from rubric_gate.llm.accounting import OUTPUT_TOKENS_PER_VERDICT, estimated_tokens, raise_unanswered
 from rubric_gate.llm.limiter import refuse_over_budget
 from rubric_gate.llm.pricing import estimate_cost
 from rubric_gate.llm.spec import live_client, parse_judge_spec
@@ -25,8 +19,7 @@ from rubric_gate.llm.sync import run_sync
 from rubric_gate.rubric import Rubric
 from rubric_gate.verdicts import VerdictStore
 
-# Named here for the batch runner, which plans and lists the same way.
-__all__ = ["CHARS_PER_TOKEN", "MAX_LISTED_FAILURES", "OUTPUT_TOKENS_PER_VERDICT", "judge_missing"]
+__all__ = ["judge_missing"]
 
 
 def judge_missing(

@@ -1,5 +1,5 @@
 """Strict parsing of judge replies: a reply that is not exactly the expected object is rejected
-(MalformedReply, defined in `rubric_gate.llm.errors`, is named here for the batch collector)."""
+(`rubric_gate.llm.errors.MalformedReply`)."""
 
 from __future__ import annotations
 
@@ -77,8 +77,7 @@ def normalize_answer(value: Any) -> AnswerWord | None:
 _ANSWER_WORDS: dict[str, AnswerWord] = {"yes": "yes", "no": "no", "n/a": "n/a"}
 
 
-__all__ = ["ANSWER_SCHEMA", "CHECKLIST_SCHEMA", "Answer", "MalformedReply", "normalize_answer", "parse_answer",
-           "parse_checklist"]
+__all__ = ["ANSWER_SCHEMA", "CHECKLIST_SCHEMA", "Answer", "normalize_answer", "parse_answer", "parse_checklist"]
 
 
 def parse_answer(text: str) -> Answer:

@@ -21,11 +21,11 @@ from rubric_gate.action.changed import changed_via_git, merge_base_via_git
 from rubric_gate.action.config import load_config
 from rubric_gate.action.decide import exit_code, run_decision
 from rubric_gate.action.event import PullRequest
+from rubric_gate.action.gating import gate_changes
 from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget
 from rubric_gate.action.outputs import command, commands_to
 from rubric_gate.action.publish import write_report
 from rubric_gate.action.render import RunSummary, fit, render_body
-from rubric_gate.action.run import gate_changes
 from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import tracked_under
 from rubric_gate.errors import InputError
@@ -159,7 +159,7 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
         for finding in gated.standard:
             command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
     summary = RunSummary("pass", gated.outcomes, head_sha, merge_base, base_branch_sha=base_sha,
-                         standard=gated.standard, notices=notices)
+                         standard=gated.standard, notices=notices, override_label=config.override_label)
     errors = any(o.error is not None for o in gated.outcomes)
     # No override is read here, and no other PR shares this head.
     summary.decision = run_decision(failing=bool(gated.failing), errors=errors, overridden=False,

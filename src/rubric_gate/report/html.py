@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,13 @@ from rubric_gate.report.table import catches_header, table_headers, table_rows
 from rubric_gate.results import CheckReport
 
 
+def code_parts(text: object) -> list[tuple[str, bool]]:
+    """Our own prose writes names in `backticks` (Markdown first): (text, is_code) pieces, so the
+    template shows them as code, not as backticks; autoescape keeps every piece text."""
+    pieces = re.split(r"`([^`\n]+)`", str(text))
+    return [(piece, i % 2 == 1) for i, piece in enumerate(pieces) if piece]
+
+
 def _environment() -> Environment:
     # Autoescape on: every rubric id, check text, reason and note is data, never markup.
     env = Environment(
@@ -26,10 +34,11 @@ def _environment() -> Environment:
     )
     env.filters["pct"] = percent
     env.filters["f1"] = lambda value: f"{value:.1f}"
+    env.filters["parts"] = code_parts
     return env
 
 
-def _section(report: CheckReport) -> dict[str, Any]:
+def _section(report: CheckReport, failures: Sequence[str] = ()) -> dict[str, Any]:
     versions = [("base", report.base), ("head", report.head), ("gated", report.gated)]
     titles = {"base": f"base, version {report.base.version}",
               "head": f"head as proposed, version {report.head.version}",
@@ -46,21 +55,33 @@ def _section(report: CheckReport) -> dict[str, Any]:
         "metrics": [(metric, catches if metric == "unique" else label) for metric, label in METRICS],
         "rejected": [(c, trade_text(c)) for c in report.changes if not c.accepted],
         "gated_label": gated_label(report),
+        "failures": list(failures),
+        "passed": report.decision == "pass" and not failures,
     }
 
 
-def render_html(reports: CheckReport | Sequence[CheckReport], *, title: str = "rubric-gate report") -> str:
-    """One HTML document for one or several gated rubrics (the action gates every rubric a PR touches)."""
+def render_html(reports: CheckReport | Sequence[CheckReport], *, title: str = "rubric-gate report",
+                decision: str | None = None, failures: Sequence[Sequence[str]] = (),
+                run_failures: Sequence[str] = ()) -> str:
+    """One HTML document for one or several gated rubrics (the action gates every rubric a PR touches).
+
+    The action's run can fail where every report passes: `decision` is then the run's,
+    `failures` (one list per report) what fails each rubric file beyond its report (e.g. merged
+    onto the base tip), `run_failures` what fails the run outside any rubric (a relabeled item).
+    """
     reports = [reports] if isinstance(reports, CheckReport) else list(reports)
-    decision = "pass" if all(r.decision == "pass" for r in reports) else "fail"
+    per_report = [list(f) for f in failures] + [[] for _ in range(len(reports) - len(failures))]
+    sections = [_section(r, f) for r, f in zip(reports, per_report, strict=True)]
+    if decision is None:
+        decision = "pass" if all(s["passed"] for s in sections) and not run_failures else "fail"
     template = _environment().get_template("report.html.j2")
-    return template.render(title=title, decision=decision, sections=[_section(r) for r in reports],
+    return template.render(title=title, decision=decision, sections=sections, run_failures=list(run_failures),
                            version=__version__)
 
 
 def write_html_report(path: str | Path, reports: CheckReport | Sequence[CheckReport], *,
-                      title: str = "rubric-gate report") -> Path:
-    """Write `render_html(reports)` to `path` (e.g. OUTPUT_DIR/report.html) and return the path."""
+                      title: str = "rubric-gate report", **run: Any) -> Path:
+    """Write `render_html(reports, **run)` to `path` (e.g. OUTPUT_DIR/report.html) and return the path."""
     target = Path(path)
-    target.write_text(render_html(reports, title=title), encoding="utf-8")
+    target.write_text(render_html(reports, title=title, **run), encoding="utf-8")
     return target

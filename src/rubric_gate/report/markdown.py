@@ -197,7 +197,8 @@ def gated_label(report: CheckReport) -> str:
     return f"version {version}, accepted changes only"
 
 
-def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
+def render_markdown(report: CheckReport, *, heading_level: int = 2, show_override: bool = True) -> str:
+    """`show_override=False`: the override is said once above (the PR comment's top), not here again."""
     template = _environment().get_template("report.md.j2")
     rows = table_rows(report)
     pairs = ", ".join(f"{code_span(a, table=False)} + {code_span(b, table=False)} ({n} catch{'es' if n != 1 else ''})"
@@ -219,6 +220,7 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2) -> str:
         paraphrased=[(r, r.reliability.paraphrase) for r in report.head.checks
                      if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.paraphrases],
         comparisons=comparison_lines(report.comparisons),
+        show_override=show_override,
     ).rstrip("\n") + "\n"
 
 

@@ -31,8 +31,10 @@ def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
 
 
 def table_headers(report: CheckReport) -> list[str]:
-    return ["Check", "Change", *FIGURE_HEADERS, catches_header(report.head.max_failures), *FAILS_HEADERS,
-            *(header for _, header in measured_columns(report)), DECIDED_HEADER, DECISION_HEADER]
+    # The decision beside the change: a GitHub comment is ~780 px wide, and a last column
+    # sits past the scroll edge of a table this wide.
+    return ["Check", "Change", DECISION_HEADER, *FIGURE_HEADERS, catches_header(report.head.max_failures),
+            *FAILS_HEADERS, *(header for _, header in measured_columns(report)), DECIDED_HEADER]
 
 
 def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:

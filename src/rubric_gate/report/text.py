@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich import box
 from rich.console import Console, RenderableType
 from rich.table import Table
@@ -31,67 +33,111 @@ def _text(value: object, style: str = "") -> Text:
 
 NUMBER_HEADERS = ("Credit", "Blame", "Unique catches", *FAILS_HEADERS)
 MIN_DECISION = 8  # "REJECTED"; the change kind folds under it
+MIN_ID = 12  # a check id folds only when even the narrowest table does not fit it whole
+# What a narrow terminal gives up first, in order (a group goes together): the ids, the
+# figures the gate decides on (credit, blame, unique catches) and the decision always stay.
+NARROW_DROPS = (("Frozen",), ("Origin",), FAILS_HEADERS, ("measured",))
 
 
 def _word_width(header: str) -> int:
     return max(len(word) for word in header.split())
 
 
+@dataclass
+class _Layout:
+    """Which columns a width holds, and what a reader is told about the ones it does not."""
+    shown: set[str]
+    hidden: list[str]  # headers dropped for the width, in table order
+    width_needed: int  # the terminal width at which every column shows
+    ids_fit: bool
+
+
+def _layout(widths: dict[str, int], width: int | None) -> _Layout:
+    """`widths`: each column's natural width (the ids', the headers' longest word, 8 for the decision)."""
+    def needed(names: set[str]) -> int:
+        return sum(widths[n] for n in names) + len(names) - 1  # one space between columns
+
+    shown = set(widths)
+    full = needed(shown)
+    for group in NARROW_DROPS:
+        if width is None or needed(shown) <= width:
+            break
+        shown -= {n for n in widths if n in group or (group == ("measured",) and n.startswith("measured:"))}
+    hidden = [n for n in widths if n not in shown and n != "Frozen"]
+    return _Layout(shown, hidden, full, width is None or needed(shown) <= width)
+
+
 def _attribution_table(summary: RubricSummary, title: str, decisions: dict[str, tuple[str, str]] | None = None,
                        columns: list[tuple[str, str]] | None = None,
-                       width: int | None = None) -> tuple[Table, list[str]]:
-    """The per-check table, and the frozen checks' ids when it is printed without its Frozen
-    column: in a narrow terminal the ids keep their width (an id is what a reader looks up, so
-    it never folds while a column can go), and the frozen ones are listed under the table."""
+                       width: int | None = None) -> tuple[Table, list[str], list[str]]:
+    """The per-check table, the frozen checks' ids when it is printed without its Frozen column,
+    and the other columns it leaves out. In a narrow terminal the ids keep their width (an id is
+    what a reader looks up, so it never folds while a column can go) and the columns go in the
+    order of `NARROW_DROPS`: the frozen ones are listed under the table, the rest named there."""
     columns = columns or []
-    origin = max([len("Origin"), *(len(r.origin) for r in summary.checks)])
-    numbers = [_word_width(h) for h in NUMBER_HEADERS] + [5] * len(columns)
-    ids = max([len("Check"), *(len(r.id) for r in summary.checks)])
-    decision = MIN_DECISION if decisions is not None else 0
-    count = 1 + 1 + len(numbers) + (decisions is not None)  # Check, Origin, the numbers, Decision
-
-    def needed(frozen: bool) -> int:
-        cells = [ids, origin, *numbers] + ([len("Frozen")] if frozen else []) + ([decision] if decision else [])
-        return sum(cells) + count + frozen - 1  # one space between columns
-    keep_frozen = width is None or needed(True) <= width or needed(False) > width
+    headers = list(NUMBER_HEADERS)
+    headers[2] = catches_header(summary.max_failures)
+    widths = {"Check": max([len("Check"), *(len(r.id) for r in summary.checks)]),
+              "Origin": max([len("Origin"), *(len(r.origin) for r in summary.checks)]), "Frozen": len("Frozen")}
+    widths.update({name: _word_width(name) for name in headers})
+    widths.update({f"measured:{key}": 5 for key, _ in columns})
+    if decisions is not None:
+        widths["Decision"] = MIN_DECISION
+    layout = _layout(widths, width)
+    shown = layout.shown
+    used = sum(widths[n] for n in shown) + len(shown) - 1
     # No vertical rules and one space between columns; headers wrap onto a second line.
     table = Table(title=_text(title), title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False,
                   collapse_padding=True)  # Text title: user strings are not rich markup
-    fits = width is None or needed(keep_frozen) <= width
-    table.add_column("Check", overflow="fold", min_width=ids if fits else 12, ratio=4)
-    table.add_column("Origin", width=origin)
-    if keep_frozen:
-        table.add_column("Frozen", width=len("Frozen"))
-    headers = list(NUMBER_HEADERS)
-    headers[2] = catches_header(summary.max_failures)
+    if layout.ids_fit:
+        table.add_column("Check", overflow="fold", min_width=widths["Check"], ratio=4)
+    else:  # the ids fold into what the other columns leave, so the decision is never cut
+        ids = max(MIN_ID if width is None else min(MIN_ID, width - (used - widths["Check"])), 4)
+        table.add_column("Check", overflow="fold", width=ids)
+        used += ids - widths["Check"]
+    for name in ("Origin", "Frozen"):
+        if name in shown:
+            table.add_column(name, width=widths[name])
     for name in headers:
-        table.add_column(name, justify="right", width=_word_width(name))
+        if name in shown:
+            table.add_column(name, justify="right", width=_word_width(name))
     for key, _ in columns:
-        table.add_column(SHORT_HEADERS[key], justify="right", width=5)
+        if f"measured:{key}" in shown:
+            table.add_column(SHORT_HEADERS[key], justify="right", width=5)
     if decisions is not None:
         # "REJECTED added" folds in two when the terminal is narrow: the decision, not the id.
-        spare = None if width is None else width - needed(keep_frozen) + MIN_DECISION
+        spare = None if width is None else width - used + MIN_DECISION
         table.add_column("Decision", overflow="fold", min_width=MIN_DECISION, ratio=1,
                          max_width=max(MIN_DECISION, spare) if spare is not None else None)
     for row in summary.checks:
-        cells: list[RenderableType] = [_text(row.id), row.origin]
-        if keep_frozen:
+        cells: list[RenderableType] = [_text(row.id)]
+        if "Origin" in shown:
+            cells.append(row.origin)
+        if "Frozen" in shown:
             cells.append("yes" if row.frozen else "no")
-        cells += [f"{row.credit:.2f}", f"{row.blame:.2f}", str(row.unique_catches), str(row.fails_correct),
-                  str(row.fails_flawed)]
-        cells += [measured_cell(row, key) for key, _ in columns]
+        figures = dict(zip(headers, [f"{row.credit:.2f}", f"{row.blame:.2f}", str(row.unique_catches),
+                                     str(row.fails_correct), str(row.fails_flawed)], strict=True))
+        cells += [figures[name] for name in headers if name in shown]
+        cells += [measured_cell(row, key) for key, _ in columns if f"measured:{key}" in shown]
         if decisions is not None:
             change, verdict = decisions.get(row.id, ("", ""))
             cells.append(_text(f"{verdict} {change}".strip()))
         table.add_row(*cells)
-    return table, ([] if keep_frozen else [row.id for row in summary.checks if row.frozen])
+    frozen = [] if "Frozen" in shown else [row.id for row in summary.checks if row.frozen]
+    hidden = [SHORT_HEADERS[n.split(":", 1)[1]] if n.startswith("measured:") else n for n in layout.hidden]
+    if hidden:
+        hidden = [f"{', '.join(hidden)} (every column shows from {layout.width_needed} columns, or with "
+                  "--format markdown or json)"]
+    return table, frozen, hidden
 
 
-def _print_table(console: Console, table: tuple[Table, list[str]]) -> None:
-    grid, frozen = table
+def _print_table(console: Console, table: tuple[Table, list[str], list[str]]) -> None:
+    grid, frozen, hidden = table
     console.print(grid)
     if frozen:
         _hanging(console, "frozen: ", ", ".join(frozen) + " (cannot be deleted, reworded or unfrozen)")
+    for line in hidden:
+        _hanging(console, "not shown: ", line)
 
 
 def _rate_rows(summaries: list[RubricSummary]) -> list[tuple[str, list[str]]]:

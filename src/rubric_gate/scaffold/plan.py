@@ -123,7 +123,9 @@ def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | Non
         steps.append(f"Write your task and checks in rubrics/{name}.yaml.")
     steps += [
         f"Record a verdict for every (check, item) pair: rubric-gate judge --rubric rubrics/{name}.yaml "
-        f"--verdicts calibration/{name}.verdicts.jsonl --judge anthropic:MODEL (or by hand); "
+        f"--verdicts calibration/{name}.verdicts.jsonl --judge anthropic:MODEL, or by hand, one line per pair in "
+        f"calibration/{name}.verdicts.jsonl: "
+        '{"item": "ex-1", "check_text": "<the check\'s text, as written>", "answer": "yes"} ("no" where it fails); '
         f"rubric-gate lint rubrics/{name}.yaml lists the pairs still missing.",
     ]
     if WORKFLOW_PATH not in created:

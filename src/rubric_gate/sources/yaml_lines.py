@@ -156,6 +156,13 @@ def _compose_fast(text: str) -> yaml.Node | None:
         return None
 
 
+# PyYAML's wording for the slips people make most, with what to do about each.
+_HINTS = {
+    "mapping values are not allowed here": " (a value with ': ' in it, e.g. 'task: Summarize: ...', must be quoted)",
+    "found character '\\t' that cannot start any token": " (indent with spaces, not tabs)",
+}
+
+
 def load_located_yaml(text: str, display: str) -> LocatedYaml:
     """Parse one YAML document; syntax errors become `InputError` with the line."""
     node = _compose_fast(text)
@@ -165,6 +172,7 @@ def load_located_yaml(text: str, display: str) -> LocatedYaml:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
+        problem += _HINTS.get(problem, "")
         if exc.context and exc.context_mark is not None and mark is not None and exc.context_mark.line != mark.line:
             problem += f" ({exc.context} at line {exc.context_mark.line + 1})"
         raise InputError(display, f"YAML syntax error: {problem}", line) from exc

@@ -166,10 +166,12 @@ class BlobCache:
             self._parse(blob, RowBuilder(data), display, 0, 1)
             self.parses += 1
         else:
-            data = prefix.data.copy()
+            data = prefix.data.copy()  # the prefix's columns shared, not copied
             data.segments = [blob.segment()]  # offsets into the prefix are offsets into this blob
             self._parse(blob, RowBuilder(data), display, prefix.size, prefix.lines + 1)
             data.changed()
+            # The prefix's rows are this blob's first rows: held once, as a view of this blob's.
+            prefix.data.columns.share_prefix(data.columns)
             self.extensions += 1
         if persist:
             from rubric_gate.verdicts.index import store_blob

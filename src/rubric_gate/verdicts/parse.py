@@ -16,10 +16,8 @@ import hashlib
 import typing
 from array import array
 from collections.abc import Iterable
-from operator import attrgetter
-from typing import Annotated, Any, BinaryIO
+from typing import Any, BinaryIO
 
-import msgspec
 import numpy as np
 from pydantic import ValidationError
 
@@ -31,7 +29,6 @@ from rubric_gate.verdicts.table_data import ANSWER_CODES, NONE, VerdictData
 
 CHUNK = 1 << 22
 BOM = b"\xef\xbb\xbf"
-UNSET = msgspec.UNSET
 SAMPLE_MAX = 2**31 - 1  # the sample column is int32; a larger index takes the exact path
 
 
@@ -49,37 +46,11 @@ KEYED = ("item_hash", *SOURCE_FIELDS)
 HAS_SAMPLE = "sample" in Verdict.model_fields  # repeated sampling: the 0-based index of an answer
 
 
-class _Usage(msgspec.Struct, forbid_unknown_fields=True):
-    input_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
-    output_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
+def _fast() -> Any:
+    """The fast path's msgspec decoding, imported by the first parse (a rerun reads the index)."""
+    from rubric_gate.verdicts import line_struct
 
-
-def _line_struct() -> type | None:
-    """The fast path's struct: one field per model field. Absent optional fields stay UNSET (so
-    re-encoding a row writes exactly the keys its line had); null is left to the exact path."""
-    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
-    for name, info in Verdict.model_fields.items():
-        if name in ("item", "check_text"):
-            fields.append((name, Annotated[str, msgspec.Meta(min_length=1)]))
-        elif name == "answer":
-            fields.append((name, info.annotation))
-        elif name == "usage":
-            fields.append((name, _Usage | msgspec.UnsetType, UNSET))
-        elif name == "sample":
-            fields.append((name, Annotated[int, msgspec.Meta(ge=0, le=SAMPLE_MAX)] | msgspec.UnsetType, UNSET))
-        elif name in OPTIONAL_TEXT:
-            fields.append((name, str | msgspec.UnsetType, UNSET))
-        else:  # a field this path does not know: a line holding it takes the exact path
-            fields.append((name, msgspec.UnsetType, UNSET))
-    return msgspec.defstruct("VerdictLine", fields, forbid_unknown_fields=True)
-
-
-_LINE = _line_struct()
-_decode_line = msgspec.json.Decoder(_LINE).decode
-_encode = msgspec.json.Encoder().encode
-_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
-_GETTERS = tuple(attrgetter(name) for name in ("check_text", "item", "answer", "item_hash", "sample"))
-_SOURCE = attrgetter(*SOURCE_FIELDS)
+    return line_struct
 
 
 def validation_message(exc: ValidationError, obj: dict[str, Any]) -> str:
@@ -124,7 +95,7 @@ class RowBuilder:
         self._source, self._answer, self._offset = tail["source"].append, tail["answer"].append, tail["offset"].append
         self._sample = tail["sample"].append
         # The fast path's own caches, keyed by values as decoded (UNSET where a key is absent).
-        self._hash_ids: dict[Any, int] = {UNSET: NONE}
+        self._hash_ids: dict[Any, int] = {}
         self._source_ids: dict[Any, int] = {}
 
     def text_id(self, raw_text: str) -> int:
@@ -171,31 +142,35 @@ class RowBuilder:
             return
         data = self.data
         tail = data.columns.tail
-        texts, items, answers, hashes, samples = (list(map(get, rows)) for get in _GETTERS)
+        fast = _fast()
+        unset = fast.UNSET
+        texts, items, answers, hashes, samples = (list(map(get, rows)) for get in fast.GETTERS)
         tail["text"].extend(_ids(data.raw_texts, texts, self._new_text))
         tail["item"].extend(_ids(data.items.ids, items, data.items.add))
         n = len(rows)
-        if hashes.count(UNSET) == n:
+        if hashes.count(unset) == n:
             tail["hash"].extend(array("i", [NONE]) * n)
         else:
+            self._hash_ids.setdefault(unset, NONE)
             tail["hash"].extend(_ids(self._hash_ids, hashes, data.hashes.add))
-        sources = list(map(_SOURCE, rows))
+        sources = list(map(fast.SOURCE, rows))
         if sources.count(sources[0]) == n:  # one source: the usual block
             tail["source"].extend(array("i", _ids(self._source_ids, sources[:1], self._new_source)) * n)
         else:
             tail["source"].extend(_ids(self._source_ids, sources, self._new_source))
         tail["answer"].extend(list(map(ANSWER_CODES.__getitem__, answers)))
-        if samples.count(UNSET) == n:
+        if samples.count(unset) == n:
             tail["sample"].extend(array("i", [0]) * n)
         else:
-            tail["sample"].extend([0 if value is UNSET else value for value in samples])
+            tail["sample"].extend([0 if value is unset else value for value in samples])
         tail["offset"].extend(offsets)
 
     def _new_text(self, raw_text: str) -> int:
         return self.data.texts.add(normalize_text(raw_text))
 
     def _new_source(self, key: tuple[Any, ...]) -> int:
-        return self.data.sources.add(tuple(None if value is UNSET else value for value in key))
+        unset = _fast().UNSET
+        return self.data.sources.add(tuple(None if value is unset else value for value in key))
 
 
 def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict | None:
@@ -207,15 +182,17 @@ def slow_line(raw: bytes, display: str, line_no: int, *, last: bool) -> Verdict 
 
 def _decoded(lines: list[bytes]) -> list[Any]:
     """Each line's fast-path row, or None where the exact path must decide."""
+    fast = _fast()
+    decode, errors = fast.decode_line, fast.DECODE_ERRORS
     try:
-        return [_decode_line(raw) for raw in lines]  # the common block: no line needs a second look
-    except _DECODE_ERRORS:
+        return [decode(raw) for raw in lines]  # the common block: no line needs a second look
+    except errors:
         pass
     rows: list[Any] = []
     for raw in lines:
         try:
-            rows.append(_decode_line(raw))
-        except _DECODE_ERRORS:
+            rows.append(decode(raw))
+        except errors:
             rows.append(None)
     return rows
 
@@ -227,16 +204,17 @@ def _without_duplicate_keys(block: bytes, lines: list[bytes], rows: list[Any]) -
     row re-encoded; one count over the block clears the common block at once. `\\u0022` is
     the one way to write a quote without a quote character: such lines take the exact path."""
     quoted = b'"'
+    encode = _fast().encode
     if b"\\u0022" not in block:
         if None not in rows:
             kept, left_out = rows, 0
         else:
             kept = [row for row in rows if row is not None]
             left_out = sum(raw.count(quoted) for raw, row in zip(lines, rows, strict=True) if row is None)
-        if block.count(quoted) == _encode(kept).count(quoted) + left_out:
+        if block.count(quoted) == encode(kept).count(quoted) + left_out:
             return
     for index, (raw, row) in enumerate(zip(lines, rows, strict=True)):
-        if row is not None and (b"\\u0022" in raw or raw.count(quoted) != _encode(row).count(quoted)):
+        if row is not None and (b"\\u0022" in raw or raw.count(quoted) != encode(row).count(quoted)):
             rows[index] = None
 
 

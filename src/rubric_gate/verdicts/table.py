@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.verdicts.model import ItemKey
 from rubric_gate.verdicts.store import VerdictStore
 from rubric_gate.verdicts.table_data import NO, NOT_APPLICABLE
 
@@ -32,7 +32,7 @@ class VerdictColumn:
 
 def verdict_column(
     check_text: str,
-    items: Sequence[CalibrationItem],
+    items: Sequence[ItemKey],
     store: VerdictStore,
     *,
     judge: str | None = None,

@@ -94,8 +94,24 @@ class Columns:
                 np.concatenate([current[name], arrays[name].astype(dtype, copy=False)])
 
     def copy(self) -> Columns:
-        arrays = self.arrays()
-        return Columns({n: a.copy() for n, a in arrays.items()})
+        """Columns with the same rows: the frozen arrays are shared, read-only (every write makes
+        new arrays: `arrays` and `extend_arrays` concatenate), so a copy costs no column memory."""
+        return Columns({n: _read_only(a) for n, a in self.arrays().items()})
+
+    def share_prefix(self, longer: Columns) -> None:
+        """Hold these rows as a view of `longer`'s first rows, which are the same rows (a blob
+        extending this one): the columns are then held once for both."""
+        rows = len(self)
+        theirs = longer.arrays()
+        assert len(theirs["text"]) >= rows
+        self.frozen = {name: _read_only(array_[:rows]) for name, array_ in theirs.items()}
+        self.tail = {name: array(code) for name, code, _ in COLUMNS}
+
+
+def _read_only(array_: np.ndarray) -> np.ndarray:
+    view = array_.view()
+    view.flags.writeable = False
+    return view
 
 
 class VerdictData:

@@ -12,6 +12,7 @@ proposed snapshot has is the base tip's, which the base branch vouches for.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from rubric_gate.action.changed import ChangedFile
@@ -131,13 +132,14 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile) -> list[Diffe
 def _shared_ids(snapshots: Snapshots, globs: tuple[str, ...]) -> list[Difference]:
     """Rubric ids the proposed snapshot gives to more than one file, where no trusted snapshot
     already did: a consumer that looks a rubric up by id could read a copy that was scored as a
-    new rubric and never gated. Compared ignoring case (stricter)."""
+    new rubric and never gated. Compared as a reader would confuse them (stricter): ignoring case,
+    compatibility forms (fullwidth letters) and invisible format characters."""
     def sharing(snapshot: Snapshot) -> dict[str, list[str]]:
         by_id: dict[str, list[str]] = {}
         for path in snapshot.rubric_paths(globs):
             rubric_id = snapshot.rubric_keys(path).get("id", "").strip()
             if rubric_id:
-                by_id.setdefault(rubric_id.casefold(), []).append(path)
+                by_id.setdefault(_id_key(rubric_id), []).append(path)
         return {k: v for k, v in by_id.items() if len(v) > 1}
 
     proposed = sharing(snapshots.proposed)
@@ -158,6 +160,11 @@ def _shared_ids(snapshots: Snapshots, globs: tuple[str, ...]) -> list[Difference
                               "unique: only an edit of an existing file is gated, and whoever looks the rubric up by "
                               "id could read the copy instead", len(paths)))
     return out
+
+
+def _id_key(rubric_id: str) -> str:
+    folded = unicodedata.normalize("NFKC", rubric_id).casefold()
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
 
 # -- labels --------------------------------------------------------------------------------------
@@ -268,6 +275,9 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
     def in_trusted(answer: ChangedAnswer) -> bool:
         return trusted is None or normalize_text(answer.text) in trusted
 
+    def gated(answer: ChangedAnswer) -> bool:  # a check of a rubric reading the file, as the head has it
+        return in_use is None or normalize_text(answer.text) in in_use
+
     out = []
     if change.status == "renamed":
         out.append(Difference(Kind.VERDICTS_MOVED, path, users, f"moves the verdict store to {change.path} (a rubric "
@@ -276,14 +286,17 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
         (Kind.ANSWER_REJUDGED, [a for a in answers if confirmed(a)],
          lambda shown: f"({shown}); the configured judge re-judged these pairs and gave the same answers"),
         (Kind.ANSWER_CHANGED, [a for a in answers if not confirmed(a)],
-         lambda shown: f"({shown}) that the configured judge did not confirm in this run"),
+         lambda shown: (f"({shown}) that a judge did not confirm in this run (with the `judge` input set, the "
+                        "action re-judges each changed pair under every task reading it; an answer it confirms "
+                        "passes)")),
         # A PR's answers for checks the base already has would become the record the next PR is
         # gated on; those for a new check text are the gate's to weigh (they may reject, never excuse).
         (Kind.ANSWER_FILLED, [a for a in filled if in_trusted(a) and not confirmed(a)],
          lambda shown: (f"for checks the base branch already has, where it had none ({shown}), that no judge "
                         "re-judged in this run; once merged they are the record later PRs are gated on")),
         (Kind.ANSWER_FILLED_REJUDGED, [a for a in filled if in_trusted(a) and confirmed(a)], None),
-        (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a)], None),
+        (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a) and gated(a)], None),
+        (Kind.ANSWER_FOR_NO_CHECK, [a for a in filled if not in_trusted(a) and not gated(a)], None),
         (Kind.ANSWER_REMOVED, [r for r in removed if in_use is None or normalize_text(r.text) in in_use],
          lambda shown: (f"of checks still in use ({shown}); a lost answer is lost evidence, and the gap could be "
                         "filled with another answer later")),
@@ -318,14 +331,22 @@ def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], ca
         tip_sets = [c.items for c in (snapshots.tip.calibration(p) for p in cal_paths) if c is not None] or item_sets
     except InputError:
         return []  # reported where the tip's rubric is gated
-    if tip is None or tip.same_blob(base):
+    if tip is None:
         return []
-    where = f"merged onto the base tip {snapshots.tip.sha[:7]}, which changed this file too,"
-    merged = merged_record(base, head, tip)
+    if tip.same_blob(base):
+        # The merge leaves the head's file: compared on the items main labeled or rewrote since
+        # (the merge base's items are compared above).
+        known = {(i.id, i.content_hash) for items in item_sets for i in items}
+        tip_sets = [fresh for fresh in (tuple(i for i in items if (i.id, i.content_hash) not in known)
+                                        for items in tip_sets) if fresh]
+        if not tip_sets:
+            return []
+    where = f"merged onto the base tip {snapshots.tip.sha[:7]},"
+    merged = head if tip.same_blob(base) else merged_record(base, head, tip)
     if merged is None:
-        return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} changes lines other than by appending: the "
-                           "record the merge leaves cannot be compared with the tip's; rebase the PR onto its base "
-                           "branch")]
+        return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} which changed this file too, it changes "
+                           "lines other than by appending: the record the merge leaves cannot be compared with the "
+                           "tip's; rebase the PR onto its base branch")]
     changed = [a for a in dict.fromkeys(a for items in tip_sets for a in changed_answers(tip, merged, items, tasks))
                if not confirmed(a)]
     changed += [a for a in dict.fromkeys(a for items in tip_sets for a in filled_answers(tip, merged, items, tasks))

@@ -33,6 +33,7 @@ class Snapshot:
         self.sha = sha
         self.name = name  # "merge base", "base tip", "head", "proposed": for messages
         self.memo = memo or default_memo()
+        self._rubric_paths: dict[tuple[str, ...], list[str]] = {}
 
     def __repr__(self) -> str:
         return f"Snapshot({self.name} {self.sha[:7]})"
@@ -50,7 +51,10 @@ class Snapshot:
         return self.reader.list_files(self.sha)
 
     def rubric_paths(self, globs: tuple[str, ...]) -> list[str]:
-        return [p for p in self.paths() if matches_any(p, globs)]
+        """The paths under the `rubrics` globs (matched once per snapshot: a tree can be large)."""
+        if globs not in self._rubric_paths:
+            self._rubric_paths[globs] = [p for p in self.paths() if matches_any(p, globs)]
+        return list(self._rubric_paths[globs])
 
     # -- reading ---------------------------------------------------------------------------------
     def _where(self, path: str) -> tuple[str | None, str]:

@@ -1,0 +1,48 @@
+"""The verdict parser's fast path: a msgspec struct derived from the `Verdict` model (the same
+keys, types and bounds, nothing coerced) and its decoder. Its own module so that a process that
+reads only indexed stores never imports msgspec."""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Annotated, Any
+
+import msgspec
+
+from rubric_gate.verdicts.model import Verdict
+from rubric_gate.verdicts.parse import OPTIONAL_TEXT, SAMPLE_MAX, SOURCE_FIELDS
+
+UNSET = msgspec.UNSET
+
+
+class _Usage(msgspec.Struct, forbid_unknown_fields=True):
+    input_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
+    output_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
+
+
+def _line_struct() -> type | None:
+    """The fast path's struct: one field per model field. Absent optional fields stay UNSET (so
+    re-encoding a row writes exactly the keys its line had); null is left to the exact path."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for name, info in Verdict.model_fields.items():
+        if name in ("item", "check_text"):
+            fields.append((name, Annotated[str, msgspec.Meta(min_length=1)]))
+        elif name == "answer":
+            fields.append((name, info.annotation))
+        elif name == "usage":
+            fields.append((name, _Usage | msgspec.UnsetType, UNSET))
+        elif name == "sample":
+            fields.append((name, Annotated[int, msgspec.Meta(ge=0, le=SAMPLE_MAX)] | msgspec.UnsetType, UNSET))
+        elif name in OPTIONAL_TEXT:
+            fields.append((name, str | msgspec.UnsetType, UNSET))
+        else:  # a field this path does not know: a line holding it takes the exact path
+            fields.append((name, msgspec.UnsetType, UNSET))
+    return msgspec.defstruct("VerdictLine", fields, forbid_unknown_fields=True)
+
+
+LINE = _line_struct()
+decode_line = msgspec.json.Decoder(LINE).decode
+encode = msgspec.json.Encoder().encode
+DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+GETTERS = tuple(attrgetter(name) for name in ("check_text", "item", "answer", "item_hash", "sample"))
+SOURCE = attrgetter(*SOURCE_FIELDS)
