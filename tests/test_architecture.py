@@ -163,3 +163,26 @@ def test_the_one_home_probes_see_an_alias(tmp_path: Path) -> None:
     assert _only_reexports(alias)
     alias.write_text('from rubric_gate.llm.spec import JudgeSpec\n\n\ndef f() -> None: ...\n\n\n__all__ = ["JudgeSpec", "f"]\n')
     assert not _only_reexports(alias) and _exported_imports(alias) == ["JudgeSpec"]
+
+
+def _lazy_tables(init: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """A lazy package's name -> module table, and the names its `if TYPE_CHECKING:` block imports."""
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    table: dict[str, str] = {}
+    typed: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["_EXPORTS"]:
+            table = ast.literal_eval(node.value)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            typed = {a.asname or a.name: n.module for n in node.body if isinstance(n, ast.ImportFrom) and n.module
+                     for a in n.names}
+    return table, typed
+
+
+def test_lazy_packages_show_the_type_checker_the_names_they_export() -> None:
+    """A name a package loads on first use is, to mypy, whatever its module defines (not Any)."""
+    lazy = [p for p in sorted(PACKAGE.rglob("__init__.py")) if "lazy_exports(" in p.read_text(encoding="utf-8")]
+    assert len(lazy) >= 4
+    for init in lazy:
+        table, typed = _lazy_tables(init)
+        assert table and typed == table, init.relative_to(PACKAGE)

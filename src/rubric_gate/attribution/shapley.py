@@ -9,6 +9,7 @@ flawed items this is a check's catch credit, over correct items its false-fail b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def _validate(failed: np.ndarray, flawed: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def failure_counts(failed: np.ndarray) -> np.ndarray:
     """|F| per item: how many checks answered no."""
-    return np.asarray(failed, dtype=bool).view(np.uint8).sum(axis=1, dtype=np.int64)
+    return cast(np.ndarray, np.asarray(failed, dtype=bool).view(np.uint8).sum(axis=1, dtype=np.int64))
 
 
 def attribute(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> Attribution:

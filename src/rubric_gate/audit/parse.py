@@ -73,7 +73,7 @@ def one_line(value: Any, what: str) -> str:
 def yes_no(value: Any, what: str) -> bool:
     if value not in ("yes", "no"):
         raise MalformedReply(f"{what} must be 'yes' or 'no', got {value!r}")
-    return value == "yes"
+    return bool(value == "yes")
 
 
 def parse_structure(text: str) -> StructureAnswer:

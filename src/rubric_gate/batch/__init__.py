@@ -8,7 +8,18 @@ Names load on first use (PEP 562), as in `rubric_gate.judges`: commands that onl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rubric_gate.lazy import lazy_exports
+
+if TYPE_CHECKING:  # the same names for the type checker (a test keeps the two equal)
+    from rubric_gate.batch.cost import batch_price as batch_price
+    from rubric_gate.batch.cost import estimate_batch_cost as estimate_batch_cost
+    from rubric_gate.batch.journal import BatchJournal as BatchJournal
+    from rubric_gate.batch.journal import journal_path as journal_path
+    from rubric_gate.batch.outcome import BatchOutcome as BatchOutcome
+    from rubric_gate.batch.requests import BatchLimits as BatchLimits
+    from rubric_gate.batch.runner import judge_in_batches as judge_in_batches
 
 DEFAULT_POLL_INTERVAL_S = 30.0  # seconds between batch status checks
 

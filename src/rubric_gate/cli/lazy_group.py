@@ -39,6 +39,8 @@ class LazyGroup(click.Group):
             return command
         module_name, _, attribute = self.lazy_commands[cmd_name][0].partition(":")
         command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{module_name}:{attribute} is not a click command")
         self.add_command(command, cmd_name)
         return command
 

@@ -12,7 +12,7 @@ import base64
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def tfidf_vectors(texts: Sequence[str]) -> np.ndarray:
 def _decode(item: Any) -> list[float]:
     vector = item.embedding
     if isinstance(vector, str):  # encoding_format=base64: little-endian float32
-        return np.frombuffer(base64.b64decode(vector), dtype="<f4").astype(float).tolist()
+        return cast(list[float], np.frombuffer(base64.b64decode(vector), dtype="<f4").astype(float).tolist())
     return [float(x) for x in vector]
 
 
@@ -105,7 +105,7 @@ class Embedder:
             vectors = json.loads(text)
             if len(vectors) != len(batch) or len({len(v) for v in vectors}) != 1 or not vectors[0]:
                 raise MalformedReply(f"expected {len(batch)} vectors of one length")
-            return vectors
+            return cast(list[list[float]], vectors)
 
         def done(vectors: list[list[float]], tin: int, _tout: int) -> None:
             for i, (text, vector) in enumerate(zip(batch, vectors, strict=True)):

@@ -31,7 +31,7 @@ def cluster_labels(vectors: np.ndarray, n_clusters: int) -> np.ndarray:
         extra[np.flatnonzero(zero), np.arange(int(zero.sum()))] = 1.0
         vectors = np.hstack([vectors, extra])
     model = AgglomerativeClustering(n_clusters=n_clusters, metric="cosine", linkage="average")
-    return model.fit_predict(vectors)
+    return np.asarray(model.fit_predict(vectors))  # scikit-learn has no type hints
 
 
 def clusters(labels: np.ndarray, max_size: int) -> list[list[int]]:

@@ -8,6 +8,7 @@ column stay available for flip rate, alpha and the stability of each decision.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class Votes:
         """(judges, items): True where most of a judge's samples answered n/a."""
         if self.not_applicable is None:
             return None
-        return self.not_applicable.mean(axis=1) > 0.5
+        return cast(np.ndarray, self.not_applicable.mean(axis=1) > 0.5)
 
     @property
     def per_judge(self) -> np.ndarray:

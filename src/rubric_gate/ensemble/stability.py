@@ -9,6 +9,7 @@ origin, frozen or source, or of aggregation, rests on no single check's answers.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -21,9 +22,9 @@ def decisive_mask(change: Change, flag: ItemMask, flawed: np.ndarray) -> np.ndar
     flawed = np.asarray(flawed, dtype=bool)
     none = np.zeros(len(flawed), dtype=bool)
     if change.kind == "added" and change.head is not None:
-        return flag(change.head.text) & ~flawed
+        return cast(np.ndarray, flag(change.head.text) & ~flawed)
     if change.kind == "deleted" and change.base is not None:
-        return flag(change.base.text) & flawed
+        return cast(np.ndarray, flag(change.base.text) & flawed)
     if change.kind == "modified" and change.reworded and change.base is not None and change.head is not None:
         return flag(change.base.text) | flag(change.head.text)
     return none

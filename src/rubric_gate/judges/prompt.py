@@ -17,7 +17,11 @@ import re
 import unicodedata
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from jinja2 import Template
+    from jinja2.sandbox import SandboxedEnvironment
 
 Mode = Literal["per-check", "checklist"]
 TEMPLATES: dict[str, str] = {"per-check": "per_check.j2", "checklist": "checklist.j2"}
@@ -74,7 +78,7 @@ def prompt_version(mode: Mode = "per-check") -> str:
 
 
 @cache
-def _environment() -> Any:
+def _environment() -> SandboxedEnvironment:
     from jinja2 import StrictUndefined  # only when a prompt is rendered: replay never needs it
     from jinja2.sandbox import SandboxedEnvironment
 
@@ -84,7 +88,7 @@ def _environment() -> Any:
 
 
 @cache
-def compiled_template(mode: Mode) -> Any:
+def compiled_template(mode: Mode) -> Template:
     """Each template is compiled once per process, not once per pair."""
     return _environment().from_string(template_source(mode))
 

@@ -45,7 +45,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter; a server's retry-after is a floor, not a suggestion."""
-        backoff = min(self.max_delay, self.base_delay * 2**attempt) * random.uniform(0.5, 1.0)
+        backoff = min(self.max_delay, self.base_delay * 2.0**attempt) * random.uniform(0.5, 1.0)
         if retry_after is not None and math.isfinite(retry_after):
             return min(retry_after, MAX_RETRY_AFTER_S) + random.uniform(0, self.base_delay / 4)
         return backoff

@@ -37,7 +37,7 @@ def parse_prefer(text: str) -> str:
     better = reply_object(text, {"better"})["better"]
     if better not in ("A", "B"):
         raise MalformedReply(f"better must be 'A' or 'B', got {better!r}")
-    return better
+    return str(better)
 
 
 def parse_applies(text: str, ids: list[str]) -> dict[str, bool]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -48,7 +49,7 @@ def mcc_from_counts(tp: np.ndarray, tn: np.ndarray, fp: np.ndarray, fn: np.ndarr
 
 
 def balanced_accuracy_from_counts(tp: np.ndarray, tn: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
-    return (_divide(tp, tp + fn) + _divide(tn, tn + fp)) / 2  # NaN unless both classes occur
+    return cast(np.ndarray, (_divide(tp, tp + fn) + _divide(tn, tn + fp)) / 2)  # NaN unless both classes occur
 
 
 def _scalar(statistic: Statistic, a: np.ndarray, b: np.ndarray) -> float | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -32,7 +33,7 @@ class MissGroup:
 
 def missed_mask(failed: np.ndarray, flawed: np.ndarray, max_failures: int) -> np.ndarray:
     """Flawed items the rubric passes: no check (or at most `max_failures`) says no."""
-    return np.asarray(flawed, dtype=bool) & ~rubric_fails(failed, max_failures)
+    return cast(np.ndarray, np.asarray(flawed, dtype=bool) & ~rubric_fails(failed, max_failures))
 
 
 def missed_groups(items: Sequence[CalibrationItem], failed: np.ndarray, flawed: np.ndarray,

@@ -8,7 +8,7 @@ int64 per row; a stable sort keeps, per key, the last row in file order (later w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -44,7 +44,7 @@ class KeyIndex:
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
         if self.table is not None:
-            return self.table[wanted]
+            return cast(np.ndarray, self.table[wanted])
         assert self.keys is not None and self.rows is not None
         if not len(self.keys):
             return np.full(len(wanted), NONE, dtype=np.int64)
@@ -126,7 +126,7 @@ class Lookups:
 def lookups(data: VerdictData) -> Lookups:
     if data._lookups is None:
         data._lookups = Lookups(data)
-    return data._lookups
+    return cast(Lookups, data._lookups)
 
 
 def find_rows(data: VerdictData, text_id: int | None, item_ids: np.ndarray, hash_ids: np.ndarray,

@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 import numpy as np
 
@@ -163,7 +163,7 @@ class VerdictStore:
             segment = data.segments[bisect.bisect_right(starts, row) - 1]
         offset = int(data.columns.arrays()["offset"][row])
         if segment.objects is not None:
-            return segment.objects[offset]
+            return cast(Verdict, segment.objects[offset])
         if segment.data is not None:
             end = segment.data.find(b"\n", offset)
             raw = segment.data[offset:] if end < 0 else segment.data[offset:end]
@@ -220,7 +220,7 @@ class VerdictStore:
                         np.array([data.hashes.ids.get(h, NONE) for h in hashes], dtype=np.int64))
             cached = (items, hashes, (item_ids, hash_ids), sizes)
         self._item_keys = cached
-        return cached[2]
+        return cast("tuple[np.ndarray, np.ndarray]", cached[2])
 
     def rows(self, check_text: str, items: Sequence[ItemKey], *, judge: str | None = None,
              prompt: str | None = None, sample: int = 0, task: str | None = None) -> np.ndarray:
@@ -324,7 +324,7 @@ class VerdictStore:
         result = self._blob.memo(key, keep, build)
         if isinstance(result, VerdictStore):
             result._shared = True  # handed to every such rubric: a write copies first
-        return result
+        return cast(_T, result)
 
     def merged_lines(self, verdicts: list[Verdict], source: VerdictStore) -> VerdictStore:
         """`self.merged(VerdictStore(verdicts))`, for `verdicts` taken from `source.added_since(self)`.
