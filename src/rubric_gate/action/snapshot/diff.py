@@ -334,14 +334,22 @@ def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], ca
         tip_sets = [c.items for c in (snapshots.tip.calibration(p) for p in cal_paths) if c is not None] or item_sets
     except InputError:
         return []  # reported where the tip's rubric is gated
-    if tip is None or tip.same_blob(base):
+    if tip is None:
         return []
-    where = f"merged onto the base tip {snapshots.tip.sha[:7]}, which changed this file too,"
-    merged = merged_record(base, head, tip)
+    if tip.same_blob(base):
+        # The merge leaves the head's file: compared on the items main labeled or rewrote since
+        # (the merge base's items are compared above).
+        known = {(i.id, i.content_hash) for items in item_sets for i in items}
+        tip_sets = [fresh for fresh in (tuple(i for i in items if (i.id, i.content_hash) not in known)
+                                        for items in tip_sets) if fresh]
+        if not tip_sets:
+            return []
+    where = f"merged onto the base tip {snapshots.tip.sha[:7]},"
+    merged = head if tip.same_blob(base) else merged_record(base, head, tip)
     if merged is None:
-        return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} changes lines other than by appending: the "
-                           "record the merge leaves cannot be compared with the tip's; rebase the PR onto its base "
-                           "branch")]
+        return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} which changed this file too, it changes "
+                           "lines other than by appending: the record the merge leaves cannot be compared with the "
+                           "tip's; rebase the PR onto its base branch")]
     changed = [a for a in dict.fromkeys(a for items in tip_sets for a in changed_answers(tip, merged, items, tasks))
                if not confirmed(a)]
     changed += [a for a in dict.fromkeys(a for items in tip_sets for a in filled_answers(tip, merged, items, tasks))
