@@ -1206,13 +1206,9 @@ class TestYamlAliasesAcrossTheMerge:
 
 class TestItemsMainAddedSince:
     """A PR is reviewed against its merge base, which does not have the items main labeled since;
-    once merged, what it records for them is the record of the tip's items."""
-
-    REASON = ("route: the verdict review locates lines on the merge base's items only; an item main labeled "
-              "since (R6, B's one unique catch) is unknown there, so a PR from before it records (B, R6) \"yes\" "
-              "unreviewed: keyed (a judged run reads it as the judge's answer) or keyless after main's line (replay "
-              "reads the later one). Merged, B no longer catches R6 and the next PR deletes B. Review the head's "
-              "lines on the tip's items too, against the tip's record (owner: trust-snapshot, snapshot/diff.py)")
+    once merged, what it records for them is the record of the tip's items. The route (keyed, or
+    keyless below main's line, or for content main rewrote) is closed since trust-evidence's
+    merge, which compares the record as the merge leaves it."""
 
     def _main_adds_r6(self, scenario: Scenario) -> None:
         labels = {**LABELS, "R6": "fail"}
@@ -1243,7 +1239,6 @@ class TestItemsMainAddedSince:
         one, two = self._two_prs(scenario, None, **_judged(scenario, self._judge))
         assert (one.code, two.code) == (0, 1), one.stdout + two.stdout
 
-    @pytest.mark.xfail(strict=True, reason=REASON)
     def test_a_keyed_answer_for_an_item_main_labeled_since(self, scenario: Scenario) -> None:
         self._main_adds_r6(scenario)
         inputs = _judged(scenario, self._judge)
@@ -1251,7 +1246,6 @@ class TestItemsMainAddedSince:
         one, two = self._two_prs(scenario, line + (scenario.git.path / VERDICTS).read_text(), **inputs)
         assert one.code == 1 or two.code == 1, one.stdout + two.stdout
 
-    @pytest.mark.xfail(strict=True, reason=REASON)
     def test_a_keyless_answer_after_the_line_main_wrote(self, scenario: Scenario) -> None:
         self._main_adds_r6(scenario)
         record = (scenario.git.path / VERDICTS).read_text()
@@ -1259,7 +1253,6 @@ class TestItemsMainAddedSince:
         one, two = self._two_prs(scenario, record.replace(after, after + _verdict("B", "R6", "yes")))
         assert one.code == 1 or two.code == 1, one.stdout + two.stdout
 
-    @pytest.mark.xfail(strict=True, reason=REASON)
     def test_an_answer_for_the_content_main_rewrote_an_item_to(self, scenario: Scenario) -> None:
         """main rewrote R1's output since (overridden on main). PR 1 appends (B, R1) "no" carrying the
         new content's hash: on the merge base's R1 it is stale (another content), on the tip's R1 it
