@@ -109,7 +109,7 @@ def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(sce
 
 def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenario: Scenario) -> None:
     # Found in the newcomer pass: with no judge configured the finding spoke of "the configured judge".
-    from harness import FAILS, VERDICTS, verdicts_jsonl
+    from tests.action.harness import FAILS, VERDICTS, verdicts_jsonl
 
     head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})}, "flip D on R4")
     result = scenario.run(head)

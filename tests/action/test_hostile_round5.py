@@ -461,7 +461,7 @@ class TestMergeQueue:
 
 
     def _queue(self, scenario: Scenario, head: str):
-        from test_trust_edges import _merge_group
+        from tests.action.test_trust_edges import _merge_group
 
         scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", scenario.base_sha)
         scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
@@ -791,7 +791,7 @@ class TestJudgeShortfall:
         assert result.code == 2 and "nothing was judged" in result.stdout and _conclusion(scenario, head) == "failure", result.stdout
 
     def test_the_judge_answers_the_added_check_with_nonsense(self, scenario: Scenario) -> None:
-        from test_hostile_round3 import _truthful_judge
+        from tests.action.test_hostile_round3 import _truthful_judge
 
         def judge(prompt: str) -> str:
             return "maybe" if EXTRA["X"] in prompt else _truthful_judge(prompt)
@@ -812,7 +812,7 @@ class TestJudgeShortfall:
 
 class TestSameHead:
     def _staging_head(self, scenario: Scenario) -> tuple[str, str, str]:
-        from test_hostile_round3 import _branch
+        from tests.action.test_hostile_round3 import _branch
 
         main_sha = scenario.base_sha
         lenient = _branch(scenario, "staging", "main", DELETE_A, "staging: no A")
@@ -1231,14 +1231,14 @@ class TestItemsMainAddedSince:
 
     @staticmethod
     def _judge(prompt: str) -> str:
-        from test_hostile_round3 import _truthful_judge
+        from tests.action.test_hostile_round3 import _truthful_judge
 
         if "review R6" in prompt:
             return "no" if TEXTS["B"] in prompt else "yes"
         return _truthful_judge(prompt)
 
     def _two_prs(self, scenario: Scenario, record: str | None, **inputs: str):
-        from test_hostile_round3 import _merge_into_main
+        from tests.action.test_hostile_round3 import _merge_into_main
 
         first = scenario.git.commit({VERDICTS: record} if record else {"README.md": "x\n"}, "PR 1: an answer for R6")
         one = _gate(scenario, first, **inputs)
@@ -1278,7 +1278,7 @@ class TestItemsMainAddedSince:
         cal = calibration_jsonl().replace('"review R1"', '"review R1, rewritten"')
         _on_main(scenario, {CALIBRATION: cal}, "main rewrites R1 (overridden)")
         line = _verdict("B", "R1", "no", item_hash=item_content_hash("design R1", "review R1, rewritten"))
-        from test_hostile_round3 import _merge_into_main
+        from tests.action.test_hostile_round3 import _merge_into_main
 
         first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line}, "PR 1: an answer for the new R1")
         one = _gate(scenario, first)

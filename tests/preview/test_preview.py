@@ -207,7 +207,7 @@ def _html(scenario: Scenario) -> gfm.Element:
 def test_the_html_report_fails_with_the_run_when_the_labels_fail_it(scenario: Scenario) -> None:
     # Found in the newcomer pass: the rubric's own edit passed, a relabeled item failed the run,
     # and report.html still said "rubric-gate: PASS".
-    from harness import CALIBRATION, LABELS, calibration_jsonl
+    from tests.action.harness import CALIBRATION, LABELS, calibration_jsonl
 
     scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"]), CALIBRATION: calibration_jsonl({**LABELS, "R4": "fail"})},
                         "delete D, relabel R4")
