@@ -117,3 +117,12 @@ def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenar
     (finding,) = [f for f in result.report()["standard"] if f["blocking"]]
     assert "configured judge" not in finding["message"]
     assert "with the `judge` input set, the action re-judges each changed pair" in finding["message"]
+
+
+def test_a_rubric_that_cannot_be_gated_is_not_offered_the_override(scenario: Scenario) -> None:
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"],
+                                                    extra={"F": "Is F, with no verdict, met?"})}, "add F")
+    result = scenario.run(head)
+    assert result.code == 2, result.stderr
+    merge = _paragraph(gfm.parse(_body(scenario)), "To merge:")
+    assert "could not be gated needs a fix" in merge.text() and "apply the" not in merge.text()

@@ -117,20 +117,15 @@ def test_exit_code(fail_on: str, decision: str, errors: bool, code: int) -> None
     assert exit_code(fail_on, decision, errors) == code
 
 
-@pytest.mark.parametrize(("result", "label_on", "code"), [
-    (None, True, None),  # no result (its run cancelled): gate now
-    (PostedResult(True, BASE, False), False, 0),
-    (PostedResult(False, BASE, False), False, 1),
-    (PostedResult(True, OTHER_BASE, False), False, None),  # gated against another base tip
-    (PostedResult(True, None, False), False, None),  # records no base
-    (PostedResult(True, BASE, True, own_override=True), True, 0),
-    (PostedResult(True, BASE, True, own_override=True), False, None),  # the label came off
-    (PostedResult(True, BASE, True, own_override=False), True, None),  # another PR's override made it
-    (PostedResult(False, BASE, True, own_override=True), False, 1),
+@pytest.mark.parametrize(("result", "code"), [
+    (None, None),  # no result (its run cancelled): gate now
+    (PostedResult(False, BASE), 1),  # a failure stands
+    (PostedResult(True, BASE), None),  # a pass is gated again: anyone's workflow can post one
+    (PostedResult(False, OTHER_BASE), None),  # gated against another base tip
+    (PostedResult(False, None), None),  # records no base
 ])
-def test_a_standing_result_holds_only_as_it_was_computed(result: PostedResult | None, label_on: bool,
-                                                         code: int | None) -> None:
-    assert standing_exit_code(result, BASE, label_on) == code
+def test_only_a_failure_stands_and_only_as_it_was_computed(result: PostedResult | None, code: int | None) -> None:
+    assert standing_exit_code(result, BASE) == code
 
 
 @pytest.mark.parametrize("record", [CheckRecord(BASE), CheckRecord(BASE, 7), CheckRecord(BASE, 7, override=True)])

@@ -236,7 +236,8 @@ def test_a_dressed_up_verdict_line_cannot_share_a_catch(scenario: Scenario, line
 def test_a_verdict_line_with_a_stale_item_hash_cannot_hide_a_recorded_answer(scenario: Scenario) -> None:
     """The base's (A, R1) "no" re-recorded later in the file as "yes" with a hash that matches no
     item: read under the rubric's task the pair has no answer any more (a stale answer wins and is
-    no answer), so once merged, a PR deleting A stops on a missing verdict: never "yes"."""
+    no answer). That is a lost answer, reported as one (the record's answer is compared as the
+    gate reads it), and once merged a PR deleting A stops on a missing verdict: never "yes"."""
     first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + _verdict("A", "R1", "yes",
                                                                              item_hash="sha256:" + "0" * 16)},
                                 "re-record A on R1 under a stale hash")
@@ -247,7 +248,8 @@ def test_a_verdict_line_with_a_stale_item_hash_cannot_hide_a_recorded_answer(sce
     scenario.git("checkout", "-q", "pr")
     second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = _gate(scenario, second)
-    assert (first_result.code, result.code) == (0, 2), first_result.stdout + result.stdout
+    assert (first_result.code, result.code) == (1, 2), first_result.stdout + result.stdout
+    assert "removes 1 recorded verdict" in first_result.stdout
 
 
 def test_a_torn_last_verdict_line_is_not_a_silent_deletion(scenario: Scenario) -> None:

@@ -25,6 +25,16 @@ def _latest(scenario: Scenario, head: str) -> dict:
     return _checks(scenario, head)[-1]
 
 
+def _another_runs_red(scenario: Scenario, head: str, record: CheckRecord) -> None:
+    """A red `rubric-gate` check run another PR's run posts on the head, with its record."""
+    rid = scenario.fake.new_id()
+    scenario.fake.check_runs[rid] = {
+        "id": rid, "name": "rubric-gate", "head_sha": head, "status": "completed", "conclusion": "failure",
+        "url": f"{scenario.fake.url}/repos/{scenario.fake.repo}/check-runs/{rid}",
+        "external_id": record.external_id(), "app": {"slug": "github-actions"},
+        "output": {"title": "rubric-gate: fail", "summary": "", "annotations": []}}
+
+
 def _main_moved_past_staging(scenario: Scenario) -> tuple[str, str]:
     """`staging` stays at the base commit; `main` deleted A since (with its own review). A head on
     top of main passes into main, and proposed into staging, it deletes A there."""
@@ -69,12 +79,7 @@ def test_a_red_posted_by_a_newer_run_is_not_overwritten_by_an_older_runs_pass(sc
     def pr_8_and_its_red(method: str, path: str) -> None:
         if method == "POST" and path.endswith("/check-runs") and not scenario.fake.other_pulls:
             scenario.fake.other_pulls = _into_staging(staging, head)
-            rid = scenario.fake.new_id()  # run B's result, as it posts it
-            scenario.fake.check_runs[rid] = {
-                "id": rid, "name": "rubric-gate", "head_sha": head, "status": "completed", "conclusion": "failure",
-                "url": f"{scenario.fake.url}/repos/{scenario.fake.repo}/check-runs/{rid}",
-                "external_id": CheckRecord(staging, 8).external_id(), "app": {"slug": "github-actions"},
-                "output": {"title": "rubric-gate: fail", "summary": "", "annotations": []}}
+            _another_runs_red(scenario, head, CheckRecord(staging, 8))  # run B's result, as it posts it
 
     scenario.fake.before_request = pr_8_and_its_red
     result = _gate(scenario, head)
@@ -230,3 +235,24 @@ def test_an_override_removed_from_the_other_pr_while_the_run_gates_posts_no_pass
     result = prs.run(7, labels=(OVERRIDE,))
     assert result.code == 1 and [r["conclusion"] for r in _checks(scenario, head)][-1] == "failure", result.summary
     assert all(r["conclusion"] == "failure" for r in _checks(scenario, head)), _checks(scenario, head)
+
+
+def test_two_overlapping_labeled_runs_that_each_miss_the_others_grant_end_green(scenario: Scenario) -> None:
+    """The maintainer labels #7, then #8, seconds apart: the two `labeled` runs overlap. #8's run
+    read the head's records before #7's grant was posted, so it posts red (with its own grant);
+    #7's run read them before #8's grant was posted. #7's run reads them again after posting its
+    red, finds #8's grant, and posts the pass last."""
+    head, pulls = _both_fail(scenario)
+    prs = Pulls(scenario, pulls)
+    prs.label(7)
+    prs.label(8)
+
+    def pr_8s_run_posts_red_with_its_grant(method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/check-runs") and not _checks(scenario, head):
+            _another_runs_red(scenario, head, CheckRecord(pulls[8]["base"], 8, override=True))
+
+    scenario.fake.before_request = pr_8s_run_posts_red_with_its_grant
+    result = prs.run(7, labels=(OVERRIDE,))
+    assert [r["conclusion"] for r in _checks(scenario, head)] == ["failure", "failure", "success"]
+    assert result.code == 0 and result.outputs["decision"] == "pass", result.stdout + result.summary
+    assert _latest(scenario, head)["output"]["title"] == "rubric-gate: pass (overridden)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -95,3 +96,14 @@ def test_a_symlinked_rubric_has_no_keys_and_does_not_load(repo: Git) -> None:
         snapshot.rubric("rubrics/link.yaml")
     with pytest.raises(InputError, match="symlink"):
         snapshot.calibration("rubrics/link.yaml")
+
+
+def test_the_reader_reads_a_blob_once_at_every_commit_holding_it(repo: Git) -> None:
+    first = repo("rev-parse", "HEAD")
+    second = repo.commit({"b.txt": "other\n"}, "the rubric's blob is unchanged")
+    reader = GitReader(repo.path)
+    blob = reader._blob
+    with mock.patch.object(reader, "_blob", side_effect=blob) as reads:
+        texts = [reader.read(sha, "rubrics/a.yaml") for sha in (first, second)]
+        assert reader.read(second, "b.txt") == "other\n"
+    assert texts == [RUBRIC, RUBRIC] and reads.call_count == 2  # a.yaml once, b.txt once

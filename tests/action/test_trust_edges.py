@@ -128,18 +128,19 @@ def test_the_unlabeled_event_re_gates_without_the_override(scenario: Scenario) -
 
 
 def test_another_labels_event_leaves_the_heads_check_as_it_is(scenario: Scenario) -> None:
-    """An overridden head stays overridden when another label comes and goes, and the job's own
-    status (which a required check may name) repeats the head's last check, never a bare pass."""
+    """An overridden head stays overridden when another label comes and goes (gated again: only a
+    failure stands, and the override holds through the grant its `labeled` run recorded), and the
+    job's own status (which a required check may name) repeats a failing check, never a bare pass."""
     _label_by_writer(scenario)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     assert scenario.run(head, labels=(OVERRIDE,)).code == 0
     result = scenario.run(head, labels=(OVERRIDE, "documentation"))
-    assert result.code == 0 and "nothing to re-gate" in result.stdout
-    assert len(scenario.fake.check_runs) == 1
+    assert result.code == 0 and "nothing to re-gate" not in result.stdout, result.stdout
+    assert [r["conclusion"] for r in scenario.fake.check_runs.values()] == ["success", "success"]
     later = scenario.git.commit({RUBRIC: rubric_yaml(["C", "D"])}, "delete B")
     assert scenario.run(later, labels=(OVERRIDE,), action="synchronize").code == 1
     again = scenario.run(later, labels=(OVERRIDE, "documentation"))
-    assert again.code == 1 and "nothing to re-gate" in again.stdout and len(scenario.fake.check_runs) == 2
+    assert again.code == 1 and "nothing to re-gate" in again.stdout and len(scenario.fake.check_runs) == 3
 
 
 def test_an_edit_cannot_stand_in_for_a_cancelled_run(scenario: Scenario) -> None:

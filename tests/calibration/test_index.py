@@ -29,9 +29,9 @@ def exact_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = load_module._parse_exactly
 
-    def spy(source, **options):  # type: ignore[no-untyped-def]
+    def spy(source):  # type: ignore[no-untyped-def]
         calls.append(source.display)
-        return real(source, **options)
+        return real(source)
 
     monkeypatch.setattr(load_module, "_parse_exactly", spy)
     return calls

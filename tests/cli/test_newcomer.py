@@ -85,9 +85,27 @@ def test_at_80_columns_a_wrapped_reason_continues_under_its_text() -> None:
                            "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=False)
     lines = proc.stdout.splitlines()
-    end = next(i for i, line in enumerate(lines) if line.startswith(("note:", "per check")))
+    end = next(i for i, line in enumerate(lines) if line.startswith(("to pass:", "note:", "per check")))
     reasons = lines[1:end]
     assert len(reasons) > 10  # five rejections and their trades, wrapped
     assert all(line.startswith("  ") for line in reasons), reasons  # never back at column 0
     note = next(i for i, line in enumerate(lines) if line.startswith("note: only"))
     assert lines[note + 1].startswith(" " * 6 + "each the rates")  # a wrapped note continues under its text
+
+
+def test_a_failed_check_says_how_to_pass_and_where_the_gated_rubric_is() -> None:
+    # Found in the newcomer pass: the terminal report listed the rejections and stopped; the
+    # gated rubric to start from is printed only by the other formats.
+    env = {**{k: v for k, v in os.environ.items() if k != "LINES"}, "COLUMNS": "80"}
+    failed = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
+                             "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
+                            check=False)
+    lines = failed.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("to pass: "))
+    assert lines[at + 1].startswith(" " * len("to pass: ")) and "--format markdown, json or html" in " ".join(
+        line.strip() for line in lines[at:at + 4])
+    assert at < next(i for i, line in enumerate(lines) if line.startswith("per check"))
+    passed = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
+                             "examples/sound-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
+                            check=False)
+    assert passed.returncode == 0 and "to pass:" not in passed.stdout

@@ -182,3 +182,15 @@ def test_names_in_backticks_show_as_code_and_stay_text() -> None:
     note = next(line for line in html.splitlines() if "This PR adds" in line)
     assert note == ('<p class="muted">Note: This PR adds 2 verdict(s) to <code>calibration/&lt;b&gt;x&lt;/b&gt;.jsonl'
                     '</code> (<code>trust_pr_verdicts</code>)</p>')
+
+
+def test_rejections_are_followed_by_how_to_pass_as_in_the_markdown() -> None:
+    from tests.report.test_table import _report
+    from tests.support import gfm
+
+    report = _report()
+    for root in (gfm.parse(render_markdown(report)), gfm.parse_html(render_html(report))):
+        (fix,) = [p.text() for p in root.iter("p") if p.text().startswith("To pass:")]
+        assert "gated rubric at the end" in fix
+    report.override = "the label was applied"
+    assert "To pass:" not in render_html(report) and "To pass:" not in render_markdown(report)

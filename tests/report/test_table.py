@@ -61,7 +61,7 @@ def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
     assert md_rows == [
         ["kept", "", "", "hand", "no", "1.00", "0.00", "1", "0", "1", "0.50", "25%", ""],
         ["edited", "modified (origin)", "rejected (1/2 judges) ⚠ unstable ⚠ tie", "label", "yes", "0.50", "0.25", "0",
-         "1", "1", "0.50", "25%", "credit 0.50, blame 0.25, pivotal 1"],
+         "1", "1", "0.50", "25%", "0.50 / 0.25 / 1"],
     ]
     assert [row[:-1] for row in html_rows] == md_rows
     assert [row[-1] for row in html_rows] == ["Is it kept?", "Is it edited?"]
@@ -70,7 +70,7 @@ def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
 def test_the_catches_label_follows_the_aggregation_everywhere() -> None:
     report = _report(max_failures=0)
     (row_kept, row_edited) = table_rows(report)
-    assert row_edited.decided == "credit 0.50, blame 0.25, unique 1" and row_kept.decided == ""
+    assert row_edited.decided == "0.50 / 0.25 / 1" and row_kept.decided == ""
     assert _markdown_table(report)[0][7] == _html_table(report)[0][7] == "Unique catches"
     out = io.StringIO()
     render_check_text(_report(), Console(file=out, width=200))
@@ -91,3 +91,13 @@ def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
     for header, rows in (_markdown_table(report), _html_table(report)):
         assert header[:3] == ["Check", "Change", "Decision"]
         assert [row[2].split(" ")[0] for row in rows] == ["", "rejected"]
+
+
+def test_the_when_decided_cells_hold_only_the_figures_the_footnote_names() -> None:
+    # Found in the newcomer pass: "credit 2.00, blame 0.00, unique 2" in every changed row wrapped
+    # to five lines in a comment's table, which GitHub squeezes to the comment's width.
+    report = _report()
+    header, rows = _markdown_table(report)
+    assert header[-1] == "When decided" and rows[1][-1] == "0.50 / 0.25 / 1"
+    assert all(len(word) <= len("0.50") for word in rows[1][-1].split())
+    assert '"When decided" is the changed check\'s credit / blame / pivotal catches' in render_markdown(report)

@@ -95,7 +95,7 @@ def test_in_an_80_column_terminal_ids_stay_whole_and_rates_stay_in_their_columns
     assert lines[row].split()[2:] == ["90.9%", "(20/22)", "0.0%", "(0/22)", "90.9%", "(20/22)"]
     assert lines[row + 1].split() == ["CI", "72-97%", "CI", "0-15%", "CI", "72-97%"]
     # Nothing the terminal wraps restarts at column 0: a continuation is indented under its text.
-    starts = ("rubric-gate:", "  ", "note:", "frozen:", "per check", "Check", "Rate", "─", "paired:", "how sure:",
+    starts = ("rubric-gate:", "  ", "note:", "to pass:", "frozen:", "per check", "Check", "Rate", "─", "paired:", "how sure:",
               "correct passed", "flawed caught", "unplanned caught", "predicted", "passed", *(c for c in (
                   "names-resource", "states-setting", "no-invented-findings", "covers-", "right-resource",
                   "reports-all", "recommends-remediation", "cites-benchmark", "opens-with-summary", "severity-fits")))

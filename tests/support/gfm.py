@@ -212,8 +212,7 @@ def assert_report_structure(markdown: str, report: dict, *, allowed_links: tuple
         if change.get("when_decided"):
             row = next(r for r in rows if r[0] == change["check"])
             d = change["when_decided"]
-            assert row[decided] == (f"credit {d['credit']:.2f}, blame {d['blame']:.2f}, "
-                                    f"unique {d['unique_catches']}"), row
+            assert row[decided] == f"{d['credit']:.2f} / {d['blame']:.2f} / {d['unique_catches']}", row
     return root
 
 

@@ -219,6 +219,14 @@ def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path
     assert (second.parses, second.extensions, second.indexed) == (0, 0, 2)
     assert [table(s) for s in stores] == [table(VerdictStore.from_bytes(raw, "x")) for raw in (base_raw, head_raw)]
     assert _dumped(stores[1].added_since(stores[0])) == _dumped(VerdictStore.from_bytes(head_raw[len(base_raw):], "x"))
+    import numpy as np  # read from the index, the base's rows are still held once: views of the head's
+
+    base_columns, head_columns = stores[0]._data.columns.arrays(), stores[1]._data.columns.arrays()
+    assert all(np.shares_memory(column, head_columns[name]) for name, column in base_columns.items())
+    reverse = BlobCache(persist=True)  # the head read first: the base is a view of it all the same
+    later = [VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=reverse) for raw in (head_raw, base_raw)]
+    assert np.shares_memory(later[1]._data.columns.arrays()["item"], later[0]._data.columns.arrays()["item"])
+    assert table(later[1]) == table(VerdictStore.from_bytes(base_raw, "x"))
     # An id that is no git object id is never written; a damaged index is only a parse.
     BlobCache(persist=True).data("not-an-id", base_raw, "v")
     assert not (tmp_path / "index" / "blob-not-an-id.sqlite").exists()

@@ -10,7 +10,7 @@ import pytest
 
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.errors import InputError
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import Verdict, VerdictStore, line_struct
 from rubric_gate.verdicts import parse as parse_module
 
 ITEM = CalibrationItem(id="r1", input="in", output="out", label="pass")
@@ -77,7 +77,7 @@ def test_values_the_model_accepts_but_the_fast_path_does_not_take_still_load(tmp
 def test_every_optional_text_field_of_the_model_takes_the_fast_path(tmp_path: Path, monkeypatch) -> None:
     optional = [name for name, info in Verdict.model_fields.items()
                 if info.annotation == (str | None) and not info.metadata]
-    assert set(optional) == set(parse_module.OPTIONAL_TEXT) and {"judge", "prompt", "item_hash"} <= set(optional)
+    assert set(optional) == set(line_struct.OPTIONAL_TEXT) and {"judge", "prompt", "item_hash"} <= set(optional)
     calls: list[int] = []
     real = parse_module.slow_line
 
@@ -114,8 +114,6 @@ def test_fast_and_exact_paths_build_the_same_columns(tmp_path: Path, monkeypatch
         lines.append(json.dumps(fields, ensure_ascii=rng.random() < 0.5) + ("\r" if n % 97 == 0 else ""))
     text = "\n".join(lines) + "\n"
     fast = load(tmp_path, text)._data
-    from rubric_gate.verdicts import line_struct
-
     monkeypatch.setattr(line_struct, "decode_line", lambda raw: (_ for _ in ()).throw(line_struct.msgspec.DecodeError()))
     exact = load(tmp_path, text)._data
     for name in ("texts", "items", "hashes", "sources"):

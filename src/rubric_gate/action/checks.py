@@ -11,7 +11,7 @@ from github.Repository import Repository
 
 from rubric_gate.action.client import describe, is_forbidden
 from rubric_gate.action.comment import by_token, token_login
-from rubric_gate.action.decide import OVERRIDDEN, PostedResult
+from rubric_gate.action.decide import PostedResult
 from rubric_gate.action.gate_file import RubricOutcome
 
 CHECK_NAME = "rubric-gate"
@@ -127,10 +127,8 @@ def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
         if runs:
             latest = runs[0]
             record = CheckRecord.parse(latest.external_id)
-            title = (latest.output.title if latest.output is not None else None) or ""
             return PostedResult(latest.status == "completed" and latest.conclusion in ("success", "neutral"),
-                                record.base_sha if record else None, OVERRIDDEN in title,
-                                record is not None and record.override)
+                                record.base_sha if record else None)
         login: list[str | None] = []  # the token's user, read once, at the first status of this name
         for status in repo.get_commit(head_sha).get_statuses():  # newest first
             if status.context == CHECK_NAME:
@@ -139,8 +137,7 @@ def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
                     continue  # anyone with write access can post a status of this name: not the gate's result
                 description = status.description or ""
                 base = description.rsplit(_BASE_MARK, 1)[1] if _BASE_MARK in description else None
-                overridden = OVERRIDDEN in description  # a status records no PR: only its own override made it
-                return PostedResult(status.state == "success", base, overridden, overridden)
+                return PostedResult(status.state == "success", base)
     except GithubException:
         return None
     return None

@@ -146,21 +146,19 @@ class PostedResult:
 
     passed: bool  # a completed success or neutral check run, or a success status
     base_sha: str | None  # the base tip it was gated against (None: not recorded)
-    overridden: bool  # a pass an override gave (its title says so)
-    own_override: bool = False  # ... and the override was this PR's own (its record says so)
 
 
-def standing_exit_code(result: PostedResult | None, base_sha: str, label_on: bool) -> int | None:
-    """The exit code the head's last result stands for (0 passed, 1 anything else), for an event
-    that changes nothing the gate decides; None when it does not hold and the head is gated again.
+def standing_exit_code(result: PostedResult | None, base_sha: str) -> int | None:
+    """The exit code the head's last result stands for, for an event that changes nothing the gate
+    decides; None when the head is gated again.
 
-    A result holds only as what it was computed under: gated against `base_sha`, the base tip now
-    (a retarget, or a merge into the base, whose run this very event may have cancelled), and,
-    for a pass an override gave, while its label is on (the `unlabeled` run may have been cancelled);
-    a pass that another PR's override gave is gated again (that label is not this PR's to read).
+    Only a failure stands, and only as what it was computed under: gated against `base_sha`, the
+    base tip now (a retarget, or a merge into the base, whose run this very event may have
+    cancelled). A pass is gated again: any workflow that runs on the head can post a passing
+    `rubric-gate` check run or status as the same app this one writes as (a workflow the PR adds,
+    a writer's own), and an overridden pass holds only as its label's state now does. Repeating a
+    failure can only keep the job stricter.
     """
-    if result is None or result.base_sha != base_sha:
+    if result is None or result.passed or result.base_sha != base_sha:
         return None
-    if result.passed and result.overridden and not (result.own_override and label_on):
-        return None
-    return EXIT_PASS if result.passed else EXIT_GATE_FAILED
+    return EXIT_GATE_FAILED

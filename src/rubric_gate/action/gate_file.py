@@ -16,7 +16,7 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.snapshot import UNREADABLE_BASE, Snapshot, Snapshots
 from rubric_gate.action.sources import check_repo_path
-from rubric_gate.boundary import apply_check_changes, check_conflicts, usable_pr_verdicts
+from rubric_gate.boundary import apply_check_changes, check_conflicts, split_evidence
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
@@ -388,7 +388,8 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     primary = options is None
     fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
-    added, ignored = usable_pr_verdicts(fills, base.rubric)
+    evidence = split_evidence(fills, base_store, base.rubric, head.rubric, calibration)
+    added, ignored, unweighed = list(evidence.pr_own), list(evidence.ignored), list(evidence.unweighed)
     if ignored and primary:
         notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
                      f"({_pairs_shown(ignored)}); only the base's record or a configured judge answers for "
@@ -400,24 +401,27 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                                    options=options, repairs=primary, notes=notes)
         _took(outcome, run.judged)
         _judged_answers(outcome, run.lookup, [base, head], calibration)
-        if added and primary and not s.request.measures_reliability:
-            disagreements = _disagreements(added, calibration, store, s.request.judges[0], run.lookup.prompt or "",
-                                           run.lookup.task)
-            notes.append(f"This PR adds {len(added)} verdict(s); they were re-judged with `{s.request.judges[0]}` and "
+        if (added or unweighed) and primary and not s.request.measures_reliability:
+            disagreements = _disagreements([*added, *unweighed], calibration, store, s.request.judges[0],
+                                           run.lookup.prompt or "", run.lookup.task)
+            what = " and ".join(part for part in (f"This PR adds {len(added)} verdict(s)" if added else "",
+                                                  f"{_unweighed_shown(unweighed, head)}" if unweighed else "") if part)
+            notes.append(f"{what}; they were re-judged with `{s.request.judges[0]}` and "
                          "not used" + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
                                        if disagreements else "; the judge agrees with all of them") + ".")
             if disagreements:
                 # Merged, they are the record: a run where the judge cannot run (a fork's) replays them.
-                outcome.failures.append(f"{len(disagreements)} verdict(s) this PR records disagree with the configured "
+                outcome.failures.append(f"{len(disagreements)} verdict(s) answering this PR's checks disagree with the configured "
                                         "judge; once merged a run without the judge would replay them: correct or drop "
                                         "them")
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = base_store.merged_lines(added, head_store) if added else base_store
-        if added and primary:
-            note = (f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`: "
-                    "no judge could re-check them here")
+        if (added or unweighed) and primary:
+            note = " and ".join(part for part in (
+                f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",
+                _unweighed_shown(unweighed, head) if unweighed else "") if part) + ": no judge could re-check them here"
             if s.trust_pr_verdicts and not s.judge_unavailable:
                 notes.append(note + ", so they were used as recorded for the checks this PR adds (`trust_pr_verdicts`; "
                              "set it to false to require a judge). They never make another check's catch look "
@@ -428,9 +432,11 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
                 why = ("`trust_pr_verdicts` is false" if not s.trust_pr_verdicts else
                        "the configured judge could not run, and a PR's own verdicts do not stand in for it")
                 notes.append(note + f"; {why}, so this fails.")
-                outcome.failures.append(f"{len(added)} unverified verdict(s) added by this PR" + (
+                outcome.failures.append(" and ".join(part for part in (
+                    f"{len(added)} unverified verdict(s) added by this PR" if added else "",
+                    f"{len(unweighed)} recorded before any check had their text" if unweighed else "") if part) + (
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
-        untrusted = Untrusted(tuple(added), base_store, calibration) if added else None
+        untrusted = Untrusted(evidence.untrusted, base_store, calibration) if evidence.untrusted else None
         run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),
                                untrusted=untrusted, options=options, repairs=primary, notes=notes)
     if primary:
@@ -438,6 +444,12 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         outcome.notices.extend(run.notices)
     assert run.report is not None
     return run.report, run.options
+
+
+def _unweighed_shown(unweighed: list[Verdict], head: RubricDocument) -> str:
+    checks = ", ".join(dict.fromkeys(v.check or v.check_text[:40] for v in unweighed))
+    return (f"{len(unweighed)} verdict(s) in `{head.rubric.verdicts}` answer checks this PR adds ({checks}) but were "
+            "recorded before any check had their text, so no gate weighed them: they count as this PR's own")
 
 
 def _audit_store(s: GateSettings) -> Any:

@@ -18,7 +18,7 @@ from rubric_gate.action.decide import OtherPull, PostedResult
 from rubric_gate.action.event import SHA, PullRequest
 from rubric_gate.action.gate_file import RubricOutcome
 from rubric_gate.action.outputs import command
-from rubric_gate.action.override import Override, check_override, label_on
+from rubric_gate.action.override import Override, check_override
 from rubric_gate.action.standard import StandardFinding
 from rubric_gate.errors import InputError, RubricGateError
 
@@ -79,6 +79,10 @@ class HeadRecords:
             self._records = posted_records(self._repo, self._head)
         return self._records
 
+    def forget(self) -> None:
+        """Read them again next time (another PR's run may have posted its grant since)."""
+        self._records = None
+
 
 class SameHead:
     """The other open PRs with this run's head, each gated into its own base as its own run would
@@ -116,6 +120,17 @@ class SameHead:
         self._known = current
         return changed
 
+    def reread_refused_overrides(self) -> bool:
+        """Judge again the override labels refused on failing PRs (their own `labeled` run may have
+        recorded the grant since they were read); True when any of them changed."""
+        changed = False
+        for number, (pull, other) in list(self._known.items()):
+            if other.failing and other.override is not None and not other.override.granted:
+                override = self._override_of(pull)
+                changed = changed or override != other.override
+                self._known[number] = (pull, replace(other, override=override))
+        return changed
+
     def _gated(self, pull: PullRequest) -> OtherPull:
         try:
             failing = self._gate(pull)
@@ -129,10 +144,6 @@ def override_reader(repo: Repository, label: str, records: HeadRecords) -> Calla
     return lambda pull: check_override(repo, pull, label, records)
 
 
-def standing(repo: Repository, pr: PullRequest, label: str) -> tuple[PostedResult | None, str, bool]:
-    """What `decide.standing_exit_code` reads: the head's last result, the base tip now, and
-    (only for an overridden pass, one more API call) whether the override label is on."""
-    result = latest_result(repo, pr.head_sha)
-    base_sha = current_base(repo, pr).base_sha
-    on = result is not None and result.passed and result.overridden and label_on(repo, pr, label)
-    return result, base_sha, on
+def standing(repo: Repository, pr: PullRequest) -> tuple[PostedResult | None, str]:
+    """What `decide.standing_exit_code` reads: the head's last result and the base tip now."""
+    return latest_result(repo, pr.head_sha), current_base(repo, pr).base_sha

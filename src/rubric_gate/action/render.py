@@ -134,8 +134,11 @@ def render_body(summary: RunSummary) -> str:
         parts += ["", f"{blocking} finding{'s' if blocking != 1 else ''} under \"Labels and recorded verdicts\" "
                       f"need{'s' if blocking == 1 else ''} {label}."]
     if summary.decision == "fail" and failed:
-        parts += ["", f"**To merge:** fix what is marked ❌ below and push (the gate runs again on the new head), "
-                      f"or have someone with write access apply {label} to this head."]
+        fix = "**To merge:** fix what is marked ❌ below and push (the gate runs again on the new head)"
+        if any(o.error is not None for o in summary.outcomes):  # never covered by an override
+            parts += ["", f"{fix}: a rubric file that could not be gated needs a fix, {label} does not cover it."]
+        else:
+            parts += ["", f"{fix}, or have someone with write access apply {label} to this head."]
     if summary.override:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
     for notice in summary.notices:

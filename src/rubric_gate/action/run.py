@@ -3,7 +3,7 @@
 One run: gather (the event, the inputs, the PR's changes gated into its base in `action.gating`,
 and the GitHub facts in `action.gather`), decide (`action.decide`, a pure function of those facts), publish
 (`action.publish`). A pass is posted only as of the open PRs with this head just before it is
-posted, and checked again after: see `_settle` and `_recheck`.
+posted, and checked again after: see `_settle` and `_after_post`.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from rubric_gate.action.workspace import check_output_location, check_untracked,
 from rubric_gate.errors import EXIT_PASS, InputError
 
 SETTLE_ROUNDS = 3  # listings of the open PRs with this head that may each change before a pass is refused
+AFTER_POST_ROUNDS = 2  # a failure turned pass by a grant posted meanwhile, then that pass read again
 
 
 def run_action(env: Mapping[str, str] | None = None) -> int:
@@ -58,8 +59,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     if unchanged and config.token:
         # Nothing the gate decides changed: the head's last result stands (and this job repeats
         # it); a head with none (its run cancelled) is gated now.
-        code = standing_exit_code(*standing(connect(config.token, config.api_url, config.repository), pr,
-                                            config.override_label))
+        code = standing_exit_code(*standing(connect(config.token, config.api_url, config.repository), pr))
         if code is not None:
             return nothing_to_do(config, f"nothing to re-gate: {unchanged}; the head's last rubric-gate result "
                                  "stands", code)
@@ -86,7 +86,8 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for finding in standard:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
-    override_of = override_reader(repo, config.override_label, HeadRecords(repo, pr.head_sha))
+    records = HeadRecords(repo, pr.head_sha)
+    override_of = override_reader(repo, config.override_label, records)
     # The check run (and this job's status) belong to the head commit, not to this PR: a green
     # one would satisfy the required check of every PR with this head, whatever its base.
     same_head = SameHead(repo, pr, lambda other: failing_reasons(
@@ -100,16 +101,15 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     _show(summary, gated, decision, notices)
     report_path = write_report(config, pr, summary, reader.kind)
     body, posted = post(config, repo, pr, summary, decision)
-    # Checked once more after posting a pass: a PR opened between the last listing and the post
-    # has its own run, which may have posted its red first; branch protection reads the latest
-    # check run, so a pass that no longer holds is posted again as what it is now.
-    try:
-        facts, verified, _ = _recheck(facts, decision, refresh)
-    except InputError as exc:  # e.g. the open PRs cannot be listed now: the pass is not left standing
-        facts = replace(facts, unverified=exc.what)
-        verified = decide(facts)
-    if verified.decision != decision.decision:
-        decision = verified
+    for _ in range(AFTER_POST_ROUNDS):
+        try:
+            facts, after = _after_post(facts, decision, refresh, lambda: _regranted(records, same_head))
+        except InputError as exc:  # e.g. the open PRs cannot be listed now: a pass is not left standing
+            facts = replace(facts, unverified=exc.what)
+            after = decide(facts)
+        if after.decision == decision.decision:
+            break
+        decision = after
         _show(summary, gated, decision, notices)
         report_path = write_report(config, pr, summary, reader.kind)
         body, posted_again = post(config, repo, pr, summary, decision, repairs=False)
@@ -156,6 +156,29 @@ def _settle(facts: RunFacts, refresh: Refresh) -> tuple[RunFacts, Decision]:
         facts = replace(facts, unsettled=True)
         decision = decide(facts)
     return facts, decision
+
+
+def _after_post(facts: RunFacts, decision: Decision, refresh: Refresh,
+                regranted: Callable[[], bool]) -> tuple[RunFacts, Decision]:
+    """What holds once this run's result is posted; branch protection reads the latest check run.
+
+    A pass reads its facts once more: a PR opened between the last listing and the post has its
+    own run, which may have posted its red first, so a pass that no longer holds is posted again
+    as what it is now. A failure that another PR's refused override label caused reads the
+    head's records again: that PR's own `labeled` run, overlapping this one, may have recorded
+    its grant since (else each of two runs misses the other's grant and both stay red).
+    """
+    if decision.decision == "pass":
+        facts, verified, _ = _recheck(facts, decision, refresh)
+        return facts, verified
+    if decision.decision == "fail" and regranted():
+        return _settle(refresh(facts)[0], refresh)
+    return facts, decision
+
+
+def _regranted(records: HeadRecords, same_head: SameHead) -> bool:
+    records.forget()
+    return same_head.reread_refused_overrides()
 
 
 def _show(summary: RunSummary, gated: GatedPull, decision: Decision, notices: list[str]) -> None:

@@ -91,13 +91,15 @@ def is_shallow(workspace: Path) -> bool:
 
 
 class _TreeReader:
-    """Shared by both readers: one tree listing per commit, each blob read once."""
+    """Shared by both readers: one tree listing per commit, each blob read once (by blob id: the
+    merge base and the base tip, or the head, holding the same bytes read them once)."""
 
     kind = ""
 
     def __init__(self) -> None:
         self._trees: dict[str, dict[str, TreeEntry]] = {}
         self._files: dict[tuple[str, str], RepoFile | None] = {}
+        self._texts: dict[str, str] = {}  # blob id -> its text
 
     def _list_tree(self, sha: str) -> dict[str, TreeEntry]:
         raise NotImplementedError
@@ -134,7 +136,10 @@ class _TreeReader:
                 what = f"{what} (mode {entry.mode})"
             raise InputError(display, f"is {what}; rubrics, calibration sets and verdict files must be "
                              "regular files committed as such")
-        return RepoFile(path, decode_text(self._blob(entry, display), display), entry.blob_id)
+        text = self._texts.get(entry.blob_id)
+        if text is None:
+            text = self._texts[entry.blob_id] = decode_text(self._blob(entry, display), display)
+        return RepoFile(path, text, entry.blob_id)
 
     def read(self, sha: str, path: str) -> str | None:
         file = self.read_file(sha, path)

@@ -6,8 +6,15 @@ configured judge produced. Proposed: everything the PR supplies, which may rejec
 never excuse one.
 """
 
-from rubric_gate.boundary.evidence import catches_withheld, usable_pr_verdicts
+from rubric_gate.boundary.evidence import (
+           Evidence,
+           catches_withheld,
+           split_evidence,
+           unweighed_record,
+           usable_pr_verdicts,
+)
 from rubric_gate.boundary.merge import apply_check_changes, check_conflicts
 from rubric_gate.boundary.rubric_diff import KeyChange, classify_rubric_changes
 
-__all__ = ["KeyChange", "apply_check_changes", "catches_withheld", "check_conflicts", "classify_rubric_changes", "usable_pr_verdicts"]
+__all__ = ["Evidence", "KeyChange", "apply_check_changes", "catches_withheld", "check_conflicts", "classify_rubric_changes",
+           "split_evidence", "unweighed_record", "usable_pr_verdicts"]

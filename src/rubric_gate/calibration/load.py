@@ -118,8 +118,7 @@ def parse_calibration(source: SourceText) -> CalibrationSet:
     lines = sum(1 for line in source.text.split("\n") if line.strip())
     columns = index.cached_columns(digest, lines) if lines else None
     if columns is None:
-        # given as text (read from git), held anyway: keep what it validated
-        columns, items = _parse_exactly(source, keep=source.path is None)
+        columns, items = _parse_exactly(source)
         index.store_columns(digest, columns)
         if items is not None:
             return CalibrationSet(items, source.display, columns=columns)
@@ -148,18 +147,19 @@ def _items_reader(source: SourceText, digest: str, hashes: tuple[str, ...]) -> C
                 raise InputError(display, "changed while it was being read: run again")
         items = index.items_from_cache(text, hashes)
         if items is None:
-            items = _parse_exactly(SourceText(display, text, path), keep=True)[1]
+            items = _parse_exactly(SourceText(display, text, None))[1]
             assert items is not None
         return items
 
     return read
 
 
-def _parse_exactly(source: SourceText, *, keep: bool = False) -> tuple[ItemColumns, tuple[CalibrationItem, ...] | None]:
-    """Validate every line: the columns, and the items when `keep` (else each is dropped once its
-    columns are taken: 100k items held at once took 60 MiB more at the peak)."""
+def _parse_exactly(source: SourceText) -> tuple[ItemColumns, tuple[CalibrationItem, ...] | None]:
+    """Validate every line: the columns, and the items where the source has no file to read them
+    from again (text read from git, held anyway). From a file, each item is dropped once its
+    columns are taken: 100k items held at once took 60 MiB more at the peak."""
     columns = ColumnsBuilder()
-    kept: list[CalibrationItem] | None = [] if keep else None
+    kept: list[CalibrationItem] | None = [] if source.path is None else None
     seen: dict[str, int] = {}  # id -> line
     by_content: dict[str, int] = {}  # content hash -> the first item's position
     for line_no, obj in iter_jsonl(source.text, source.display):

@@ -8,7 +8,8 @@ from rubric_gate.guard.verdicts import (
     changed_answers,
     confirmed_by_judge,
     filled_answers,
+    merged_record,
     removed_answers,
 )
 
-__all__ = ["JudgedKey", "LabelDiff", "changed_answers", "confirmed_by_judge", "deletion_losses", "diff_labels", "filled_answers", "removed_answers"]
+__all__ = ["JudgedKey", "LabelDiff", "changed_answers", "confirmed_by_judge", "deletion_losses", "diff_labels", "filled_answers", "merged_record", "removed_answers"]

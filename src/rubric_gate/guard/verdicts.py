@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.rubric import normalize_text
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import VerdictStore
 
 # What a configured judge answered in this run: (task hash, normalised check text, item content
 # hash) -> "yes" | "no". The task is part of the key: an answer judged under one rubric's task
@@ -37,54 +37,110 @@ class ChangedAnswer:
         return f"{self.check} on {self.item}: {self.base} -> {self.head}"
 
 
+# A lookup's key besides the (check text, item) pair: judge, prompt, task hash, sample. Replay
+# reads (None, None, task or None, 0); a judged run reads its own (judge, prompt, task, sample).
+LookupKey = tuple[str | None, str | None, str | None, int]
+
+
+@dataclass(frozen=True)
+class PairReading:
+    """One (check text, item) pair as the gate reads it at the base and at the head: the answer
+    (None: none) at every lookup key the lines that differ between the two sides can move."""
+
+    text: str  # the check text as recorded
+    item: CalibrationItem
+    name: str  # the check id a differing line records (the head's first), else the text's start
+    answers: tuple[tuple[LookupKey, str | None, str | None], ...]  # (key, base answer, head answer)
+
+    def replay(self) -> list[tuple[str | None, str | None]]:
+        """(base, head) at each replay key (any task, and each task of the rubrics reading the file)."""
+        return [(before, after) for (judge, _, _, sample), before, after in self.answers
+                if judge is None and sample == 0]
+
+
+def answer_readings(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem],
+                    tasks: Iterable[str] = ()) -> list[PairReading]:
+    """Every labeled (check text, item) pair whose answer some lookup may read differently at the
+    head, with its answers at each such key, base and head.
+
+    Compared lookup by lookup, not line by line (`VerdictStore.differing_lines`): a copy of an
+    earlier line, a reordering or a removal moves the winning line without adding a line the base
+    lacks. The keys are those the differing lines record: replay at their sample index and task,
+    and under each of `tasks` (the task hashes of the rubrics reading the file), and keyed (judge,
+    prompt, task) as a judged run reads the record. A line counts for the item of its id and for
+    the items of its content hash (replay falls back to the hash).
+    """
+    items = tuple(items)
+    tasks = tuple(dict.fromkeys(tasks))
+    # The three guards below ask in turn: computed once per blob pair, items and tasks.
+    key = ("answer_readings", id(base), tuple((i.id, i.content_hash) for i in items), tasks)
+    return list(head.shared_result(key, base, lambda: tuple(_readings(base, head, items, tasks))))
+
+
+def _readings(base: VerdictStore, head: VerdictStore, items: tuple[CalibrationItem, ...],
+              tasks: tuple[str, ...]) -> list[PairReading]:
+    by_id = {i.id: i for i in items}
+    by_hash: dict[str, list[CalibrationItem]] = {}
+    for item in by_id.values():
+        by_hash.setdefault(item.content_hash, []).append(item)
+    before_lines, after_lines = head.differing_lines(base)
+    views: dict[tuple[str, str], tuple[str, CalibrationItem, set[LookupKey]]] = {}
+    names: dict[tuple[str, str], str] = {}
+    for verdict in (*after_lines, *before_lines):
+        touched = [by_id[verdict.item]] if verdict.item in by_id else []
+        touched += [i for i in by_hash.get(verdict.item_hash or "", []) if i.id != verdict.item]
+        sample = verdict.sample or 0
+        for item in touched:
+            pair = (normalize_text(verdict.check_text), item.id)
+            _, _, seen = views.setdefault(pair, (verdict.check_text, item, {(None, None, None, 0)}))
+            if verdict.check:
+                names.setdefault(pair, verdict.check)
+            seen.update({(None, None, None, sample), (None, None, verdict.task_hash, sample)})
+            seen.update((None, None, task, s) for task in tasks for s in {0, sample})
+            if verdict.judge:
+                seen.add((verdict.judge, verdict.prompt, verdict.task_hash, sample))
+    ordered = [(pair, text, item, sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)))
+               for pair, (text, item, keys) in views.items()]
+    lookups = [(text, item, *key) for _, text, item, keys in ordered for key in keys]
+    answers = iter(zip(base.find_answers(lookups), head.find_answers(lookups), strict=True))  # vectorised
+    return [PairReading(text, item, names.get(pair) or text[:60], tuple((key, *next(answers)) for key in keys))
+            for pair, text, item, keys in ordered]
+
+
 def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem],
                     tasks: Iterable[str] = ()) -> list[ChangedAnswer]:
     """(check text, item) pairs whose answer, as the gate reads it, the head changes: one per pair.
 
-    Compared lookup by lookup, not line by line: replay at each sample index and task the changed
-    lines record, and keyed (judge, prompt, task) as a judged run reads the record. A line moved to
-    sample 1, or a later line of a re-recorded pair made stale, changes what replay reads without
-    changing any answer; a keyed answer inserted before (or flipped behind) a keyless one changes
-    what the next judged run reads as the judge's. A keyed answer where the base had none counts
-    too: merged, it is the judge's answer nobody judged. Replay fills are `filled_answers`'.
-    `tasks`: the task hashes of the rubrics reading the file (replay reads under the rubric's task).
+    A line moved to sample 1, or a later line of a re-recorded pair made stale, changes what
+    replay reads without changing any answer; a copy of an earlier line appended, or two lines
+    swapped, changes the winner; a keyed answer inserted before (or flipped behind) a keyless one
+    changes what the next judged run reads as the judge's. A keyed answer where the base had none
+    counts too: merged, it is the judge's answer nobody judged. Replay fills are `filled_answers'`
+    and lost answers `removed_answers'` (`answer_readings` compares them all).
     """
-    tasks = tuple(tasks)
-    by_id = {i.id: i for i in items}
-    by_hash = {i.content_hash: i for i in by_id.values()}
-    views: dict[tuple[str, str], set[tuple[str | None, str | None, str | None, int]]] = {}
-    for verdict in [*head.added_since(base), *base.added_since(head)]:  # lines on one side only
-        item = by_id.get(verdict.item) or (by_hash.get(verdict.item_hash) if verdict.item_hash else None)
-        if item is None:
-            continue
-        sample = verdict.sample or 0
-        seen = views.setdefault((verdict.check_text, item.id), {(None, None, None, 0)})
-        seen.update({(None, None, None, sample), (None, None, verdict.task_hash, sample)})
-        seen.update((None, None, task, sample) for task in tasks)
-        if verdict.judge:
-            seen.add((verdict.judge, verdict.prompt, verdict.task_hash, sample))
     out = []
-    ordered = [(text, by_id[item_id], sorted(keys, key=lambda k: tuple("" if v is None else str(v) for v in k)))
-               for (text, item_id), keys in views.items()]
-    lookups = [(text, item, *key) for text, item, keys in ordered for key in keys]
-    answers = iter(zip(base.find_answers(lookups), head.find_answers(lookups), strict=True))  # vectorised
-    for text, item, keys in ordered:
-        item_id = item.id
-        pair = [next(answers) for _ in keys]
-        for (judge, prompt, task, sample), (before_answer, after_answer) in zip(keys, pair, strict=True):
-            if after_answer is None or before_answer == after_answer:
+    for reading in answer_readings(base, head, items, tasks):
+        for key, before, after in reading.answers:
+            if after is None or before == after or (before is None and key[0] is None):
                 continue
-            if before_answer is None and judge is None:
-                continue
-            before = base.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
-            after = head.find(text, item, judge=judge, prompt=prompt, task=task, sample=sample)
-            assert after is not None
-            name = after.check or (before.check if before is not None else None) or text[:60]
-            out.append(ChangedAnswer(name, item_id,
-                                     before.answer if before is not None else "none", after.answer, text,
-                                     item.content_hash))
+            out.append(ChangedAnswer(reading.name, reading.item.id, before or "none", after,
+                                     reading.text, reading.item.content_hash))
             break
     return out
+
+
+def merged_record(merge_base: VerdictStore, head: VerdictStore, tip: VerdictStore) -> VerdictStore | None:
+    """The record a PR's merge leaves when its head only appended lines to the merge base's
+    file: the base tip's lines, then the PR's (what git's merge writes). None when the head
+    changed the file otherwise: with the tip changed too, only a rebase shows the merged record.
+
+    The PR's answers are compared with the merge base's (what it branched from) and, through this,
+    with the tip's: a line it appends can outrank one main recorded since, which the merge base
+    never had."""
+    appended = head.appended_to(merge_base)
+    if appended is None:
+        return None
+    return tip.merged(VerdictStore(appended)) if appended else tip
 
 
 @dataclass(frozen=True)
@@ -98,36 +154,33 @@ class RemovedAnswer:
         return f"{self.check} on {self.item} ({self.answer})"
 
 
-def _unanswered(lines: list[Verdict], other: VerdictStore,
-                items: Iterable[CalibrationItem]) -> list[tuple[Verdict, CalibrationItem]]:
-    """The first of `lines` for each labeled (check text, item) pair that `other` has no answer for."""
-    by_id = {i.id: i for i in items}
-    by_hash = {i.content_hash: i for i in by_id.values()}
-    located = [(v, by_id.get(v.item) or (by_hash.get(v.item_hash) if v.item_hash else None)) for v in lines]
-    found = [(v, item) for v, item in located if item is not None]
-    answers = other.find_answers([(v.check_text, item, None, None, None, 0) for v, item in found])  # vectorised
-    out: dict[tuple[str, str], tuple[Verdict, CalibrationItem]] = {}
-    for (verdict, item), answer in zip(found, answers, strict=True):
-        if answer is None:
-            out.setdefault((verdict.check_text, item.id), (verdict, item))
-    return list(out.values())
+def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem],
+                    tasks: Iterable[str] = ()) -> list[RemovedAnswer]:
+    """Labeled (check text, item) pairs the base answers in replay and the head no longer does.
 
-
-def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem]) -> list[RemovedAnswer]:
-    """Base verdicts for a labeled item whose (check text, item) pair the head no longer answers.
-
-    A recorded answer that disappears is evidence lost: the next PR could fill the gap with
-    another answer, so it is a change like any other, never a silent one.
+    A recorded answer that disappears is evidence lost, however the lines that made it go were
+    written (deleted, or outranked by a stale line): the next PR could fill the gap with another
+    answer, so it is a change like any other, never a silent one.
     """
-    return [RemovedAnswer(v.check or v.check_text[:60], item.id, v.answer, v.check_text)
-            for v, item in _unanswered(base.added_since(head), head, items)]
+    out = []
+    for reading in answer_readings(base, head, items, tasks):
+        lost = next((before for before, after in reading.replay() if before is not None and after is None), None)
+        if lost is not None:
+            out.append(RemovedAnswer(reading.name, reading.item.id, lost, reading.text))
+    return out
 
 
-def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem]) -> list[ChangedAnswer]:
-    """Head verdicts for a labeled item whose (check text, item) pair the base has no answer for.
+def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[CalibrationItem],
+                   tasks: Iterable[str] = ()) -> list[ChangedAnswer]:
+    """Labeled (check text, item) pairs the head answers in replay where the base had no answer.
 
     Once merged they are the base's record, which the next PR is gated on: a fill is new
     evidence for the checks it answers, written by the PR.
     """
-    return [ChangedAnswer(v.check or v.check_text[:60], item.id, "none", v.answer, v.check_text, item.content_hash)
-            for v, item in _unanswered(head.added_since(base), base, items)]
+    out = []
+    for reading in answer_readings(base, head, items, tasks):
+        filled = next((after for before, after in reading.replay() if before is None and after is not None), None)
+        if filled is not None:
+            out.append(ChangedAnswer(reading.name, reading.item.id, "none", filled, reading.text,
+                                     reading.item.content_hash))
+    return out

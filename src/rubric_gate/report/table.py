@@ -71,7 +71,7 @@ def table_rows(report: CheckReport) -> list[TableRow]:
         renamed=change.detail if change is not None and change.change == "renamed" else "",
         decision="" if change is None else "accepted" if change.accepted else "rejected",
         decision_notes=_decision_notes(change),
-        decided=decided_cell(change, report.head.max_failures),
+        decided=decided_cell(change),
         measured=tuple(measured_cell(row, key) for key, _ in columns),
     ) for row, change in check_rows(report)]
 
@@ -113,13 +113,12 @@ def measured_cell(row: CheckRow, key: str) -> str:
     return share(value)
 
 
-def decided_cell(change: ChangeRow | None, max_failures: int) -> str:
+def decided_cell(change: ChangeRow | None) -> str:
     """The changed check's figures where the gate decided it (see `DecidedFigures`)."""
     if change is None or change.decided is None:
         return ""
     d = change.decided
-    catches = catches_header(max_failures).split()[0].lower()
-    return f"credit {d.credit:.2f}, blame {d.blame:.2f}, {catches} {d.unique_catches}"
+    return f"{d.credit:.2f} / {d.blame:.2f} / {d.unique_catches}"
 
 
 def trust_note(change: ChangeRow) -> str:

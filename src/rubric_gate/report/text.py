@@ -238,6 +238,10 @@ def render_check_text(report: CheckReport, console: Console) -> None:
             _hanging(console, "           not firm: ", trust_note(change), style="yellow")
     for failure in report.run_failures:
         console.print(_text(f"  REJECTED {failure}"), highlight=False)
+    if report.decision == "fail":
+        _hanging(console, "to pass: ", "undo the rejected changes, or rework them so they no longer lose or fail the "
+                 "items their reasons name; the gated rubric (this revision with only the accepted changes) is in "
+                 "--format markdown, json or html")
     for note in report.notes:
         _hanging(console, "note: ", note, style="yellow")
     head_view = RubricSummary(report.head.rubric_id, report.head.version, report.head.display, report.head.max_failures,

@@ -9,13 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from rubric_gate.boundary import catches_withheld
 from rubric_gate.calibration import CalibrationSet
-from rubric_gate.gate import GateOptions
+from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.results import CheckReport
-from rubric_gate.rubric import RubricDocument
+from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, run_check
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts import Verdict, VerdictColumn, VerdictStore
 
 
 @dataclass(frozen=True)
@@ -41,24 +43,66 @@ def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup 
         return run_panel_check(base, head, lookup, options), options
     report = run_check(base, head, lookup, options)
     if untrusted is not None and untrusted.verdicts:
-        report = _on_trusted_evidence(report, base, head, untrusted, options, notes if notes is not None else [])
+        report = _on_trusted_evidence(report, base, head, lookup, untrusted, options, notes if notes is not None else [])
     return report, options
 
 
-def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: RubricDocument, untrusted: Untrusted,
-                         options: GateOptions, notes: list[str]) -> CheckReport:
+def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: RubricDocument, reading: VerdictLookup,
+                         untrusted: Untrusted, options: GateOptions, notes: list[str]) -> CheckReport:
     """Gate again with the untrusted "no" answers withheld, and keep that decision when it rejects
     a change the first one accepted (a catch the PR's own verdicts claim must not make another
-    check's catch look shared)."""
-    verdicts = list(untrusted.verdicts)  # rubrics sharing a store and these verdicts share the store
-    store = untrusted.trusted.shared_result(("catches_withheld", tuple(map(id, verdicts))), verdicts, lambda: (
-        untrusted.trusted.merged(VerdictStore(catches_withheld(verdicts)))))
-    trusted = run_check(base, head, VerdictLookup(untrusted.calibration, store, head.rubric), options)
+    check's catch look shared). `reading`: the first gating's lookup (the untrusted verdicts as
+    recorded, over the trusted ones)."""
+    if not any(v.answer == "no" for v in untrusted.verdicts):
+        return report  # nothing to withhold
+    withheld = VerdictLookup(untrusted.calibration, VerdictStore(catches_withheld(untrusted.verdicts)), head.rubric)
+    lookup = WithheldLookup(untrusted.calibration, untrusted.trusted, head.rubric, reading=reading, withheld=withheld)
     accepted = {(c.check, c.change) for c in report.changes if c.accepted}
-    newly = [c for c in trusted.changes if not c.accepted and (c.check, c.change) in accepted]
-    if not newly:
+    # The decisions first (the whole report only when they differ: most edits have no catch to withhold).
+    decided = run_gate(base.rubric, head.rubric, lookup.item_ids, lookup.calibration.flawed, lookup.failed_column,
+                       options)
+    if not any(not d.accepted and (d.change.check_id, d.change.kind) in accepted for d in decided.decisions):
         return report
+    trusted = run_check(base, head, lookup, options)
+    newly = [c for c in trusted.changes if not c.accepted and (c.check, c.change) in accepted]
     notes.append("Gated on trusted verdicts only: the PR's own verdicts may reject a change, never excuse one, "
                  f"and without their catches {', '.join(f'{c.change} {c.check}' for c in newly[:10])} "
                  "is rejected.")
     return trusted
+
+
+@dataclass
+class WithheldLookup(VerdictLookup):
+    """`reading`'s answers, and where `withheld` (the untrusted verdicts with their "no" turned
+    "yes") answers a pair, that answer: the reading `trusted.merged(withheld.store)` gives (the two
+    readings differ only on pairs the untrusted verdicts answer), without copying the trusted
+    store's columns, rebuilding its indexes or reading any column `reading` has read already."""
+
+    reading: VerdictLookup | None = None
+    withheld: VerdictLookup | None = None
+    _texts: set[str] | None = None
+
+    def column(self, text: str) -> VerdictColumn:
+        cached = self._columns.get(text)
+        if cached is None:
+            assert self.reading is not None and self.withheld is not None
+            own = self.reading.column(text)
+            if normalize_text(text) not in self._withheld_texts():
+                return own  # no untrusted answer for this text: the first reading's column
+            theirs = self.withheld.column(text)
+            given = ~theirs.missing
+            not_applicable = None
+            if own.not_applicable is not None or theirs.not_applicable is not None:
+                none = np.zeros(len(given), dtype=bool)
+                mine_na = none if own.not_applicable is None else own.not_applicable
+                theirs_na = none if theirs.not_applicable is None else theirs.not_applicable
+                not_applicable = np.where(given, theirs_na, mine_na)
+            cached = self._columns[text] = VerdictColumn(text, np.where(given, theirs.failed, own.failed),
+                                                         own.missing & theirs.missing, not_applicable)
+        return cached
+
+    def _withheld_texts(self) -> set[str]:
+        if self._texts is None:
+            assert self.withheld is not None
+            self._texts = set(self.withheld.store.texts())
+        return self._texts

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks, parse_bytes
 from rubric_gate.verdicts.table_data import Segment, VerdictData
 
@@ -93,6 +95,13 @@ class ParsedBlob:
                 yield chunk
 
 
+def _first_rows_equal(short: VerdictData, long: VerdictData) -> bool:
+    """Whether `long`'s first rows are `short`'s rows, column by column (ids and offsets)."""
+    mine, theirs = short.columns.arrays(), long.columns.arrays()
+    rows = len(mine["text"])
+    return all(np.array_equal(mine[name], theirs[name][:rows]) for name in ("offset", *mine))
+
+
 def _same_bytes(one: Iterator[bytes], other: Iterator[bytes]) -> bool:
     """Whether two chunk streams hold the same bytes (chunks may be cut differently)."""
     left = right = b""
@@ -143,6 +152,7 @@ class BlobCache:
             blob.raw = given or b""
             blob.size = len(blob.raw)
         blob.data = self._load(blob_id, blob, display)
+        self._hold_shared_rows_once(blob)
         if len(self._parsed) >= MAX_BLOBS:  # a long-lived process: drop the oldest
             del self._parsed[next(iter(self._parsed))]
         self._parsed[blob_id] = blob
@@ -192,6 +202,16 @@ class BlobCache:
             parse_blocks(scan.blocks(), builder, display, first_line)
             blob.lines = first_line - 1 + scan.complete_lines
             blob.ends_with_newline = not scan.unterminated and (blob.size > 0)
+
+    def _hold_shared_rows_once(self, blob: ParsedBlob) -> None:
+        """Where `blob`'s first rows equal all of another blob's (or the reverse), hold those
+        rows once: the shorter's columns become views of the longer's. A head read from the
+        index beside its base's index is two full copies until then."""
+        rows = len(blob.data)
+        for other in self._parsed.values():
+            short, long = (other, blob) if len(other.data) < rows else (blob, other)
+            if len(short.data) and len(short.data) < len(long.data) and _first_rows_equal(short.data, long.data):
+                short.data.columns.share_prefix(long.data.columns)
 
     def _longest_prefix(self, blob: ParsedBlob) -> ParsedBlob | None:
         """The longest parsed blob that `blob` extends by whole lines (one ending in a newline)."""

@@ -4,15 +4,29 @@ reads only indexed stores never imports msgspec."""
 
 from __future__ import annotations
 
+import typing
 from operator import attrgetter
 from typing import Annotated, Any
 
 import msgspec
 
 from rubric_gate.verdicts.model import Verdict
-from rubric_gate.verdicts.parse import OPTIONAL_TEXT, SAMPLE_MAX, SOURCE_FIELDS
 
 UNSET = msgspec.UNSET
+SAMPLE_MAX = 2**31 - 1  # the sample column is int32; a larger index takes the exact path
+
+
+def _optional_text(info: Any) -> bool:
+    return set(typing.get_args(info.annotation)) == {str, type(None)} and not info.metadata
+
+
+# Every optional text field of the model (judge, prompt, item_hash, check, quote, at, batch, and
+# any added later) is validated on the fast path the same way; the columns keep those in KEYED.
+OPTIONAL_TEXT = tuple(name for name, info in Verdict.model_fields.items() if _optional_text(info))
+# The optional texts that go into columns: the item hash, and the fields that make up a row's
+# source (who judged it, reading what): one source id per distinct tuple.
+SOURCE_FIELDS = tuple(name for name in ("judge", "prompt", "task_hash") if name in OPTIONAL_TEXT)
+KEYED = ("item_hash", *SOURCE_FIELDS)
 
 
 class _Usage(msgspec.Struct, forbid_unknown_fields=True):

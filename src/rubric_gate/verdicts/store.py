@@ -397,9 +397,53 @@ class VerdictStore:
                     out[at] = hash(line.rstrip())
         return out
 
+    def differing_lines(self, base: VerdictStore) -> tuple[tuple[Verdict, ...], tuple[Verdict, ...]]:
+        """The lines (`base`'s, then this store's) that can make a lookup read otherwise here.
+
+        A lookup of (check text, item) reads two groups of lines, the text's lines for the item's
+        id and those for its content hash, and the last line of a group wins. Where a group holds
+        the same lines in the same order on both sides, every lookup reading it agrees; where
+        not, the lines at each position that differs are returned, from either side. So a copy of
+        an earlier line, a reordering and a removal are seen like a new line: what is compared is
+        what the gate reads, not which lines one side lacks (`added_since`'s question).
+
+        A blob extending the other (a PR appending lines) differs by exactly its added lines,
+        kept for every store of the two blobs.
+        """
+        mine, theirs = self._blob, base._blob
+        if mine is not None and theirs is not None:
+            if mine is theirs:
+                return (), ()
+            if mine.extends(theirs):
+                return mine.memo(("appended", id(theirs)), theirs, lambda: (
+                    (), tuple(self._verdicts(np.arange(len(theirs.data), len(self._data), dtype=np.int64)))))
+            if theirs.extends(mine):
+                return theirs.memo(("appended", id(mine)), mine, lambda: (
+                    tuple(base._verdicts(np.arange(len(mine.data), len(base._data), dtype=np.int64))), ()))
+        before, after = _differing_rows(base._data, self._data)
+        return tuple(base._verdicts(before)), tuple(self._verdicts(after))
+
+    def texts(self) -> list[str]:
+        """The (normalised) check texts this store records answers for."""
+        return list(self._data.texts.values)
+
+    def same_blob(self, other: VerdictStore) -> bool:
+        """Whether both stores are one blob's columns (the same bytes), unwritten."""
+        return self._blob is not None and self._blob is other._blob
+
+    def appended_to(self, base: VerdictStore) -> tuple[Verdict, ...] | None:
+        """The lines this store's blob adds after all of `base`'s bytes; None unless it is `base`'s
+        bytes plus whole lines (then what a merge of it with another version leaves is unknown)."""
+        mine, theirs = self._blob, base._blob
+        if mine is None or theirs is None or not (mine is theirs or mine.extends(theirs)):
+            return None
+        return self.differing_lines(base)[1]
+
     def added_since(self, base: VerdictStore) -> list[Verdict]:
         """This store's verdicts that `base` does not hold: lines not in `base`, unless one is a
         reformatted copy (same fields) of a `base` verdict for the same check text and item.
+        These are the lines a PR wrote; whether the answers the gate reads changed is
+        `differing_lines`' question (a copy of an earlier base line is no new line, yet it wins).
 
         For a PR's head store against its base: only the new lines are read back as `Verdict`s.
         Two blob stores where one extends the other (the PR appended lines) compare only the
@@ -596,6 +640,68 @@ def _add_columns(data: VerdictData, verdicts: list[Verdict], first_offset: int) 
     tail["answer"].extend([ANSWER_CODES[v.answer] for v in verdicts])
     tail["sample"].extend([v.sample or 0 for v in verdicts])
     tail["offset"].extend(range(first_offset, first_offset + n))
+
+
+def _differing_rows(before: VerdictData, after: VerdictData) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of each side (ascending) at a position of their (text, item id) or (text, item
+    hash) group that the other side does not fill with the same line as lookups read it (item,
+    hash, judge/prompt/task, answer and sample); `differing_lines`' general case. Strings are
+    compared through ids shared by both sides, so the comparison is exact."""
+    pools = ("texts", "items", "hashes", "sources")
+    joint: dict[str, dict[Any, int]] = {name: {} for name in pools}
+    mapped = []
+    for data in (before, after):
+        maps = {name: np.array([joint[name].setdefault(v, len(joint[name])) for v in getattr(data, name).values]
+                               + [NONE], dtype=np.int64) for name in pools}
+        a = data.columns.arrays()
+        mapped.append({"text": maps["texts"][a["text"]], "item": maps["items"][a["item"]],
+                       "hash": maps["hashes"][a["hash"]], "source": maps["sources"][a["source"]],
+                       "answer": a["answer"].astype(np.int64), "sample": a["sample"].astype(np.int64)})
+    sizes = {"text": len(joint["texts"]), "item": len(joint["items"]) + 1, "hash": len(joint["hashes"]) + 1,
+             "source": len(joint["sources"]) + 1, "answer": len(ANSWER_CODES),
+             "sample": 1 + max((int(m["sample"].max()) for m in mapped if len(m["sample"])), default=0)}
+    differs = [np.zeros(len(m["text"]), dtype=bool) for m in mapped]
+    for by, other in (("item", "hash"), ("hash", "item")):
+        keys = []
+        for m in mapped:
+            rows = np.flatnonzero(m[by] >= 0)  # rows without an item hash are in no hash group
+            group = m["text"][rows] * sizes[by] + m[by][rows]
+            order = np.argsort(group, kind="stable")  # file order within each group
+            ordered = group[order]
+            starts = np.ones(len(ordered), dtype=bool)
+            starts[1:] = ordered[1:] != ordered[:-1]
+            at = np.arange(len(ordered))
+            position = np.empty(len(rows), dtype=np.int64)
+            position[order] = at - np.maximum.accumulate(np.where(starts, at, 0))
+            keys.append((rows, [group, position, m[other][rows] + 1, m["source"][rows] + 1, m["answer"][rows],
+                                m["sample"][rows]]))
+        longest = max((int(columns[1].max()) for _, columns in keys if len(columns[1])), default=0)
+        bounds = [sizes["text"] * sizes[by], longest + 1, sizes[other] + 1, sizes["source"] + 1, sizes["answer"],
+                  sizes["sample"]]
+        packed = [_packed(columns, bounds) for _, columns in keys]
+        for side, (rows, _) in enumerate(keys):
+            differs[side][rows[~np.isin(packed[side], packed[1 - side])]] = True
+    return np.flatnonzero(differs[0]), np.flatnonzero(differs[1])
+
+
+def _packed(columns: list[np.ndarray], bounds: list[int]) -> np.ndarray:
+    """Rows of non-negative integer `columns` (each below its bound) as one comparable key per
+    row: packed into as few int64 words as hold them exactly, several viewed as one byte string."""
+    words: list[np.ndarray] = []
+    word, room = None, 1
+    for column, bound in zip(columns, bounds, strict=True):
+        if word is not None and room * bound < 2**62:
+            word, room = word * bound + column, room * bound
+        else:
+            if word is not None:
+                words.append(word)
+            word, room = column.astype(np.int64), bound
+    assert word is not None
+    words.append(word)
+    if len(words) == 1:
+        return words[0]
+    stacked = np.ascontiguousarray(np.stack(words, axis=1))
+    return stacked.view(np.dtype((np.void, stacked.dtype.itemsize * len(words)))).ravel()
 
 
 def _lines_at(path: Path, offsets: list[int], chunk: int = 1 << 22) -> Iterator[bytes]:

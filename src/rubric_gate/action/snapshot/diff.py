@@ -27,6 +27,7 @@ from rubric_gate.guard import (
     confirmed_by_judge,
     diff_labels,
     filled_answers,
+    merged_record,
     removed_answers,
 )
 from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
@@ -268,8 +269,8 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
         return confirmed_by_judge(answer.text, answer.item_hash, answer.head, judged, tasks)
 
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
-    removed = list(dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items)))
-    filled = list(dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items)))
+    removed = list(dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items, tasks)))
+    filled = list(dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items, tasks)))
 
     def in_trusted(answer: ChangedAnswer) -> bool:
         return trusted is None or normalize_text(answer.text) in trusted
@@ -309,10 +310,48 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
         if answered:
             message = None if describe is None else lead[kind].format(n=len(answered)) + describe(_shown(answered))
             out.append(Difference(kind, path, users, message, len(answered)))
+    out.extend(_merged_onto_tip(snapshots, path, users, cal_paths, item_sets, base, head, tasks, confirmed, in_trusted))
     unknown = _unclassified_fields(base, head)
     if unknown:
         out.append(Difference(Kind.VERDICTS_UNCLASSIFIED, path, users, f"changes verdict fields no rule of the gate "
                               f"classifies ({', '.join(unknown)}), so it needs the override", len(unknown)))
+    return out
+
+
+def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], cal_paths: tuple[str, ...],
+                     item_sets: list, base: VerdictStore, head: VerdictStore, tasks: set[str],
+                     confirmed: Callable[[ChangedAnswer], bool],
+                     in_trusted: Callable[[ChangedAnswer], bool]) -> list[Difference]:
+    """The answers as the merge leaves them, against the tip's, when main changed the file since
+    the merge base (`guard.merged_record`): a line the PR appends can outrank one main recorded."""
+    if not snapshots.tip_moved:
+        return []
+    try:
+        tip = snapshots.tip.verdicts(path)
+        tip_sets = [c.items for c in (snapshots.tip.calibration(p) for p in cal_paths) if c is not None] or item_sets
+    except InputError:
+        return []  # reported where the tip's rubric is gated
+    if tip is None or tip.same_blob(base):
+        return []
+    where = f"merged onto the base tip {snapshots.tip.sha[:7]}, which changed this file too,"
+    merged = merged_record(base, head, tip)
+    if merged is None:
+        return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} changes lines other than by appending: the "
+                           "record the merge leaves cannot be compared with the tip's; rebase the PR onto its base "
+                           "branch")]
+    changed = [a for a in dict.fromkeys(a for items in tip_sets for a in changed_answers(tip, merged, items, tasks))
+               if not confirmed(a)]
+    changed += [a for a in dict.fromkeys(a for items in tip_sets for a in filled_answers(tip, merged, items, tasks))
+                if in_trusted(a) and not confirmed(a)]
+    lost = list(dict.fromkeys(r for items in tip_sets for r in removed_answers(tip, merged, items, tasks)))
+    out = []
+    if changed:
+        out.append(Difference(Kind.ANSWER_CHANGED, path, users, f"{where} changes {len(changed)} recorded answer(s) "
+                              f"of the tip's record ({_shown(changed)}) that the configured judge did not confirm in "
+                              "this run", len(changed)))
+    if lost:
+        out.append(Difference(Kind.ANSWER_REMOVED, path, users, f"{where} removes {len(lost)} recorded verdict(s) of "
+                              f"the tip's record ({_shown(lost)})", len(lost)))
     return out
 
 
