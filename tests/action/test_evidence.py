@@ -11,10 +11,18 @@ rules keep working are tested beside them.
 
 from __future__ import annotations
 
-from harness import LABELS, RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
-from test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
-from test_hostile_round4 import _judged, _merge_pr, _not_both_green
-from test_integrity import _on_main
+from tests.action.harness import (
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+from tests.action.test_hostile_round3 import JUDGE, _gate, _item_hash, _verdict
+from tests.action.test_hostile_round4 import _judged, _merge_pr, _not_both_green
+from tests.action.test_integrity import _on_main
 
 X = {"X": "Is key rotation automated?"}
 
@@ -146,7 +154,7 @@ def test_verdicts_recorded_first_then_the_check_with_the_judge_agreeing_pass(sce
     def judge(prompt: str) -> str:
         if judge_x["X"] in prompt:
             return "no" if any(f"review {i}" in prompt for i in ("R1", "R2")) else "yes"
-        from test_hostile_round3 import _truthful_judge
+        from tests.action.test_hostile_round3 import _truthful_judge
 
         return _truthful_judge(prompt)
 
@@ -218,7 +226,7 @@ def test_items_added_with_their_verdicts_count_for_the_next_pr(scenario: Scenari
     the base's labels). Merged, they are evidence like any other, and all they can do to a later
     change is reject it (a catch more, a blame more): here D's catch of R6, which no other check
     makes, keeps D from being deleted."""
-    from harness import CALIBRATION, calibration_jsonl
+    from tests.action.harness import CALIBRATION, calibration_jsonl
 
     r6 = "".join(_verdict(c, "R6", "no" if c == "D" else "yes") for c in ("A", "B", "C", "D", "E"))
     one = _gate(scenario, scenario.git.commit({CALIBRATION: calibration_jsonl({**LABELS, "R6": "fail"}),

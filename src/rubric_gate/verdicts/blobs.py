@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -29,6 +29,7 @@ MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)
 COMPARE_CHUNK = 1 << 22
 GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
 Loader = Callable[[], "bytes | str | Path | None"]
+_T = TypeVar("_T")
 
 
 @dataclass(eq=False)
@@ -62,13 +63,13 @@ class ParsedBlob:
             known = self._added[id(other)] = (other, compute())
         return known[1]
 
-    def memo(self, key: Hashable, keep: object, build: Callable[[], Any]) -> Any:
+    def memo(self, key: Hashable, keep: object, build: Callable[[], _T]) -> _T:
         """`build()` once per `key` for this blob; `keep` (what the key's object ids name) is held
         as long as the result, so an id in the key never names another object."""
         known = self._memo.get(key)
         if known is None:
             known = self._memo[key] = (keep, build())
-        return known[1]
+        return cast(_T, known[1])  # what `build` made for this key
 
     def added_known(self, other: ParsedBlob) -> list[Any] | None:
         known = self._added.get(id(other))

@@ -324,7 +324,7 @@ class VerdictStore:
         result = self._blob.memo(key, keep, build)
         if isinstance(result, VerdictStore):
             result._shared = True  # handed to every such rubric: a write copies first
-        return cast(_T, result)
+        return result
 
     def merged_lines(self, verdicts: list[Verdict], source: VerdictStore) -> VerdictStore:
         """`self.merged(VerdictStore(verdicts))`, for `verdicts` taken from `source.added_since(self)`.
