@@ -28,8 +28,8 @@ from rubric_gate.verdicts.table_data import Segment, VerdictData
 MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)
 COMPARE_CHUNK = 1 << 22
 GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
-_T = TypeVar("_T")
 Loader = Callable[[], "bytes | str | Path | None"]
+_T = TypeVar("_T")
 
 
 @dataclass(eq=False)
@@ -69,7 +69,7 @@ class ParsedBlob:
         known = self._memo.get(key)
         if known is None:
             known = self._memo[key] = (keep, build())
-        return cast(_T, known[1])
+        return cast(_T, known[1])  # what `build` made for this key
 
     def added_known(self, other: ParsedBlob) -> list[Any] | None:
         known = self._added.get(id(other))
