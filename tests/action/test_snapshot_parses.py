@@ -52,9 +52,9 @@ def test_a_12_rubric_pr_over_one_shared_store_parses_each_blob_once(scenario: Sc
         yaml_parses[text] += 1
         return compose(text)
 
-    def counted_exact(source):  # type: ignore[no-untyped-def]
+    def counted_exact(source, *args, **kwargs):  # type: ignore[no-untyped-def]
         calibration_parses[source.text] += 1
-        return exact(source)
+        return exact(source, *args, **kwargs)
 
     def counted_cached(text, hashes):  # type: ignore[no-untyped-def]
         calibration_parses[text] += 1
