@@ -80,9 +80,10 @@ KIND_RULES: dict[str, str] = {
     Kind.ANSWER_FILLED: "override",
     Kind.ANSWER_FILLED_REJUDGED: "allowed",
     Kind.ANSWER_FOR_NEW_CHECK: "gate",
-    # Nobody weighs these (no rubric has the text, or only a new one, which is scored, not gated);
-    # merged, they are the record a later PR's check stands on (hostile round 5's laundering).
-    Kind.ANSWER_FOR_NO_CHECK: "override",
+    # Nobody weighs these here (no rubric has the text, or only a new one, which is scored, not
+    # gated); they stay untrusted once merged (`boundary.evidence`: a recorded answer vouches for a
+    # check only once a trusted rubric has its text), so the PR adding the check weighs them.
+    Kind.ANSWER_FOR_NO_CHECK: "allowed",
     Kind.ANSWER_REMOVED: "override",
     Kind.ANSWER_REMOVED_WITH_CHECK: "gate",
 }

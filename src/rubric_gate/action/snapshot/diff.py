@@ -296,10 +296,11 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
                         "re-judged in this run; once merged they are the record later PRs are gated on")),
         (Kind.ANSWER_FILLED_REJUDGED, [a for a in filled if in_trusted(a) and confirmed(a)], None),
         (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a) and gated(a)], None),
-        # Recorded where no gate weighs them: merged, they are the record a later check stands on.
+        # Recorded where no gate weighs them: named, and untrusted until a gated rubric has the text.
         (Kind.ANSWER_FOR_NO_CHECK, [a for a in filled if not in_trusted(a) and not gated(a)],
          lambda shown: (f"for check texts no edited rubric reading this file has ({shown}); no gate weighs them "
-                        "here, and once merged they are the record a later PR's check is gated on")),
+                        "here, so they stay untrusted once merged: the PR that adds such a check is gated on them "
+                        "as on verdicts it wrote itself")),
         (Kind.ANSWER_REMOVED, [r for r in removed if in_use is None or normalize_text(r.text) in in_use],
          lambda shown: (f"of checks still in use ({shown}); a lost answer is lost evidence, and the gap could be "
                         "filled with another answer later")),
