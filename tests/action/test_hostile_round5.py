@@ -1147,11 +1147,6 @@ class TestCommentCheckIds:
 # -- history: which commit is the merge base ------------------------------------------------------
 
 class TestCrissCrossHistory:
-    @pytest.mark.xfail(strict=True, reason="route: with two merge bases (a criss-cross history: the PR merges a "
-                       "commit of main with `-s ours`), the gate diffs from the one `git merge-base` prints, where the "
-                       "rubric is unchanged; git merges from both (a virtual base that has A), so the merge deletes "
-                       "A. Gate the merge git makes (`git merge-tree`), or fail closed on more than one merge base "
-                       "(owner: trust-snapshot, action/changed.py)")
     def test_a_head_that_drops_a_main_change_through_an_ours_merge(self, scenario: Scenario) -> None:
         """main: O1 (A retired) -> m1 (README); feat: O1 -> f1 (A back); the tip merges feat. The
         PR starts at m1 and merges f1 keeping m1's tree (`-s ours`), then changes the README: the
@@ -1171,17 +1166,12 @@ class TestCrissCrossHistory:
         assert len(scenario.git("merge-base", "--all", tip, head).split()) == 2
         assert "id: A\n" not in scenario.git("show", f"{merged}:{RUBRIC}")  # what would land: A deleted
         result = _gate(scenario, head)
-        # Either fix: the merge's deletion rejected (1), or the history refused (2).
+        # Closed: more than one merge base is a blocking finding (`action.changed.git_merge_problems`).
+        assert "2 merge bases" in result.stdout, result.stdout
         assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
 
 
 class TestYamlAliasesAcrossTheMerge:
-    @pytest.mark.xfail(strict=True, reason="route: the gate models the merge by check id (`apply_check_changes`), "
-                       "not git's text merge: main anchors B's text (`&tb`) for a frozen Z (`*tb`); the PR, from the "
-                       "older base, adds Y with its own `&tb`. Both pass; git merges them cleanly into a rubric that "
-                       "does not load (a duplicate anchor), so main is broken and every later PR fails closed, as "
-                       "round 4's id added on both sides did. Gate the merge git makes (`git merge-tree`), which also "
-                       "closes the criss-cross route (owner: trust-snapshot, boundary/merge.py)")
     def test_an_anchor_the_pr_reuses_breaks_the_rubric_main_merges(self, scenario: Scenario) -> None:
         from rubric_gate.errors import InputError
         from rubric_gate.rubric import parse_rubric_text
@@ -1198,7 +1188,8 @@ class TestYamlAliasesAcrossTheMerge:
         with pytest.raises(InputError, match="duplicate anchor"):
             parse_rubric_text(scenario.git("show", f"{tree}:{RUBRIC}") + "\n", RUBRIC)
         result = _gate(scenario, head)
-        # Either fix: a blocking finding (1), or the merged rubric as an input error (2).
+        # Closed: the rubric git's merge writes is loaded, and one that does not load is a blocking finding.
+        assert "into a rubric that does not load" in result.stdout, result.stdout
         assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
 
 

@@ -10,6 +10,7 @@ from github.Repository import Repository
 
 from rubric_gate.errors import InputError
 from rubric_gate.globs import matches_any, matches_as_written, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
+from rubric_gate.rubric import parse_rubric_text
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,37 @@ def _path(raw: bytes, errors: list[str]) -> str:
 
 def merge_base_via_git(workspace: Path, base_sha: str, head_sha: str) -> str:
     return _git(workspace, "merge-base", base_sha, head_sha).strip() or base_sha
+
+
+def git_merge_problems(workspace: Path, tip_sha: str, head_sha: str, rubric_paths: list[str]) -> list[tuple[str, str]]:
+    """The merge git makes must be the one the gate reviews: one merge base (with two, a
+    criss-cross history, git merges from a virtual base the gate never read), and every rubric
+    file the PR changes loading in the tree git's merge writes (a text merge of two passing
+    sides can break the YAML, e.g. one anchor defined on both). Each problem: (path, message)."""
+    bases = _git(workspace, "merge-base", "--all", tip_sha, head_sha).split()
+    if len(bases) > 1:
+        return [("the merge", f"the head {head_sha[:7]} and the base tip {tip_sha[:7]} have {len(bases)} merge bases "
+                 "(a criss-cross history, e.g. a merge with `-s ours`), so git's merge is not the one the gate "
+                 "reviewed: rebase the PR onto its base branch")]
+    if not rubric_paths or bases == [tip_sha]:
+        return []  # the tip has not moved: the merge is the head
+    merged = subprocess.run(["git", "merge-tree", "--write-tree", tip_sha, head_sha], cwd=workspace,
+                            capture_output=True, check=False)
+    if merged.returncode != 0:
+        return []  # conflicts (GitHub will not merge it as is) or a git without merge-tree: the gate's model stands
+    tree = merged.stdout.split()[0].decode()
+    problems: list[tuple[str, str]] = []
+    for path in rubric_paths:
+        blob = subprocess.run(["git", "cat-file", "blob", f"{tree}:{path}"], cwd=workspace,
+                              capture_output=True, check=False)
+        if blob.returncode != 0:
+            continue
+        try:
+            parse_rubric_text(blob.stdout.decode("utf-8", "replace"), path)
+        except InputError as exc:
+            problems.append((path, f"git merges it with the base tip {tip_sha[:7]} into a rubric that does not load "
+                             f"({exc.what}): rebase the PR onto its base branch"))
+    return problems
 
 
 def merge_base_via_rest(repo: Repository, base_sha: str, head_sha: str) -> str:
