@@ -232,3 +232,22 @@ def test_the_html_report_marks_a_rubric_that_fails_merged_onto_the_tip(scenario:
     assert next(root.iter("h1")).text() == "rubric-gate: FAIL"
     assert next(root.iter("h2")).text().startswith("❌")
     assert any(p.text().startswith("Fails: merged onto the base branch's tip") for p in root.iter("p"))
+
+
+def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenario) -> None:
+    """main and the PR each define the YAML anchor `&tb`: both load, and git merges them cleanly
+    into a rubric that does not (a duplicate anchor). The preview gates the same merge as the
+    action (`gate_changes`), so it fails there too, naming the file."""
+    from tests.action.test_integrity import _on_main
+
+    base_text = rubric_yaml(["A", "B", "C", "D"])
+    tb = f"  text: {TEXTS['B']}\n"
+    _on_main(scenario, {RUBRIC: base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n")
+                        + "- id: Z\n  text: *tb\n  origin: label\n"}, "main: Z, B's text by alias")
+    lenient = "Is the design written in English?"
+    scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
+                         VERDICTS: verdicts_jsonl({**TEXTS, "Y": lenient})}, "add Y")
+    code, out, err = preview(scenario.git.path, "--base", "main")
+    assert code == 1, out + err
+    assert "duplicate anchor" in out, out
+    assert f"- ❌ `{RUBRIC}`: git merges it with the base tip" in out, out  # in the comment, no empty "used by"

@@ -7,7 +7,7 @@ are what `action.decide` decides on; `rubric-gate preview` calls `gate_changes` 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from github import GithubException
 from github.Repository import Repository
@@ -61,15 +61,7 @@ def gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: Ve
                notices: list[str]) -> GatedPull:
     pr = current_base(repo, pr)
     reader, files, gate_base = _detect(config, repo, pr)
-    gated = gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
-    if reader.kind != "git":
-        return gated
-    # The gate reviews a model of the merge (check by check, from one merge base): where git's
-    # own merge differs from it, the PR fails (the override covers it, a reviewer's call).
-    rubric_paths = [c.path for c in rubric_changes(files, config.rubric_globs) if c.status != "removed"]
-    problems = git_merge_problems(config.workspace, pr.base_sha, pr.head_sha, rubric_paths)
-    return replace(gated, standard=[*gated.standard, *(StandardFinding(path, (), message, True)
-                                                       for path, message in problems)])
+    return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
 
 
 def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, files: list[ChangedFile], gate_base: str,
@@ -89,6 +81,12 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     outcomes, judged = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges)
                         if changes else ([], {}))
     standard = gate_standard(snapshots, config.rubric_globs, changes, judged)
+    if reader.kind == "git":
+        # The gate reviews a model of the merge (check by check, from one merge base): where git's
+        # own merge differs from it, the PR fails (the override covers it, a reviewer's call).
+        rubric_paths = [c.path for c in changes if c.status != "removed"]
+        standard += [StandardFinding(path, (), message, True) for path, message in
+                     git_merge_problems(config.workspace, pr.base_sha, pr.head_sha, rubric_paths)]
     return GatedPull(pr, reader, gate_base, changes, outcomes, standard)
 
 

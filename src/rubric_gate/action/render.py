@@ -71,8 +71,8 @@ def _standard_section(findings: list[StandardFinding], label: str) -> str:
     lines = ["### Labels and recorded verdicts", ""]
     for f in findings:
         mark = "❌" if f.blocking else "✔️"
-        users = ", ".join(code_span(u, table=False) for u in f.used_by)
-        lines.append(f"- {mark} {code_span(f.path, table=False)} (used by {users}): {neutralize(f.message, table=False)}")
+        users = f" (used by {', '.join(code_span(u, table=False) for u in f.used_by)})" if f.used_by else ""
+        lines.append(f"- {mark} {code_span(f.path, table=False)}{users}: {neutralize(f.message, table=False)}")
     if any(f.blocking for f in findings):
         lines += ["", "Labels are the standard every rubric is gated on, and recorded verdicts are its evidence: "
                   "relabeling, rewriting or removing labeled items, repointing a rubric's files, rewording the task "
