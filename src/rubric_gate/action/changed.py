@@ -73,14 +73,20 @@ def git_merge_problems(workspace: Path, tip_sha: str, head_sha: str, rubric_path
     if merged.returncode != 0:
         return []  # conflicts (GitHub will not merge it as is) or a git without merge-tree: the gate's model stands
     tree = merged.stdout.split()[0].decode()
+
+    def blobs(treeish: str) -> dict[str, str]:  # path -> blob id, of the given paths
+        listed = _git_bytes(workspace, "--literal-pathspecs", "ls-tree", "-z", treeish, "--", *rubric_paths).split(b"\0")
+        return {name.decode("utf-8", "replace"): meta.split()[2].decode()
+                for meta, _, name in (entry.partition(b"\t") for entry in listed if entry)}
+
+    merged_blobs, head_blobs = blobs(tree), blobs(head_sha)
     problems: list[tuple[str, str]] = []
     for path in rubric_paths:
-        blob = subprocess.run(["git", "cat-file", "blob", f"{tree}:{path}"], cwd=workspace,
-                              capture_output=True, check=False)
-        if blob.returncode != 0:
-            continue
+        if path not in merged_blobs or merged_blobs[path] == head_blobs.get(path):
+            continue  # the head's own version lands: it was read and gated as it is
+        text = _git_bytes(workspace, "cat-file", "blob", merged_blobs[path]).decode("utf-8", "replace")
         try:
-            parse_rubric_text(blob.stdout.decode("utf-8", "replace"), path)
+            parse_rubric_text(text, path)
         except InputError as exc:
             problems.append((path, f"git merges it with the base tip {tip_sha[:7]} into a rubric that does not load "
                              f"({exc.what}): rebase the PR onto its base branch"))
