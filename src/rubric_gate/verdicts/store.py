@@ -332,12 +332,13 @@ class VerdictStore:
         When they are all of them and `source`'s blob is this store's blob plus exactly those
         lines, that is `source`'s own columns: shared (copied on write), not rebuilt per rubric."""
         mine, theirs = self._blob, source._blob
-        known = theirs.added_known(mine) if mine is not None and theirs is not None else None
-        if (known is not None and len(verdicts) == len(known) == len(source) - len(self)
-                and all(a is b for a, b in zip(verdicts, known, strict=True)) and theirs.extends(mine)):  # type: ignore[union-attr, arg-type]
-            store = VerdictStore._wrap(source._data, self.path, self.display)
-            store._shared, store._blob = True, theirs
-            return store
+        if mine is not None and theirs is not None:
+            known = theirs.added_known(mine)
+            if (known is not None and len(verdicts) == len(known) == len(source) - len(self)
+                    and all(a is b for a, b in zip(verdicts, known, strict=True)) and theirs.extends(mine)):
+                store = VerdictStore._wrap(source._data, self.path, self.display)
+                store._shared, store._blob = True, theirs
+                return store
         return self.merged(VerdictStore(verdicts))
 
     def since(self, start: int) -> VerdictStore:
