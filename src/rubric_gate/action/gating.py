@@ -28,7 +28,7 @@ from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gate_file import GateSettings, RubricOutcome, gate_file
 from rubric_gate.action.gather import current_base
-from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget, JudgeBackend, load_backend
+from rubric_gate.action.judging import SECRET_VARIABLES, JudgeBackend, load_backend
 from rubric_gate.action.outputs import command
 from rubric_gate.action.pairing import pair_rewrites
 from rubric_gate.action.snapshot import Snapshots, load_snapshots
@@ -37,7 +37,7 @@ from rubric_gate.action.standard import StandardFinding, gate_standard
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.errors import InputError
 from rubric_gate.guard import JudgedKey
-from rubric_gate.service import GateRequest, RequestError
+from rubric_gate.service import CallBudget, GateRequest, RequestError
 from rubric_gate.tuning import env_number
 
 

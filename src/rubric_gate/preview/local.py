@@ -22,7 +22,7 @@ from rubric_gate.action.config import load_config
 from rubric_gate.action.decide import exit_code, run_decision
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gating import gate_changes
-from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget
+from rubric_gate.action.judging import SECRET_VARIABLES
 from rubric_gate.action.outputs import command, commands_to
 from rubric_gate.action.publish import write_report
 from rubric_gate.action.render import RunSummary, fit, render_body
@@ -30,6 +30,7 @@ from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import tracked_under
 from rubric_gate.errors import InputError
 from rubric_gate.preview.workflow import workflow_inputs
+from rubric_gate.service import CallBudget
 
 DEFAULT_OUT = Path(".rubric-gate/preview")
 EXIT_MEANINGS = {0: "pass", 1: "gate failed", 2: "bad input"}
