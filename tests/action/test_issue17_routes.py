@@ -225,6 +225,24 @@ def test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues
     assert "merge_group" in on, sorted(on)
 
 
+# -- routes still open (strict xfails: each flips when closed) -----------------------------------
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open: a verdict cache restored into the workspace is read as the configured judge's own answers, but in a PR "
+    "run `actions/cache` restores the PR's own scope first, which any workflow running on the PR (one it adds) "
+    "can save into; a forged line keyed to the judge, prompt, task and item makes B share A's catch (action/cache.py "
+    "is the evidence engineer's)"))
+def test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion(scenario: Scenario) -> None:
+    from tests.action.test_hostile_round4 import _judged, _keyed
+
+    cache = scenario.git.path / ".rubric-gate" / "cache"
+    cache.mkdir(parents=True)
+    (cache / "verdicts.jsonl").write_text(_keyed("B", "R1", "no"))  # as restored from the PR's cache scope
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    result = scenario.run(head, **_judged(scenario))
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+
+
 # -- the index ------------------------------------------------------------------------------------
 
 R = "tests/action/test_trust_routes.py::"
@@ -364,6 +382,16 @@ ROUTES: dict[str, list[str]] = {
         "tests/test_architecture.py::test_the_action_does_not_import_the_cli"],
 }
 
+# Routes known open at this commit: strict xfails (checked below to stay strict xfails until closed).
+OPEN: dict[str, list[str]] = {
+    "Untrusted input (PR-scoped caches) can only make the gate stricter": [
+        I17 + "test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion"],
+    "5. ... the copy-paste workflow listens for it (README's copy)": [
+        I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
+    "the override record another workflow posts on a new head": [
+        H5 + "TestStandingResult::test_an_override_record_another_workflow_posted_on_a_new_head"],
+}
+
 # How each sampled route was shown to fail with its fix disabled (a temporary, uncommitted patch of
 # the guard; the test run; what failed). Recorded by the routes engineer in this session.
 # Each: the guard (file: the temporary change) -> the tests run with it, and what they did. The
@@ -416,7 +444,7 @@ FAIL_FIRST: dict[str, str] = {
 
 INDEX_TESTS = {"test_every_node_in_the_index_exists_and_is_not_an_expected_failure",
                "test_the_index_names_every_test_of_this_module", "test_every_file_in_the_index_is_tracked",
-               "test_the_fail_first_sample_names_at_least_ten_guards"}
+               "test_the_fail_first_sample_names_at_least_ten_guards", "test_every_open_route_is_a_strict_xfail"}
 
 
 def _split(node: str) -> tuple[str, list[str], str | None]:
@@ -427,6 +455,12 @@ def _split(node: str) -> tuple[str, list[str], str | None]:
         parts[-1], param = parts[-1].split("[", 1)
         param = param.removesuffix("]")
     return path, parts, param
+
+
+def _param_ids(parametrize) -> list[str]:  # type: ignore[no-untyped-def]
+    """The ids pytest gives a parametrize mark's values (strings here: their own text)."""
+    values = parametrize.args[1]
+    return list(parametrize.kwargs.get("ids") or [str(getattr(v, "values", (v,))[0]) for v in values])
 
 
 def _marks(obj: object) -> list:
@@ -452,15 +486,39 @@ def test_every_node_in_the_index_exists_and_is_not_an_expected_failure() -> None
             if param is not None:
                 (parametrize,) = [m for m in marks if m.name == "parametrize"][:1]
                 values = parametrize.args[1]
-                ids = parametrize.kwargs.get("ids") or [str(v) for v in values]
+                ids = _param_ids(parametrize)
                 assert param in ids, (node, ids)
                 value = values[list(ids).index(param)]
                 assert not [m for m in getattr(value, "marks", ()) if m.name in ("xfail", "skip")], node
 
 
+def _xfail_marks(node: str) -> list:
+    path, parts, param = _split(node)
+    obj: object = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    marks = _marks(obj)
+    for name in parts:
+        obj = getattr(obj, name)
+        marks += _marks(obj)
+    if param is not None:
+        (parametrize,) = [m for m in marks if m.name == "parametrize"][:1]
+        values = parametrize.args[1]
+        ids = _param_ids(parametrize)
+        marks += list(getattr(values[list(ids).index(param)], "marks", ()))
+    return [m for m in marks if m.name == "xfail"]
+
+
+def test_every_open_route_is_a_strict_xfail() -> None:
+    """When one is closed its strict xfail turns into a failure until its mark is removed; the
+    node then belongs in ROUTES (a closed route with its mark removed still passes here, so that
+    closing it elsewhere does not break this index)."""
+    for bullet, nodes in OPEN.items():
+        for node in nodes:
+            assert all(m.kwargs.get("strict") for m in _xfail_marks(node)), (bullet, node)
+
+
 def test_the_index_names_every_test_of_this_module() -> None:
     mine = {name for name in globals() if name.startswith("test_")} - INDEX_TESTS
-    named = {_split(n)[1][0] for nodes in ROUTES.values() for n in nodes if n.startswith(I17)}
+    named = {_split(n)[1][0] for nodes in (*ROUTES.values(), *OPEN.values()) for n in nodes if n.startswith(I17)}
     assert mine == named
 
 
