@@ -225,6 +225,50 @@ def test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues
     assert "merge_group" in on, sorted(on)
 
 
+# -- one reader: no second YAML parser of what a PR touches ----------------------------------------
+
+YAML_READERS = {"load", "safe_load", "full_load", "unsafe_load", "load_all", "safe_load_all", "full_load_all",
+                "unsafe_load_all", "compose", "compose_all", "parse", "scan"}
+# The one reader of rubrics, calibration sets and verdict files, and `preview`'s reading of the
+# repository's own workflow files (not data a rubric is gated on).
+YAML_READING_MODULES = {"src/rubric_gate/sources/yaml_lines.py", "src/rubric_gate/preview/workflow.py"}
+
+
+def _yaml_reads() -> dict[str, list[int]]:
+    """Each module of the package that calls a PyYAML reader (or imports one by name), with the lines."""
+    import ast
+
+    found: dict[str, list[int]] = {}
+    for path in sorted((ROOT / "src" / "rubric_gate").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        lines = [n.lineno for n in ast.walk(tree)
+                 if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in YAML_READERS
+                     and isinstance(n.func.value, ast.Name) and n.func.value.id == "yaml")
+                 or (isinstance(n, ast.ImportFrom) and n.module == "yaml"
+                     and any(a.name in YAML_READERS for a in n.names))]
+        if lines:
+            found[str(path.relative_to(ROOT))] = lines
+    return found
+
+
+def test_no_module_but_the_one_reader_parses_yaml() -> None:
+    """Design item 1: one YAML parser for keys, values and line numbers. (The repair suggestions'
+    spans are the one known second reader: see OPEN.)"""
+    extra = set(_yaml_reads()) - YAML_READING_MODULES - {"src/rubric_gate/repair/yaml_spans.py"}
+    assert not extra, {m: _yaml_reads()[m] for m in extra}
+
+
+def test_the_yaml_probe_sees_a_reader() -> None:
+    assert "src/rubric_gate/sources/yaml_lines.py" in _yaml_reads()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open: repair/yaml_spans.py composes the PR's rubric a second time (pure-Python SafeLoader, while the one "
+    "reader may use libyaml) to place repair suggestions; advisory only, never a gate fact"))
+def test_the_repair_suggestions_read_check_lines_through_the_one_reader() -> None:
+    assert "src/rubric_gate/repair/yaml_spans.py" not in _yaml_reads()
+
+
 # -- routes still open (strict xfails: each flips when closed) -----------------------------------
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -241,6 +285,20 @@ def test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deleti
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head, **_judged(scenario))
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "open: a calibration set or verdict file the PR leaves malformed is `calibration.broken`/`verdicts.broken`, "
+    "ruled `override` (boundary/differences.py): exit 1, and a writer's label passes it, while bad input is exit 2 "
+    "and docs/action.md says invalid input is never overridden"))
+@pytest.mark.parametrize("name", [CALIBRATION, VERDICTS])
+def test_a_malformed_calibration_set_or_verdict_file_is_bad_input_the_override_does_not_cover(
+        scenario: Scenario, name: str) -> None:
+    _label_by_writer(scenario)
+    text = (scenario.git.path / name).read_text()
+    head = scenario.git.commit({name: text + "{not json\n"}, f"break {name}")
+    result = scenario.run(head, labels=(OVERRIDE,))
+    assert result.code == 2 and result.outputs.get("decision", "fail") == "fail", result.stdout + result.stderr
 
 
 # -- the index ------------------------------------------------------------------------------------
@@ -345,6 +403,8 @@ ROUTES: dict[str, list[str]] = {
         H4 + "test_a_symlink_alias_of_the_rubric_is_bad_input"],
     "1. YAML tags refused, exit 2 naming the line": [R + "test_a_tag_on_the_root_mapping_is_refused_naming_its_line",
                                                      R + "test_a_binary_tagged_calibration_path_is_refused"],
+    "1. one YAML parser (no second `yaml.safe_load` anywhere)": [
+        I17 + "test_no_module_but_the_one_reader_parses_yaml", I17 + "test_the_yaml_probe_sees_a_reader"],
     "1. Anchors/aliases keep their current limits": [H4 + "test_an_alias_bomb_is_bad_input",
                                                      H5 + "TestYamlAliasesAcrossTheMerge"],
     "2. a difference that no rule classifies is a finding too (fail closed)": [
@@ -388,6 +448,11 @@ OPEN: dict[str, list[str]] = {
         I17 + "test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion"],
     "5. ... the copy-paste workflow listens for it (README's copy)": [
         I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
+    "1. one YAML parser: the repair suggestions' check spans": [
+        I17 + "test_the_repair_suggestions_read_check_lines_through_the_one_reader"],
+    "Invalid input is never overridden (a malformed calibration set or verdict file)": [
+        I17 + f"test_a_malformed_calibration_set_or_verdict_file_is_bad_input_the_override_does_not_cover[{n}]"
+        for n in (CALIBRATION, VERDICTS)],
     "the override record another workflow posts on a new head": [
         H5 + "TestStandingResult::test_an_override_record_another_workflow_posted_on_a_new_head"],
 }
