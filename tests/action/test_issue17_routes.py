@@ -182,6 +182,26 @@ def test_the_default_judge_call_budget_is_finite_and_refuses_before_the_first_ca
     assert "above --max-calls 2000" in result.stdout + result.stderr
 
 
+# -- a verdict is keyed by the judge that gave it -------------------------------------------------
+
+def test_verdicts_another_model_gave_are_not_reused_for_the_configured_one(scenario: Scenario) -> None:
+    """The push warm-up judged every pair with model `a`; a PR run configured with `b` reuses none
+    of them (a lenient `a` cannot decide `b`'s gate), and a run with `a` again reuses them all."""
+    scenario.fake.judge = _truth
+    env = _judge_env(scenario)
+    scenario.git("checkout", "-q", "main")
+    push = scenario.run(scenario.base_sha, judge="openai:a", event_name="push",
+                        env_extra={**env, "GITHUB_SHA": scenario.base_sha})
+    assert push.code == 0 and scenario.fake.judge_calls == 20, push.stdout + push.stderr
+    scenario.git("checkout", "-q", "pr")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
+    other = scenario.run(head, judge="openai:b", env_extra=env)
+    assert other.code in (0, 1), other.stdout + other.stderr
+    assert scenario.fake.judge_calls == 20 + 25  # b judged all 5 texts on 5 items
+    same = scenario.run(head, judge="openai:a", env_extra=env)
+    assert same.code in (0, 1) and scenario.fake.judge_calls == 20 + 25 + 5  # a judged A2's pairs only
+
+
 # -- untrusted evidence can only reject: items the PR adds, without verdicts --------------------------
 
 def test_items_a_pr_adds_without_verdicts_cannot_excuse_a_deletion(scenario: Scenario) -> None:
@@ -420,11 +440,14 @@ ROUTES: dict[str, list[str]] = {
         H3 + "test_a_verdict_keyed_as_the_configured_judge_cannot_share_a_catch",
         H3 + "test_a_keyed_verdict_with_the_judge_key_missing_cannot_share_a_catch"],
     "3. ... and for new items without verdicts": [I17 + "test_items_a_pr_adds_without_verdicts_cannot_excuse_a_deletion"],
-    "4. A verdict judged under one task is never reused under another": [
+    "4. A verdict is keyed by judge, model, prompt, task, check text, item content, sample": [
         E + "test_a_helper_rubrics_verdicts_are_not_reused_for_the_strict_rubric_in_the_same_run",
         E + "test_a_helper_rubrics_cached_verdicts_are_not_reused_by_a_later_run",
         E + "test_the_push_warm_up_judges_each_rubric_under_its_own_task",
         "tests/verdicts/test_replay.py::test_a_verdict_is_keyed_by_the_task_it_was_judged_under",
+        I17 + "test_verdicts_another_model_gave_are_not_reused_for_the_configured_one",
+        H5 + "TestKeyedEvidence::test_keyed_later_samples_flip_a_majority",
+        H5 + "TestItemsMainAddedSince::test_an_answer_for_the_content_main_rewrote_an_item_to",
         "tests/verdicts/test_replay.py::test_keyed_lookup_needs_judge_and_prompt_to_match",
         "tests/verdicts/test_replay.py::test_samples_replay_only_the_first_and_key_live_lookups"],
     "5. Gate the merge, not the branch": [R + "test_two_prs_deleting_each_of_a_redundant_pair_cannot_both_land",
@@ -503,6 +526,8 @@ FAIL_FIRST: dict[str, str] = {
                                             "`</check>` (3 fail; `</ check>` in ASCII still fenced by the pattern)",
     "default judge budget finite": "action/config.py: `max_judge_calls` default empty (unbounded) -> the run "
                                    "judges instead of refusing (not exit 2; ~60 s of calls) (fails)",
+    "the judge in the verdict key": "verdicts/store.py: a keyed lookup matches any judge of the prompt and task -> "
+                                    "model b reuses a's 20 verdicts (fails)",
     "exit 3 for a crash": "errors.py: EXIT_CRASH = 1 -> the action's and `check`'s crash tests both fail (1 != 3)",
 }
 
