@@ -233,7 +233,7 @@ def _workflow(source: str) -> dict:
     ".github/workflows/rubric-gate.yml",
     "src/rubric_gate/scaffold/files/rubric-gate.yml",
     "docs/action.md",
-    pytest.param("README.md", marks=pytest.mark.xfail(strict=True, reason=(
+    pytest.param("README.md", marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
         "open: README's copy-paste workflow lists no `edited` and no `merge_group` (README is the "
         "newcomer's; reported to the lead)"))),
 ])
@@ -282,7 +282,7 @@ def test_the_yaml_probe_sees_a_reader() -> None:
     assert "src/rubric_gate/sources/yaml_lines.py" in _yaml_reads()
 
 
-@pytest.mark.xfail(strict=True, reason=(
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "open: repair/yaml_spans.py composes the PR's rubric a second time (pure-Python SafeLoader, while the one "
     "reader may use libyaml) to place repair suggestions; advisory only, never a gate fact"))
 def test_the_repair_suggestions_read_check_lines_through_the_one_reader() -> None:
@@ -291,7 +291,7 @@ def test_the_repair_suggestions_read_check_lines_through_the_one_reader() -> Non
 
 # -- routes still open (strict xfails: each flips when closed) -----------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "open: a verdict cache restored into the workspace is read as the configured judge's own answers, but in a PR "
     "run `actions/cache` restores the PR's own scope first, which any workflow running on the PR (one it adds) "
     "can save into; a forged line keyed to the judge, prompt, task and item makes B share A's catch (action/cache.py "
@@ -307,7 +307,33 @@ def test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deleti
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "open: the action indexes parsed verdict blobs by blob id in `<verdict_cache>/index` (action/run.py sets "
+    "RUBRIC_GATE_INDEX_DIR there; verdicts/index.py `load_blob` checks only the id and size), and that directory "
+    "travels with the cache a PR-scoped save can supply: a forged index of the base's verdict blob rewrites the "
+    "trusted record, and with no judge at all deleting A passes"))
+def test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index(scenario: Scenario) -> None:
+    import os
+    import sys
+    from unittest import mock
+
+    from rubric_gate.verdicts.blobs import BlobCache
+
+    real = verdicts_jsonl(TEXTS)
+    honest = json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"})
+    forged = real.replace(honest, honest.replace('"answer": "yes"}', '"answer": "no" }')).encode()  # B catches R1
+    assert len(forged) == len(real.encode()) and forged != real.encode()
+    blob_id = scenario.git("rev-parse", f"{scenario.base_sha}:{VERDICTS}")
+    index = scenario.git.path / ".rubric-gate" / "cache" / "index"  # as restored from the PR's cache scope
+    with mock.patch.dict(os.environ, {"RUBRIC_GATE_INDEX_DIR": str(index)}):
+        BlobCache(persist=True).data(blob_id, forged, "forged")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    # A process of its own: this one's blob cache may hold the honest parse of the same blob.
+    result = scenario.run(head, command=[sys.executable, "-m", "rubric_gate", "action"])
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "open: a calibration set or verdict file the PR leaves malformed is `calibration.broken`/`verdicts.broken`, "
     "ruled `override` (boundary/differences.py): exit 1, and a writer's label passes it, while bad input is exit 2 "
     "and docs/action.md says invalid input is never overridden"))
@@ -469,6 +495,8 @@ ROUTES: dict[str, list[str]] = {
 OPEN: dict[str, list[str]] = {
     "Untrusted input (PR-scoped caches) can only make the gate stricter": [
         I17 + "test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion"],
+    "Untrusted input (PR-scoped caches): the parsed-blob index that travels with the cache": [
+        I17 + "test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index"],
     "5. ... the copy-paste workflow listens for it (README's copy)": [
         I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
     "1. one YAML parser: the repair suggestions' check spans": [
