@@ -213,6 +213,25 @@ def test_items_a_pr_adds_without_verdicts_cannot_excuse_a_deletion(scenario: Sce
         assert result.code != 0 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
+# -- a directory name with a newline, read through the API -------------------------------------------
+
+def test_a_rubric_under_a_directory_named_with_a_newline_is_gated_in_a_shallow_checkout(scenario: Scenario) -> None:
+    """The git-side test's route through the files API and the trees API (no history to diff)."""
+    from tests.action.test_integrity import _on_main
+    from tests.action.test_trust_routes import NEWLINE_RUBRIC, _shallow
+
+    main = _on_main(scenario, {NEWLINE_RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: nl")},
+                    "a team folder")
+    scenario.git("reset", "-q", "--hard", main)
+    head = scenario.git.commit({NEWLINE_RUBRIC: rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: nl")},
+                               "delete A from the team's rubric")
+    result = scenario.run(head, workspace=_shallow(scenario))
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
+    assert "read files through the GitHub API" in result.stdout
+    (rubric,) = result.report()["rubrics"]
+    assert rubric["file"] == NEWLINE_RUBRIC
+
+
 # -- the copy-paste workflows listen for what the gate needs -----------------------------------------
 
 def _yaml_blocks(markdown: str) -> list[dict]:
@@ -408,7 +427,8 @@ ROUTES: dict[str, list[str]] = {
     "a shallow checkout with more than 3,000 changed files gates 0 rubrics": [
         R + "test_a_shallow_checkout_with_over_3000_changed_files_fails_closed"],
     "A rubric under a directory whose name holds a newline": [
-        R + "test_a_rubric_under_a_directory_named_with_a_newline_is_gated"],
+        R + "test_a_rubric_under_a_directory_named_with_a_newline_is_gated",
+        I17 + "test_a_rubric_under_a_directory_named_with_a_newline_is_gated_in_a_shallow_checkout"],
     "A PR green against `staging`, retargeted to `main`, keeps its green check": [
         E + "test_a_pr_retargeted_to_main_is_re_gated"],
     # -- "Smaller things found on the way" --
@@ -541,8 +561,8 @@ FAIL_FIRST: dict[str, str] = {
     "retarget re-gated": "action/event.py: every `edited` treated as changing nothing AND action/decide.py: "
                          "`standing_exit_code` repeats any last result -> the staging pass stands (fails). Either "
                          "guard alone keeps the test green (two guards: the retarget rule, and a pass never stands)",
-    "newline in a directory name": "globs.py: `matches_any` refuses names with a newline (the old glob) -> the "
-                                   "rubric goes ungated, the PR passes (fails)",
+    "newline in a directory name": "globs.py: `matches_any` refuses names with a newline (the old glob) -> the git and "
+                                   "the shallow (API) tests both pass the PR, the rubric ungated (both fail)",
     "output dir cleaned first": "action/run.py: `clear_output_dir` not called -> the committed "
                                 "`comment.md -> ../.git/config` symlink is left (fails)",
     "verdict_cache collision refused": "action/workspace.py: the output-name loop empty -> "
