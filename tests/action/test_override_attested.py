@@ -13,6 +13,7 @@ workflow runs the harness records for every event it runs the action for.
 
 from __future__ import annotations
 
+import subprocess
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -203,6 +204,27 @@ def test_a_base_that_moved_after_the_label_refuses_it(scenario: Scenario, monkey
     result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and _latest(scenario, head) == "failure", result.stdout + result.summary
     assert "the base branch moved since" in _said(result)
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_in_a_shallow_checkout_the_base_tips_date_comes_from_the_api(scenario: Scenario, moved: bool,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checkout lacks the base tip: its commit date is read through the commits API."""
+    head = scenario.git.commit(DELETE_A, "delete A")
+    _labeled_on(scenario, head)
+    if moved:
+        monkeypatch.setenv("GIT_COMMITTER_DATE", (scenario.fake.clock + timedelta(minutes=1)).isoformat())
+        scenario.git("checkout", "-q", "main")
+        scenario.base_sha = scenario.fake.base_sha = scenario.git.commit({"notes.txt": "x\n"}, "another PR merged")
+        scenario.git("checkout", "-q", "pr")
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True)
+    _forged_grant(scenario, head)
+    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened", workspace=workspace)
+    assert any(p.endswith(f"/commits/{scenario.base_sha}") for _, p in scenario.fake.requests)
+    assert result.code == (1 if moved else 0), result.stdout + result.summary
+    assert ("the base branch moved since" in _said(result)) is moved
 
 
 def test_same_head_prs_each_overridden_end_green_with_no_record_of_either(scenario: Scenario) -> None:

@@ -258,7 +258,7 @@ class FakeGitHub:
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
         if match and method == "GET":
-            return 200, {"sha": match.group(1), "url": f"{api}/commits/{match.group(1)}"}
+            return 200, self._commit(match.group(1), api)
         match = re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "POST":
             if body.get("state") not in STATUS_STATES:
@@ -319,6 +319,17 @@ class FakeGitHub:
             runs = list(newest.values())
         runs.sort(key=lambda r: -r["id"])
         return 200, {"total_count": len(runs), "check_runs": runs}
+
+    def _commit(self, sha: str, api: str) -> dict[str, Any]:
+        """Get a commit: with `commit.committer.date` from git when the repository has it (the
+        override reads the base tip's to tell a moved base in a shallow checkout)."""
+        data: dict[str, Any] = {"sha": sha, "url": f"{api}/commits/{sha}"}
+        dated = self._git("show", "-s", "--format=%cI", sha) if self.origin is not None else None
+        if dated is not None and dated.returncode == 0:
+            when = datetime.fromisoformat(dated.stdout.decode().strip()).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            data["commit"] = {"url": f"{api}/git/commits/{sha}", "message": "c",
+                              "committer": {"name": "t", "email": "t@example.com", "date": when}}
+        return data
 
     def _workflow_runs(self, path: str) -> tuple[int, Any]:
         """List workflow runs for a repository: {total_count, workflow_runs}, newest first, filtered
