@@ -11,7 +11,8 @@ Every fact a grant rests on is one GitHub itself attests; nothing another workfl
   payload (GitHub built it when the label was applied). Any other run (a reopen, a title edit,
   the run of another open PR with this head) reads it from the workflow run GitHub created for
   that event (the Actions workflow runs API): the first run of this workflow (its `path`, from
-  `GITHUB_WORKFLOW_REF`) for this PR at or after `t`, which must be the labeler's (`actor`)
+  `GITHUB_WORKFLOW_REF`) for this PR at or after `t` (the labeler's from `RUN_SLACK` before it),
+  which must be the labeler's (`actor`)
   and created within `RUN_WINDOW` of `t`; its `head_sha` is the PR's head when the label was
   applied. See `labeled_head`, and docs/action.md ("Override") for what that leaves open;
 - the base it covers: no retarget (`base_ref_changed` issue event) since `t`, and the base tip
@@ -19,14 +20,23 @@ Every fact a grant rests on is one GitHub itself attests; nothing another workfl
 
 A push is a head nobody overrode, and a merge queue's group has no label.
 
-The REST shapes relied on (docs.github.com, "REST API endpoints for workflow runs", List
-workflow runs for a repository, GET /repos/{owner}/{repo}/actions/runs): query `event` and
-`created` (a search-syntax date range, `a..b`), at most 1,000 results per query, 100 a page;
-each run has `path`, `event`, `head_sha`, `head_branch`, `head_repository`, `actor` (who
-triggered the run's event; a re-run keeps it and sets `triggering_actor`, per go-github#2874
-and GitHub's 2022-07-19 changelog "differentiating triggering actor from executing actor"),
-`created_at` and `pull_requests`, which is empty for a PR from a fork (github/docs#22501,
-actions/runner#3444): such a run is matched by its head repository and branch.
+The REST shapes relied on, as the documentation has them:
+- GET /repos/{owner}/{repo}/actions/runs ("REST API endpoints for workflow runs", List workflow
+  runs for a repository, docs.github.com/rest/actions/workflow-runs; octokit's
+  listWorkflowRunsForRepo): query `event` and `created` (a date-time range in the search syntax,
+  `a..b`: the OpenAPI `created-range` parameter; GitHub changelog 2021-09-02 "Filter workflow
+  runs by created date"), `per_page` at most 100, at most 1,000 results for a filtered query;
+  anyone with read access may list, a token needs `actions: read` (any refusal, 403 or 404,
+  refuses the label, naming the permission). Each run has `path` (the workflow file), `event`, `head_sha`,
+  `head_branch`, `head_repository`, `created_at`, `actor` (who triggered the run's event; a
+  re-run keeps it and sets `triggering_actor`: go-github#2874, GitHub changelog 2022-07-19
+  "differentiating triggering actor from executing actor") and `pull_requests`, which is empty
+  for a PR from a fork (github/docs#22501, actions/runner#3444): such a run is matched by its
+  head repository and branch.
+- GET /repos/{owner}/{repo}/issues/{number}/events ("Issue event types"): `labeled` (with
+  `label`, `actor`, `created_at`) and `base_ref_changed` ("The base reference branch of the pull
+  request changed"), both in the issue events API for pull requests.
+- GITHUB_WORKFLOW_REF ("Variables reference"): `owner/repo/.github/workflows/file.yml@ref`.
 """
 
 from __future__ import annotations
