@@ -250,4 +250,4 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
     code, out, err = preview(scenario.git.path, "--base", "main")
     assert code == 1, out + err
     assert "duplicate anchor" in out, out
-    assert f"- ❌ `{RUBRIC}`: git merges it with the base tip" in out, out  # in the comment, no empty "used by"
+    assert f"- ❌ `{RUBRIC}`: git's merge of the head" in out, out  # in the comment, no empty "used by"

@@ -101,7 +101,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     refresh = _refresher(same_head, lambda: override_of(pr))
     facts, decision = _settle(facts, refresh)
     _show(summary, gated, decision, notices)
-    report_path = write_report(config, pr, summary, reader.kind)
+    report_path = write_report(config, pr, summary, reader.kind, gated.differences)
     body, posted = post(config, repo, pr, summary, decision)
     for _ in range(AFTER_POST_ROUNDS):
         try:
@@ -113,7 +113,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
             break
         decision = after
         _show(summary, gated, decision, notices)
-        report_path = write_report(config, pr, summary, reader.kind)
+        report_path = write_report(config, pr, summary, reader.kind, gated.differences)
         body, posted_again = post(config, repo, pr, summary, decision, repairs=False)
         posted += posted_again
     write_job_files(config, pr, summary, report_path, body, posted)
