@@ -1,7 +1,11 @@
 """Verdicts the action judged, kept between runs (restored and saved by `actions/cache`).
 
 Only keyed verdicts (judge, prompt version and item content hash all recorded) are read back,
-and only from files the checkout does not track: a PR cannot plant a verdict the gate trusts.
+and only from files the checkout does not track. What is read back is not evidence: GitHub scopes
+the caches a pull request's runs save to that PR, and restores them before the base branch's, so
+any workflow running for the PR (one the PR adds, or a fork's) can save an entry under the gate's
+key prefix that the gate's next run restores. Restored verdicts save judge calls; only `live`,
+what the configured judge answered in this run, confirms a recorded answer (`action.confirm`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ class VerdictCache:
         self.warnings: list[str] = []
         self.store = VerdictStore(path=None, display=str(self.path))
         self.loaded = 0
+        # What the configured judge answered in this run (never read from the file): the only
+        # verdicts of this cache that may confirm a recorded answer.
+        self.live = VerdictStore(path=None, display="verdicts judged in this run")
         self._audits: Any = None
         if self.path.is_file():
             try:
@@ -71,7 +78,9 @@ class VerdictCache:
     def keep(self, store: VerdictStore, before: int) -> None:
         """Remember what `store` judged after its first `before` verdicts, for the next rubric."""
         if len(store) > before:
-            self.store = self.store.merged(store.since(before))
+            judged = store.since(before)
+            self.store = self.store.merged(judged)
+            self.live = self.live.merged(judged)
 
 
 @contextmanager
