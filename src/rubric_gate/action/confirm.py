@@ -62,19 +62,18 @@ class LiveConfirmer:
 
     def _judge(self, missing: list[FullKey], backends: dict[str, JudgeBackend], texts: Mapping[str, str],
                task_texts: Mapping[str, str], items: Mapping[str, CalibrationItem]) -> None:
-        """Judge the missing keys live, grouped by judge and task (each group's texts on its items)."""
+        """Judge the missing keys live: one judging per (judge, task, check text), on exactly the
+        items asked for it, so the calls are the changed pairs (times the samples up to the one asked)."""
         by_hash = {item.content_hash: item for item in items.values()}
-        groups: dict[tuple[str, str], tuple[set[str], set[str], int]] = {}
+        groups: dict[tuple[str, str, str], tuple[set[str], int]] = {}
         for judge, _, task, text, item_hash, sample in missing:
             if item_hash not in by_hash:
                 continue  # an item the file's labels do not hold: nothing to judge it on
-            group_texts, hashes, top = groups.setdefault((judge, task), (set(), set(), 0))
-            group_texts.add(text)
-            hashes.add(item_hash)
-            groups[(judge, task)] = (group_texts, hashes, max(top, sample))
-        for (judge, task), (group_texts, hashes, top) in groups.items():
+            hashes, top = groups.get((judge, task, text), (set(), 0))
+            groups[(judge, task, text)] = ({*hashes, item_hash}, max(top, sample))
+        for (judge, task, text), (hashes, top) in groups.items():
             rubric = Rubric(id="confirm", version="1", task=task_texts[task], calibration="-", verdicts="-",
-                            checks=[Check(id=f"c{i}", text=texts.get(t, t)) for i, t in enumerate(sorted(group_texts))])
+                            checks=[Check(id="changed", text=texts.get(text, text))])
             calibration = CalibrationSet([by_hash[h] for h in sorted(hashes)], "the items whose answers changed")
             samples = top + 1 if top % 2 == 0 else top + 2  # odd: the judge's sampling keeps a majority
             store = self.cache.live.merged(VerdictStore())
