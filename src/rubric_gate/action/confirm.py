@@ -3,11 +3,12 @@
 A recorded answer a PR changes (or fills in for a check the base has) stands without the override
 only where a trusted source gave that answer at the full key of the line the head reads
 (`guard.confirmation_keys`: judge, prompt version, task, check text, item content, sample). The
-trusted sources are the base branch's record (a line it has is no change) and the verdicts the
-configured judge produces in this run. The verdict cache is not one: a PR's runs restore the
-caches saved under the PR's own scope first, and any workflow running for the PR can save there
-(`action.cache`). So a pair to confirm is judged here, live, unless this run judged it already;
-the cache is never read for it. No usable judge (none configured, or a fork's run without its
+trusted sources are the base branch's record (a line it has is no change), the cache a push run
+on the base branch left as an artifact (`action.provenance`) and the verdicts the configured judge
+produces in this run (`VerdictCache.evidence`). The cache `actions/cache` restored is not one: a
+PR's runs restore the caches saved under the PR's own scope first, and any workflow running for
+the PR can save there (`action.cache`). So a pair to confirm that no trusted source answered is
+judged here, live; the restored cache is never read for it. No usable judge (none configured, or a fork's run without its
 secret), a key no configured judge reads, or a judge failure: not confirmed (the override).
 """
 
@@ -53,12 +54,13 @@ class LiveConfirmer:
         needs = {a: confirmation_keys(a, head, task_texts, versions) for a in answers}
         texts = {normalize_text(a.text): a.text for a in answers}
         wanted = list(dict.fromkeys(key for found in needs.values() if found for key, _ in found))
-        held = self.cache.live.find_answers([(text, ItemRef("", item_hash), judge, prompt, task, sample)
+        held = self.cache.evidence().find_answers([(text, ItemRef("", item_hash), judge, prompt, task, sample)
                                              for judge, prompt, task, text, item_hash, sample in wanted])
         missing = [key for key, got in zip(wanted, held, strict=True) if got is None]
         if missing:
             self._judge(missing, backends, texts, task_texts, items)
-        return {a for a, found in needs.items() if found is not None and confirmed_at(found, self.cache.live)}
+        evidence = self.cache.evidence()
+        return {a for a, found in needs.items() if found is not None and confirmed_at(found, evidence)}
 
     def _judge(self, missing: list[FullKey], backends: dict[str, JudgeBackend], texts: Mapping[str, str],
                task_texts: Mapping[str, str], items: Mapping[str, CalibrationItem]) -> None:

@@ -32,6 +32,7 @@ from rubric_gate.action.gather import current_base
 from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget, JudgeBackend, load_backend
 from rubric_gate.action.outputs import command
 from rubric_gate.action.pairing import pair_rewrites
+from rubric_gate.action.provenance import base_branch_cache, base_ref_of
 from rubric_gate.action.snapshot import Snapshots, load_snapshots
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
 from rubric_gate.action.standard import StandardFinding, gate_standard
@@ -60,6 +61,9 @@ class GatedPull:
 def gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: VerdictCache, budget: CallBudget,
                notices: list[str]) -> GatedPull:
     pr = current_base(repo, pr)
+    # What actions/cache restored here may have been saved by any workflow running for the PR:
+    # the gate reads the cache a push run on the base branch left as an artifact instead.
+    cache.distrust_restored(lambda: base_branch_cache(repo, base_ref_of(os.environ)))
     reader, files, gate_base = _detect(config, repo, pr)
     return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
 
