@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.cli.common import stderr_width, wrap_message
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import unique_judges
 
@@ -34,8 +35,10 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     from rubric_gate.preview import run_preview
     from rubric_gate.preview.local import EXIT_MEANINGS
 
+    width = stderr_width()
+
     def echo(kind: str, message: str) -> None:
-        print(f"rubric-gate preview: {kind + ': ' if kind else ''}{message}", file=sys.stderr)
+        print(wrap_message(f"rubric-gate preview: {kind + ': ' if kind else ''}{message}", width), file=sys.stderr)
 
     result = run_preview(Path.cwd(), base_ref, head_ref, workflow=workflow, judges=tuple(unique_judges(judges)),
                          out=out, echo=echo)
@@ -43,6 +46,6 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     sys.stdout.flush()
     shown = ", ".join(str(p.relative_to(Path.cwd())) if p.is_relative_to(Path.cwd()) else str(p)
                       for p in result.written)
-    print(f"rubric-gate preview: {result.summary.decision}: the action would exit {result.exit_code} "
-          f"({EXIT_MEANINGS.get(result.exit_code, '')}); wrote {shown}", file=sys.stderr)
+    echo(result.summary.decision, f"the action would exit {result.exit_code} "
+         f"({EXIT_MEANINGS.get(result.exit_code, '')}); wrote {shown}")
     return result.exit_code
