@@ -1,0 +1,153 @@
+"""Round 6 of the hostile pass on the trust boundary (issue 17): a PR author (same-repo, with push
+access to their branch), a fork contributor and a collaborator who can label, after a green
+`rubric-gate` check on a change the gate should fail, end to end through `rubric-gate action`
+against the fake GitHub with a real git repository (the judges faked over HTTP). Each class
+probes one boundary; rounds 1-5 are not repeated. A strict xfail is a route still open (it
+flips when closed). What was tried, found and closed is listed in docs/hostile-passes.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.action.harness import (
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Result,
+    Scenario,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+from tests.action.test_hostile_round3 import JUDGE, _gate, _truthful_judge
+from tests.action.test_hostile_round4 import _judged, _keyed
+
+DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
+EXTRA = {"X": "Is key rotation automated?", "A3": "Is every stored byte encrypted?"}
+OTHER = "rubrics/other.yaml"
+RUN_LINK = "https://github.test/acme/rubrics/actions/runs/42"
+
+
+def _latest(scenario: Scenario, head: str) -> dict | None:
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head]
+    return max(runs, key=lambda r: r["id"]) if runs else None
+
+
+def _conclusion(scenario: Scenario, head: str) -> str | None:
+    run = _latest(scenario, head)
+    return None if run is None else run.get("conclusion")
+
+
+def _rejected(scenario: Scenario, head: str, code: int = 1, **kwargs) -> Result:
+    """The run exits `code` and the head's newest check run is a failure."""
+    result = _gate(scenario, head, **kwargs)
+    assert result.code == code, result.stdout + result.stderr
+    assert _conclusion(scenario, head) == "failure", result.stdout
+    return result
+
+
+def _not_green(scenario: Scenario, head: str, **kwargs) -> Result:
+    """Exit 1 or 2 (never 0 or a crash) and no green check run on the head."""
+    result = _gate(scenario, head, **kwargs)
+    assert result.code in (1, 2), result.stdout + result.stderr
+    assert _conclusion(scenario, head) in ("failure", None), result.stdout
+    return result
+
+
+PLANTED_CACHE = pytest.mark.xfail(strict=True, reason=(
+    "route: a PR-scoped verdict cache another workflow of the PR saved (restore-keys pick the PR scope's newest) "
+    "is read as the configured judge's answers, so a planted keyed line shares a catch, hides a catch or hides "
+    "blame: in a PR run the restored cache may only reject (or be re-judged where it would excuse) "
+    "(owner: evidence)"))
+
+
+def _cache_file(scenario: Scenario) -> Path:
+    cache = scenario.git.path / ".rubric-gate" / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    return cache / "verdicts.jsonl"
+
+
+def _plant_cache(scenario: Scenario, lines: str) -> None:
+    """What `actions/cache/restore` puts in the workspace before the action runs: with the
+    copy-paste workflow's restore-keys, the newest cache of the PR's own scope wins, and any
+    workflow that runs on the PR (one the PR adds, even beside a ruleset's required workflow)
+    can save one there."""
+    path = _cache_file(scenario)
+    path.write_text(path.read_text() + lines if path.exists() else lines, encoding="utf-8")
+
+
+# -- caches another workflow of the PR can save: what a PR's run reads back --------------------
+
+class TestPlantedCache:
+    """The verdict cache a PR run restores comes from the PR's own cache scope first. The gate's
+    own run saves there, and so can any other workflow that runs on the PR (it writes as the same
+    `github-actions` app, with the same cache service). A planted line keyed exactly as the
+    configured judge's (judge, prompt, task, item content) is, to the action, an answer that judge
+    gave: it must only ever make the gate stricter."""
+
+    @PLANTED_CACHE
+    def test_a_planted_keyed_catch_does_not_excuse_a_deletion(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        _plant_cache(scenario, _keyed("B", "R1", "no"))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, **inputs)
+
+    @PLANTED_CACHE
+    def test_a_planted_keyed_yes_for_the_deleted_check_does_not_hide_its_catch(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        _plant_cache(scenario, _keyed("A", "R1", "yes") + _keyed("A", "R2", "yes"))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, **inputs)
+
+    @PLANTED_CACHE
+    def test_planted_answers_for_an_added_check_do_not_hide_its_blame(self, scenario: Scenario) -> None:
+        """X, added, really answers no on the correct R4 (the judge says so); the cache says yes."""
+        def judge(prompt: str) -> str:
+            if EXTRA["X"] in prompt:
+                return "no" if "review R4" in prompt else "yes"
+            return _truthful_judge(prompt)
+
+        inputs = _judged(scenario, judge)
+        _plant_cache(scenario, "".join(_keyed(EXTRA["X"], i, "yes") for i in LABELS))
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)}, "add X")
+        _rejected(scenario, head, **inputs)
+
+    def test_a_planted_answer_does_not_excuse_a_changed_recorded_answer(self, scenario: Scenario) -> None:
+        """The PR flips the record's (B, R1) to "no"; a planted keyed "no" poses as the judge's
+        re-judging of exactly that pair in this run."""
+        inputs = _judged(scenario)
+        _plant_cache(scenario, _keyed("B", "R1", "no"))
+        record = verdicts_jsonl(TEXTS).replace(
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"}),
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "no"}))
+        head = scenario.git.commit({VERDICTS: record}, "B no on R1")
+        _rejected(scenario, head, **inputs)
+
+    @PLANTED_CACHE
+    def test_a_planted_panel_member_answer(self, scenario: Scenario) -> None:
+        """A panel of two: the planted line answers for the second member."""
+        second = "openai:fake-model-2"
+        inputs = _judged(scenario)
+        inputs["judge"] = f"{JUDGE},{second}"
+        scenario.fake.judge_by_model = {"fake-model-2": _truthful_judge}
+        _plant_cache(scenario, _keyed("B", "R1", "no") + _keyed("B", "R1", "no", judge=second))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, **inputs)
+
+    @PLANTED_CACHE
+    def test_planted_later_samples(self, scenario: Scenario) -> None:
+        inputs = _judged(scenario)
+        _plant_cache(scenario, "".join(_keyed("B", "R1", "no", sample=s) for s in (0, 1, 2)))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, samples="3", **inputs)
+
+    def test_a_planted_cache_in_a_fork_run_is_not_read_as_the_judge(self, scenario: Scenario) -> None:
+        """A fork's run has no key: replay. The cache still holds a line keyed to the judge."""
+        _plant_cache(scenario, _keyed("B", "R1", "no"))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, fork=True, judge=JUDGE)
+
