@@ -14,17 +14,21 @@ from pathlib import Path
 import pytest
 
 from tests.action.harness import (
+    CALIBRATION,
+    FAILS,
     LABELS,
     RUBRIC,
     TEXTS,
     VERDICTS,
     Result,
     Scenario,
+    calibration_jsonl,
     rubric_yaml,
     verdicts_jsonl,
 )
 from tests.action.test_hostile_round3 import JUDGE, _gate, _truthful_judge
-from tests.action.test_hostile_round4 import _judged, _keyed
+from tests.action.test_hostile_round4 import TASK, _judged, _keyed
+from tests.action.test_integrity import _on_main
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
 EXTRA = {"X": "Is key rotation automated?", "A3": "Is every stored byte encrypted?"}
@@ -189,3 +193,134 @@ class TestPlantedCache:
             _rejected(scenario, head, env_extra=env, action="reopened", **inputs)
         finally:
             llm.stop()
+
+
+# -- YAML through the one reader: merge keys, anchors, encodings, odd characters ---------------
+
+def _demo_with(header: str = "", body_replace: tuple[str, str] | None = None, checks: list[str] | None = None) -> str:
+    text = rubric_yaml(checks or ["A", "B", "C", "D"])
+    if body_replace:
+        assert body_replace[0] in text
+        text = text.replace(*body_replace)
+    return header + text
+
+
+LENIENT_CAL = "calibration/lenient.jsonl"
+
+
+class TestYamlReader:
+    """Every fact the gate reads from a rubric comes from one parse: a key supplied by a merge key,
+    an anchor or an odd encoding is the same key as written out."""
+
+    def test_a_calibration_repoint_supplied_by_a_merge_key(self, scenario: Scenario) -> None:
+        relabeled = calibration_jsonl({**LABELS, "R1": "pass"})
+        text = _demo_with(body_replace=(f"calibration: {CALIBRATION}\n", f"<<: {{calibration: {LENIENT_CAL}}}\n"))
+        head = scenario.git.commit({RUBRIC: text, LENIENT_CAL: relabeled}, "repoint through <<")
+        _rejected(scenario, head)
+
+    def test_a_task_reworded_through_a_merge_key_list(self, scenario: Scenario) -> None:
+        """`<<: [a, b]`: the first mapping wins a key both have; the explicit key is gone."""
+        text = _demo_with(body_replace=(f"task: {TASK}\n",
+                                        "<<: [{task: Say yes.}, {task: Review a cloud security design.}]\n"))
+        head = scenario.git.commit({RUBRIC: text}, "task through a merge list")
+        _rejected(scenario, head)
+
+    def test_k_raised_through_an_anchor_and_a_merge_key(self, scenario: Scenario) -> None:
+        text = _demo_with(header="defaults: &d {max_failures: 3}\n") + "aggregation:\n  <<: *d\n"
+        head = scenario.git.commit({RUBRIC: text}, "k = 3 via an anchor")
+        result = _gate(scenario, head)
+        # `defaults` is not a rubric key: an input error; either way nothing green.
+        assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout
+
+    def test_k_raised_through_a_merge_key_in_aggregation(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({RUBRIC: _demo_with() + "aggregation:\n  <<: {max_failures: 3}\n"}, "k = 3 via <<")
+        _rejected(scenario, head)
+
+    def test_a_duplicate_key_inside_a_merged_mapping(self, scenario: Scenario) -> None:
+        text = _demo_with(body_replace=(f"task: {TASK}\n", f"<<: {{task: {TASK}, task: Say yes.}}\n"))
+        head = scenario.git.commit({RUBRIC: text}, "a key twice inside <<")
+        result = _gate(scenario, head)
+        assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout
+
+    def test_a_bom_before_the_rubric_with_a_deletion(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({RUBRIC: "\ufeff" + rubric_yaml(["B", "C", "D"])}, "BOM; delete A")
+        _not_green(scenario, head)
+
+    def test_crlf_rubric_with_a_deletion(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]).replace("\n", "\r\n")}, "CRLF; delete A")
+        _rejected(scenario, head)
+
+    def test_tab_indentation(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["B", "C", "D"]).replace("  text:", "\ttext:")
+        head = scenario.git.commit({RUBRIC: text}, "tabs; delete A")
+        _rejected(scenario, head, code=2)
+
+    def test_a_nul_inside_a_check_text(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["A", "B", "C", "D"]).replace("Are IAM", "Are\x00 IAM")
+        head = scenario.git.commit({RUBRIC: text}, "a NUL")
+        _rejected(scenario, head, code=2)
+
+    def test_a_line_separator_inside_a_frozen_checks_text(self, scenario: Scenario) -> None:
+        """U+2028 is a line break to YAML 1.1 (a plain scalar that breaks there does not parse) and
+        whitespace to the text's normalisation; with A deleted too, nothing is green."""
+        text = rubric_yaml(["B", "C", "D"]).replace("Are IAM roles scoped", "Are IAM roles\u2028scoped")
+        head = scenario.git.commit({RUBRIC: text}, "U+2028 in B; delete A")
+        _not_green(scenario, head)
+
+    def test_many_aliases_of_a_large_anchor(self, scenario: Scenario) -> None:
+        """Not a nested bomb: a 64 KB text aliased as the text of 2,000 checks."""
+        big = "Does it " + "x" * 65536 + "?"
+        checks = "".join(f"- id: Z{i}\n  text: *big\n" for i in range(2000))
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(f"  text: {TEXTS['D']}\n",
+                                                           f"  text: {TEXTS['D']}\n- id: Y\n  text: &big {big}\n")
+        head = scenario.git.commit({RUBRIC: text + checks}, "a large anchor, aliased")
+        result = _gate(scenario, head)
+        assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout[-2000:]
+
+    def test_an_explicit_merge_tag(self, scenario: Scenario) -> None:
+        text = _demo_with(body_replace=(f"calibration: {CALIBRATION}\n", f"!!merge <<: {{calibration: {LENIENT_CAL}}}\n"))
+        head = scenario.git.commit({RUBRIC: text, LENIENT_CAL: calibration_jsonl({**LABELS, "R1": "pass"})},
+                                   "an explicit !!merge")
+        result = _gate(scenario, head)
+        assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout
+
+
+# -- numbers YAML and JSON can spell: NaN, infinities, huge integers ---------------------------
+
+class TestNumericEdges:
+    @pytest.mark.parametrize("k", ["99999999999999999999999", "0x7fffffffffffffffff", ".inf", ".nan", "-0", "0o3"],
+                             ids=["huge", "huge-hex", "inf", "nan", "minus-zero", "octal"])
+    def test_max_failures_spellings(self, scenario: Scenario, k: str) -> None:
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]) + f"aggregation:\n  max_failures: {k}\n"},
+                                   f"k = {k}")
+        result = _gate(scenario, head)
+        if k == "-0":  # 0: all-pass spelled out, no change the gate rejects
+            assert result.code == 0, result.stdout
+            return
+        assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+
+    @pytest.mark.parametrize("version", [".nan", ".inf", "1e999", "99999999999999999999999"])
+    def test_a_version_spelling_with_a_deletion(self, scenario: Scenario, version: str) -> None:
+        text = rubric_yaml(["B", "C", "D"]).replace("version: 1", f"version: {version}")
+        head = scenario.git.commit({RUBRIC: text}, f"version {version}; delete A")
+        _rejected(scenario, head)
+
+    @pytest.mark.parametrize("sample", ["1e400", "NaN", "Infinity", "1.0", "-1"])
+    def test_a_verdict_sample_spelling(self, scenario: Scenario, sample: str) -> None:
+        line = _verdict_line("B", "R1", "no").replace("}", f', "sample": {sample}}}')
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line, **DELETE_A}, f"sample {sample}")
+        _not_green(scenario, head)
+
+    def test_an_item_whose_input_is_nan(self, scenario: Scenario) -> None:
+        """main labels R6 (`input` NaN, which Python's JSON reads), caught by A alone; the PR deletes A."""
+        labels = {**LABELS, "R6": "fail"}
+        cal = calibration_jsonl(LABELS) + '{"id": "R6", "input": NaN, "output": "review R6", "label": "fail"}\n'
+        verdicts = verdicts_jsonl(TEXTS, {**FAILS, "R6": {"A"}}, labels)
+        main = _on_main(scenario, {CALIBRATION: cal, VERDICTS: verdicts}, "R6 with a NaN input")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _not_green(scenario, head)
+
+
+def _verdict_line(check: str, item: str, answer: str, **extra: object) -> str:
+    return json.dumps({"item": item, "check_text": TEXTS.get(check, check), "answer": answer, **extra}) + "\n"
