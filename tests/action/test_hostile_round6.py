@@ -9,6 +9,7 @@ flips when closed). What was tried, found and closed is listed in docs/hostile-p
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -324,3 +325,158 @@ class TestNumericEdges:
 
 def _verdict_line(check: str, item: str, answer: str, **extra: object) -> str:
     return json.dumps({"item": item, "check_text": TEXTS.get(check, check), "answer": answer, **extra}) + "\n"
+
+
+# -- paths: the same file under another spelling, and twins ------------------------------------
+
+def _nfc_main(scenario: Scenario) -> tuple[str, str]:
+    """main moves the labels to `calibration/démo.jsonl` (NFC); returns it and its NFD twin."""
+    nfc = "calibration/d\u00e9mo.jsonl"
+    nfd = unicodedata.normalize("NFD", nfc)
+    main = _on_main(scenario, {CALIBRATION: None, nfc: calibration_jsonl(),
+                               RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, nfc)},
+                    "labels under an accented name (reviewed)")
+    scenario.git("reset", "-q", "--hard", main)
+    return nfc, nfd
+
+
+class TestPathSpelling:
+    def test_a_repoint_to_the_nfd_twin_of_the_calibration_set(self, scenario: Scenario) -> None:
+        _, nfd = _nfc_main(scenario)
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, nfd)
+        head = scenario.git.commit({nfd: calibration_jsonl({**LABELS, "R1": "pass"}), RUBRIC: text},
+                                   "the NFD twin, R1 relabeled")
+        _rejected(scenario, head)
+
+    def test_the_nfd_twin_added_beside_the_set_without_a_repoint(self, scenario: Scenario) -> None:
+        """A consumer on macOS (NFD file names) may read the twin; the gate reads git's name."""
+        nfc, nfd = _nfc_main(scenario)
+        head = scenario.git.commit({nfd: calibration_jsonl({**LABELS, "R1": "pass"}), **{
+            RUBRIC: rubric_yaml(["B", "C", "D"]).replace(CALIBRATION, nfc)}}, "an NFD twin; delete A")
+        _rejected(scenario, head)
+
+    def test_a_repoint_to_a_case_twin_of_the_verdict_file(self, scenario: Scenario) -> None:
+        twin = VERDICTS.replace("demo", "Demo")
+        record = verdicts_jsonl(TEXTS).replace(
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"}),
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "no"}))
+        text = rubric_yaml(["B", "C", "D"]).replace(VERDICTS, twin)
+        head = scenario.git.commit({twin: record, RUBRIC: text}, "a case twin of the verdicts; delete A")
+        _rejected(scenario, head)
+
+    @pytest.mark.parametrize("spelling", ["./calibration/demo.jsonl", "calibration//demo.jsonl",
+                                          "calibration/./demo.jsonl", "rubrics/../calibration/demo.jsonl",
+                                          "/calibration/demo.jsonl", "calibration\\demo.jsonl"],
+                             ids=["dot", "double-slash", "dot-segment", "dotdot", "leading-slash", "backslash"])
+    def test_a_calibration_path_spelled_otherwise_with_a_relabel_in_the_original(self, scenario: Scenario,
+                                                                                  spelling: str) -> None:
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(f"calibration: {CALIBRATION}", f"calibration: '{spelling}'")
+        head = scenario.git.commit({RUBRIC: text, CALIBRATION: calibration_jsonl({**LABELS, "R1": "pass"})},
+                                   f"{spelling}; relabel R1")
+        _not_green(scenario, head)
+
+    def test_a_yml_twin_of_the_rubric_with_its_id(self, scenario: Scenario) -> None:
+        head = scenario.git.commit({"rubrics/demo.yml": rubric_yaml(["B", "C", "D"])}, "demo.yml beside demo.yaml")
+        _rejected(scenario, head)
+
+    def test_a_case_twin_of_the_rubric_with_its_id_in_nfd(self, scenario: Scenario) -> None:
+        """main names the rubric `démo`; the PR adds `rubrics/Demo.yaml` with the id in NFD."""
+        main = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: d\u00e9mo")},
+                        "the rubric id gets its accent")
+        scenario.git("reset", "-q", "--hard", main)
+        twin = rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: de\u0301mo")
+        head = scenario.git.commit({"rubrics/Demo.yaml": twin}, "Demo.yaml, id in NFD, without A")
+        _rejected(scenario, head)
+
+
+# -- the rubrics glob: excludes, two globs, moves between them ----------------------------------
+
+class TestGlobs:
+    GLOBS = "rubrics/**/*.y*ml\n!rubrics/drafts/**"
+
+    @pytest.mark.parametrize("target", ["rubrics/DRAFTS/demo.yaml", "rubrics/drafts./demo.yaml",
+                                        "rubrics/drafts\u200b/demo.yaml", "rubrics/dr\u0430fts/demo.yaml"],
+                             ids=["case", "trailing-dot", "zero-width", "cyrillic-a"])
+    def test_a_move_next_to_the_excluded_folder_with_a_deletion(self, scenario: Scenario, target: str) -> None:
+        scenario.git("rm", "-q", RUBRIC)
+        head = scenario.git.commit({target: rubric_yaml(["B", "C", "D"])}, f"move to {target!r}; delete A")
+        _rejected(scenario, head, rubrics=self.GLOBS)
+
+    def test_a_move_between_two_globs_with_a_deletion(self, scenario: Scenario) -> None:
+        scenario.git("rm", "-q", RUBRIC)
+        head = scenario.git.commit({"policies/demo.yaml": rubric_yaml(["B", "C", "D"])}, "to policies/, without A")
+        _rejected(scenario, head, rubrics="rubrics/*.yaml, policies/*.yaml")
+
+    def test_an_exclude_added_by_a_move_into_drafts_while_a_copy_stays(self, scenario: Scenario) -> None:
+        """The rubric goes to drafts/ (out of the glob), a copy without A comes in under its id."""
+        scenario.git("rm", "-q", RUBRIC)
+        head = scenario.git.commit({"rubrics/drafts/demo.yaml": rubric_yaml(["A", "B", "C", "D"]),
+                                    "rubrics/demo-v2.yaml": rubric_yaml(["B", "C", "D"])}, "drafts; a copy without A")
+        _rejected(scenario, head, rubrics=self.GLOBS)
+
+    def test_an_exclude_spelled_with_a_leading_dot_slash(self, scenario: Scenario) -> None:
+        scenario.git("rm", "-q", RUBRIC)
+        head = scenario.git.commit({"rubrics/drafts/demo.yaml": rubric_yaml(["B", "C", "D"])}, "into drafts, without A")
+        _rejected(scenario, head, rubrics="rubrics/**/*.y*ml\n!./rubrics/drafts/**")
+
+
+# -- rubric identity: deleted and re-added under another name in one PR -------------------------
+
+class TestRubricIdentity:
+    def test_re_added_under_a_new_id_with_a_copy_of_its_labels(self, scenario: Scenario) -> None:
+        copy = "calibration/demo-v2.jsonl"
+        text = rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: demo-v2").replace(CALIBRATION, copy)
+        head = scenario.git.commit({RUBRIC: None, CALIBRATION: None, copy: calibration_jsonl(),
+                                    "rubrics/demo-v2.yaml": text}, "demo -> demo-v2, without A")
+        _rejected(scenario, head)
+
+    def test_re_added_under_its_id_with_relabeled_copy_of_its_labels(self, scenario: Scenario) -> None:
+        copy = "calibration/demo-v2.jsonl"
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, copy)
+        head = scenario.git.commit({RUBRIC: None, copy: calibration_jsonl({**LABELS, "R1": "pass", "R2": "pass"}),
+                                    "rubrics/z.yaml": text}, "demo re-added as z.yaml on relabeled copy")
+        _rejected(scenario, head)
+
+    def test_a_rubric_swapped_with_another_rubrics_file(self, scenario: Scenario) -> None:
+        """Two rubrics on one calibration set trade file names; demo loses A on the way."""
+        other = rubric_yaml(["E"]).replace("id: demo", "id: other")
+        main = _on_main(scenario, {OTHER: other}, "other.yaml")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({RUBRIC: other, OTHER: rubric_yaml(["B", "C", "D"])}, "swap files; drop A")
+        _rejected(scenario, head)
+
+    def test_a_deleted_rubric_whose_checks_move_to_a_new_rubric_on_the_same_labels(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: fresh").replace(
+            "Review a cloud security design.", "Say whether the design is fine.")
+        head = scenario.git.commit({RUBRIC: None, "rubrics/fresh.yaml": text}, "demo -> fresh, new task")
+        _not_green(scenario, head)
+
+
+# -- knobs a PR can turn: the judge key, k ------------------------------------------------------
+
+class TestKnobs:
+    def test_a_judge_key_added_to_a_rubric_that_had_none(self, scenario: Scenario) -> None:
+        """A judge key the PR adds is the model the next PR is judged by (once merged)."""
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="openai:lenient-model")},
+                                   "judge: a model of my choice")
+        _rejected(scenario, head)
+
+    def test_a_judge_key_changed_to_another_model(self, scenario: Scenario) -> None:
+        main = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge=JUDGE)}, "judged by fake-model")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="openai:lenient-model")},
+                                   "judge: another model")
+        _rejected(scenario, head)
+
+    def test_a_judge_key_changed_only_in_case(self, scenario: Scenario) -> None:
+        main = _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge=JUDGE)}, "judged by fake-model")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="OpenAI:Fake-Model")},
+                                   "judge: case")
+        _rejected(scenario, head)
+
+    def test_k_raised_in_a_rubric_the_pr_also_renames(self, scenario: Scenario) -> None:
+        scenario.git("rm", "-q", RUBRIC)
+        head = scenario.git.commit({"rubrics/renamed.yaml": rubric_yaml(["A", "B", "C", "D"]) +
+                                    "aggregation:\n  max_failures: 1\n"}, "rename; k = 1")
+        _rejected(scenario, head)
