@@ -480,3 +480,90 @@ class TestKnobs:
         head = scenario.git.commit({"rubrics/renamed.yaml": rubric_yaml(["A", "B", "C", "D"]) +
                                     "aggregation:\n  max_failures: 1\n"}, "rename; k = 1")
         _rejected(scenario, head)
+
+
+# -- the merge model: a PR behind main, main changed the same files ---------------------------
+
+def _shallow(scenario: Scenario) -> Path:
+    import subprocess
+
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(),
+                    str(workspace)], check=True, capture_output=True)
+    return workspace
+
+
+def _criss_cross(scenario: Scenario) -> str:
+    """Round 5's criss-cross history (the head and the tip have two merge bases; git's merge
+    deletes A); returns the head."""
+    o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
+    scenario.git("checkout", "-q", "-b", "feat", o1)
+    f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+    scenario.git("checkout", "-q", "main")
+    m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+    scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+    scenario.git("checkout", "-q", "-B", "pr", m1)
+    scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+    return scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+
+
+def _duplicate_anchor(scenario: Scenario) -> str:
+    base_text = rubric_yaml(["A", "B", "C", "D"])
+    main_text = base_text.replace(f"  text: {TEXTS['B']}\n", f"  text: &tb {TEXTS['B']}\n") + \
+        "- id: Z\n  text: *tb\n  origin: label\n"
+    _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+    lenient = "Is the design written in English?"
+    lines = "".join(_verdict_line(lenient, i, "yes") for i in LABELS)
+    return scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
+                                VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+
+
+MERGE_ON_REST = pytest.mark.xfail(strict=True, reason=(
+    "route: in a shallow checkout (the REST reader) the merge git makes is not checked: round 5's criss-cross "
+    "history and duplicate-anchor merge pass there (owner: merge)"))
+
+
+class TestMergeModel:
+    def test_main_renamed_the_rubric_the_pr_deletes_a_check_in(self, scenario: Scenario) -> None:
+        """git's merge follows main's rename: A is deleted from `rubrics/core.yaml` as it lands."""
+        main = _on_main(scenario, {RUBRIC: None, "rubrics/core.yaml": rubric_yaml(["A", "B", "C", "D"])},
+                        "rename demo.yaml -> core.yaml")
+        del main
+        head = scenario.git.commit(DELETE_A, "delete A (from before the rename)")
+        _not_green(scenario, head)
+
+    def test_main_renamed_the_check_the_pr_deletes(self, scenario: Scenario) -> None:
+        _on_main(scenario, {RUBRIC: rubric_yaml(["A1=A", "B", "C", "D"])}, "A -> A1 (a pure rename)")
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _not_green(scenario, head)
+
+    def test_main_gave_the_deleted_check_a_unique_catch_and_moved_the_file(self, scenario: Scenario) -> None:
+        """At the merge base D shares every catch (R3); main labeled R6, which D alone catches, and
+        moved the rubric. Deleting D passes on the merge base only."""
+        labels = {**LABELS, "R6": "fail"}
+        _on_main(scenario, {CALIBRATION: calibration_jsonl(labels),
+                            VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R6": {"D"}}, labels),
+                            RUBRIC: None, "rubrics/core.yaml": rubric_yaml(["A", "B", "C", "D"])},
+                 "R6, caught by D alone; demo.yaml -> core.yaml")
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"])}, "delete D")
+        _not_green(scenario, head)
+
+    def test_main_moved_the_labels_the_pr_relabels(self, scenario: Scenario) -> None:
+        moved = "calibration/core.jsonl"
+        _on_main(scenario, {CALIBRATION: None, moved: calibration_jsonl(),
+                            RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, moved)},
+                 "labels moved")
+        head = scenario.git.commit({CALIBRATION: calibration_jsonl({**LABELS, "R1": "pass"}), **DELETE_A},
+                                   "relabel R1 at the old path; delete A")
+        _not_green(scenario, head)
+
+    @MERGE_ON_REST
+    def test_the_criss_cross_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
+        head = _criss_cross(scenario)
+        _not_green(scenario, head, workspace=_shallow(scenario))
+
+    @MERGE_ON_REST
+    def test_the_duplicate_anchor_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
+        head = _duplicate_anchor(scenario)
+        _not_green(scenario, head, workspace=_shallow(scenario))
