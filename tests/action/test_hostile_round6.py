@@ -28,7 +28,7 @@ from tests.action.harness import (
     verdicts_jsonl,
 )
 from tests.action.test_hostile_round3 import JUDGE, _gate, _truthful_judge
-from tests.action.test_hostile_round4 import TASK, _judged, _keyed
+from tests.action.test_hostile_round4 import OVERRIDE, TASK, _judged, _keyed, _label
 from tests.action.test_integrity import _on_main
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
@@ -567,3 +567,152 @@ class TestMergeModel:
     def test_the_duplicate_anchor_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _duplicate_anchor(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))
+
+
+# -- records another workflow can write: check runs of the github-actions app -----------------
+
+def _forge(scenario: Scenario, head: str, external_id: str, conclusion: str = "failure", app: dict | None = None) -> None:
+    """A `rubric-gate` check run another workflow of the repository posted (as the same app)."""
+    from tests.fakes.github import GITHUB_ACTIONS_APP
+
+    rid = scenario.fake.new_id()
+    scenario.fake.check_runs[rid] = {
+        "id": rid, "name": "rubric-gate", "head_sha": head, "status": "completed", "conclusion": conclusion,
+        "app": app or GITHUB_ACTIONS_APP, "external_id": external_id,
+        "output": {"title": f"rubric-gate: {conclusion}", "summary": "", "annotations": []}}
+
+
+FORGED_GRANT = pytest.mark.xfail(strict=True, reason=(
+    "route: an override grant is read from any `rubric-gate` check run of the github-actions app; a workflow "
+    "the PR adds posts `pr:8 override` for the other open PR with this head (its label a writer applied on an "
+    "older head still on), and this PR's run counts #8 as overridden (round 5's open route, through the "
+    "same-head path) (owner: override)"))
+
+
+class TestForgedRecords:
+    def _two_prs(self, scenario: Scenario):
+        from tests.action.test_same_head import Pulls, _both_fail
+
+        head, pulls = _both_fail(scenario)
+        prs = Pulls(scenario, pulls)
+        return head, pulls, prs
+
+    @FORGED_GRANT
+    def test_a_forged_grant_for_the_other_pr_with_this_head(self, scenario: Scenario) -> None:
+        head, pulls, prs = self._two_prs(scenario)
+        prs.label(7)
+        prs.label(8)  # a writer's label on #8, applied before this head: never granted here
+        _forge(scenario, head, f"base:{pulls[8]['base']} pr:8 override")
+        result = prs.run(7, labels=(OVERRIDE,))
+        assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
+
+    def test_a_forged_grant_with_another_base_is_refused(self, scenario: Scenario) -> None:
+        head, _pulls, prs = self._two_prs(scenario)
+        prs.label(7)
+        prs.label(8)
+        _forge(scenario, head, f"base:{'0' * 40} pr:8 override")
+        result = prs.run(7, labels=(OVERRIDE,))
+        assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
+
+    def test_a_forged_grant_by_another_app_is_refused(self, scenario: Scenario) -> None:
+        head, pulls, prs = self._two_prs(scenario)
+        prs.label(7)
+        prs.label(8)
+        evil = {"id": 1, "slug": "github-actions-bot", "node_id": "E", "name": "GitHub Actions",
+                "owner": {"login": "mallory", "type": "User"}}
+        _forge(scenario, head, f"base:{pulls[8]['base']} pr:8 override", app=evil)
+        result = prs.run(7, labels=(OVERRIDE,))
+        assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
+
+    def test_a_forged_in_progress_run_does_not_stand_as_a_pass(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _forge(scenario, head, f"base:{scenario.base_sha}", conclusion="success")
+        scenario.fake.check_runs[max(scenario.fake.check_runs)]["status"] = "in_progress"
+        result = _gate(scenario, head, action="labeled", labels=("docs",))
+        assert result.code == 1, result.stdout
+
+    def test_a_forged_newer_non_grant_record_withdraws_nothing_it_should_not(self, scenario: Scenario) -> None:
+        """A forged record can only make things stricter: a newer plain record for this PR hides
+        the writer's grant (the head is then gated without it)."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0
+        _forge(scenario, head, f"base:{scenario.base_sha} pr:7")
+        result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+        assert result.code == 1, result.stdout
+
+
+# -- events and payload fields the action trusts -----------------------------------------------
+
+class TestEventFields:
+    def test_a_re_run_of_the_labeled_run_after_a_push(self, scenario: Scenario) -> None:
+        """The re-run replays the label's payload (the old head): the new head stays red."""
+        first = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "E"])}, "delete D")
+        _label(scenario, "labeled")
+        payload_event = scenario.event(first, labels=(OVERRIDE,))
+        assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0
+        second = scenario.git.commit(DELETE_A, "and delete A")
+        _rejected(scenario, second, labels=(OVERRIDE,), action="synchronize")
+        rerun = scenario.run(first, payload=json.loads(payload_event.read_text()))
+        scenario.fake.head_sha = second  # the PR's head now
+        assert rerun.code == 0  # it gates (and grants) the head it names, only
+        assert _conclusion(scenario, second) == "failure"
+
+    def test_a_push_back_to_an_overridden_head_after_main_moved(self, scenario: Scenario) -> None:
+        first = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0
+        scenario.git.commit({"README.md": "x\n"}, "another commit")
+        _on_main(scenario, {"notes.txt": "main moved\n"}, "main moves")
+        scenario.git("reset", "-q", "--hard", first)  # force-push back to the overridden head
+        _rejected(scenario, first, labels=(OVERRIDE,), action="synchronize")
+
+    def test_the_labelers_on_a_second_page_of_events(self, scenario: Scenario) -> None:
+        """A writer labeled first; 40 events later a triage user re-applied it: the last one counts."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        filler = [{"event": ("labeled", "unlabeled")[n % 2], "actor": {"login": "x"}, "label": {"name": "docs"}}
+                  for n in range(40)]
+        scenario.fake.label_events.extend(filler)
+        _label(scenario, "labeled")
+        _label(scenario, "unlabeled", who="triager")
+        scenario.fake.label_events.extend(filler)
+        _label(scenario, "labeled", who="triager")
+        scenario.fake.permissions["triager"] = "triage"
+        _rejected(scenario, head, labels=(OVERRIDE,))
+
+    @pytest.mark.parametrize("action", ["closed", "converted_to_draft", "milestoned", "locked", "demilestoned"])
+    def test_other_pull_request_actions_post_no_green(self, scenario: Scenario, action: str) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, action=action)
+
+    def test_a_destroyed_merge_group_posts_no_green(self, scenario: Scenario) -> None:
+        from tests.action.test_trust_edges import _merge_group
+
+        head = scenario.git.commit(DELETE_A, "delete A")
+        scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", scenario.base_sha)
+        scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
+        group = scenario.git("rev-parse", "HEAD")
+        payload = {**_merge_group(scenario, group), "action": "destroyed", "reason": "dequeued"}
+        result = scenario.run(group, event_name="merge_group", payload=payload)
+        assert result.code == 1 and _conclusion(scenario, group) == "failure", result.stdout
+
+    @pytest.mark.parametrize("event", ["workflow_run", "repository_dispatch", "schedule", "status", "deployment",
+                                       "pull_request_review_comment", "discussion"])
+    def test_an_ungated_event_posts_nothing(self, scenario: Scenario, event: str) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        result = _gate(scenario, head, event_name=event)
+        assert result.code == 0 and _latest(scenario, head) is None and not scenario.fake.statuses, result.stdout
+
+    def test_an_edited_event_whose_base_change_names_the_same_branch(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, action="edited", payload={"changes": {"base": {"ref": {"from": "main"},
+                                                                                  "sha": {"from": scenario.base_sha}}}})
+
+    def test_a_payload_head_that_is_not_the_prs_head(self, scenario: Scenario) -> None:
+        """An old payload (a re-run) names a commit the PR no longer has: that commit is gated,
+        and the PR's current head gets nothing green from it."""
+        good = scenario.git.commit({"README.md": "x\n"}, "harmless")
+        bad = scenario.git.commit(DELETE_A, "delete A")
+        assert _gate(scenario, good).code == 0
+        scenario.fake.head_sha = bad
+        assert _conclusion(scenario, bad) is None
