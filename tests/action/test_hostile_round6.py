@@ -716,3 +716,111 @@ class TestEventFields:
         assert _gate(scenario, good).code == 0
         scenario.fake.head_sha = bad
         assert _conclusion(scenario, bad) is None
+
+
+# -- what the comment, the job summary, the check run and the log show of PR text --------------
+
+BIDI = "\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d"
+FENCE_BREAK = "\n```\n[Approve](https://evil.example/a) ![p](https://evil.example/p.png) <img src=x> @octocat\n```\n"
+
+
+def _surfaces(scenario: Scenario, result: Result) -> dict[str, str]:
+    """Everything GitHub renders as Markdown from this run: the comment, the job summary, the
+    check run's summary."""
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text() if result.outputs.get("comment") else ""
+    run = _latest(scenario, scenario.fake.head_sha)
+    return {"comment": body, "summary": result.summary,
+            "check run": (run or {}).get("output", {}).get("summary", "")}
+
+
+def _assert_inert(scenario: Scenario, result: Result, head: str, *, shown: str | None = None) -> None:
+    from tests.support import gfm
+
+    for where, text in _surfaces(scenario, result).items():
+        root = gfm.parse(text)
+        live = gfm.live_spans(root, allowed_links=(RUN_LINK,), own=(scenario.base_sha[:7], head[:7]))
+        assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], (where, live)
+        assert not set(BIDI) & set(text), (where, [line for line in text.splitlines() if set(BIDI) & set(line)])
+        assert "\x1b" not in text and "\x07" not in text, where
+        if shown is not None and where == "comment":
+            assert shown in "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf"), text[:3000]
+
+
+class TestRenderedText:
+    def test_a_task_that_closes_the_gated_rubrics_fence(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(f"task: {TASK}", "task: " + json.dumps(TASK + FENCE_BREAK))
+        head = scenario.git.commit({RUBRIC: text}, "a loud task")
+        result = _rejected(scenario, head)
+        _assert_inert(scenario, result, head)
+
+    def test_an_added_checks_source_that_closes_the_fence(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA) + ""
+        text = text.replace(f"  text: {EXTRA['X']}\n", f"  text: {EXTRA['X']}\n  source: {json.dumps(FENCE_BREAK)}\n")
+        lines = "".join(_verdict_line(EXTRA["X"], i, "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add X, a loud source")
+        result = _gate(scenario, head)
+        assert result.code == 0, result.stdout  # X is harmless; its source is only text
+        _assert_inert(scenario, result, head)
+
+    def test_bidi_controls_in_a_rejected_checks_text(self, scenario: Scenario) -> None:
+        extra = {"X": f"Is the key {BIDI} rotated?"}
+        text = rubric_yaml(["A", "B", "C", "D", "X"], extra=extra)
+        lines = "".join(_verdict_line(extra["X"], i, "no" if i == "R4" else "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add X, with bidi")
+        result = _rejected(scenario, head)
+        _assert_inert(scenario, result, head)
+
+    @pytest.mark.xfail(strict=True, reason="defect (not a green route): the gated rubric's YAML block in the comment, "
+                       "job summary and check run shows a rubric id and version with their bidirectional controls "
+                       "raw (U+202E and the isolates reorder what a reviewer reads and pastes); check texts there are "
+                       "neutralised (owner: newcomer)")
+    def test_bidi_controls_in_a_rubric_id_and_version(self, scenario: Scenario) -> None:
+        text = rubric_yaml(["B", "C", "D"]).replace("id: demo", f"id: {json.dumps('demo' + BIDI)}", 1).replace(
+            "version: 1", f"version: {json.dumps('2' + BIDI)}")
+        head = scenario.git.commit({RUBRIC: text}, "bidi in the id; delete A")
+        result = _gate(scenario, head)
+        assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout
+        _assert_inert(scenario, result, head)
+
+    @pytest.mark.parametrize("check_text", [
+        "[Approve](https://evil.example/a)",
+        "\x1b]8;;https://evil.example\x07click\x1b]8;;\x07",
+        "x\n::error file=README.md::forged",
+        f"{BIDI} reversed",
+        "<img src=https://evil.example/p.png> @octocat",
+        "```\n[a](https://evil.example)\n```",
+    ], ids=["link", "osc8", "workflow-command", "bidi", "img-mention", "fence"])
+    def test_answers_for_a_check_text_no_rubric_has_are_named_inertly(self, scenario: Scenario,
+                                                                      check_text: str) -> None:
+        """Answers recorded for a text no edited rubric has are allowed and named in the comment:
+        the name is PR text."""
+        lines = "".join(_verdict_line(check_text, i, "yes") for i in LABELS)
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lines, **DELETE_A}, "answers; delete A")
+        result = _rejected(scenario, head)
+        _assert_inert(scenario, result, head)
+        log = result.stdout + result.stderr
+        assert "\x1b" not in log and "\x07" not in log, repr(log[-800:])
+        assert not [line for line in log.splitlines() if line.startswith("::error file=README.md")], log[-800:]
+
+    def test_a_loud_task_in_the_html_report(self, scenario: Scenario) -> None:
+        from tests.support import gfm
+
+        loud = TASK + " </script><script>alert(1)</script><img src=x onerror=alert(2)>"
+        text = rubric_yaml(["A", "B", "C", "D"]).replace(f"task: {TASK}", "task: " + json.dumps(loud))
+        head = scenario.git.commit({RUBRIC: text}, "a loud task")
+        result = _rejected(scenario, head)
+        html_path = Path(result.workspace) / ".rubric-gate" / "report.html"
+        if html_path.exists():
+            root = gfm.parse_html(html_path.read_text())
+            assert not [e for e in root.iter("img") if e.attrs.get("onerror")]
+            assert not [e for e in root.iter("script") if "alert" in e.text()]
+
+    def test_a_huge_check_text_at_the_comment_limit_leaves_no_live_link(self, scenario: Scenario) -> None:
+        """A comment over 65,536 characters is cut: the cut must not leave half an escape."""
+        pad = "[x](https://evil.example/" + "a" * 40 + ") "
+        extra = {"X": "Is it " + pad * 1700 + "?"}
+        lines = "".join(_verdict_line(extra["X"], i, "no" if i == "R4" else "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=extra),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lines}, "a huge check")
+        result = _rejected(scenario, head)
+        _assert_inert(scenario, result, head)
