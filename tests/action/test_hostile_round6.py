@@ -196,6 +196,36 @@ class TestPlantedCache:
             llm.stop()
 
 
+    @pytest.mark.xfail(strict=True, reason=(
+        "route: the blob index in the restored cache (`index/blob-<id>.sqlite`) is trusted by blob id and size "
+        "alone: a planted index for the merge base's verdict blob rewrites the trusted record, so deleting A is "
+        "green in replay with no judge (owner: evidence, with perf for verdicts/index.py)"))
+    def test_a_planted_blob_index_does_not_rewrite_the_base_record(self, scenario: Scenario) -> None:
+        """The action keeps the parsed columns of each verdict blob it reads in the cache's index
+        directory (`index/blob-<blob id>.sqlite`), travelling with the cache. A planted index for
+        the merge base's own verdict blob (same id and size, (B, R1) "no") is the base record as
+        the gate reads it: in replay, with no judge at all."""
+        import os
+        from unittest import mock
+
+        from rubric_gate.verdicts.blobs import BlobCache, default_cache
+
+        real = scenario.git("rev-parse", f"{scenario.base_sha}:{VERDICTS}")
+        record = verdicts_jsonl(TEXTS)
+        yes = json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"})
+        forged = record.replace(yes, yes.replace('"answer": "yes"', '"answer":  "no"'))
+        assert forged != record and len(forged.encode()) == len(record.encode())
+        index = scenario.git.path / ".rubric-gate" / "cache" / "index"
+        with mock.patch.dict(os.environ, {"RUBRIC_GATE_INDEX_DIR": str(index)}):
+            BlobCache(persist=True).blob(real, forged.encode(), "forged")
+        head = scenario.git.commit(DELETE_A, "delete A")
+        default_cache().clear()  # a fresh process: nothing parsed yet
+        try:
+            _rejected(scenario, head)
+        finally:
+            default_cache().clear()
+
+
 # -- YAML through the one reader: merge keys, anchors, encodings, odd characters ---------------
 
 def _demo_with(header: str = "", body_replace: tuple[str, str] | None = None, checks: list[str] | None = None) -> str:
