@@ -854,3 +854,80 @@ class TestRenderedText:
                                     VERDICTS: verdicts_jsonl(TEXTS) + lines}, "a huge check")
         result = _rejected(scenario, head)
         _assert_inert(scenario, result, head)
+
+
+# -- labels and records several rubrics share ---------------------------------------------------
+
+def _item_line(item: str, label: str, **fields: object) -> str:
+    return json.dumps({"id": item, "input": f"design {item}", "output": f"review {item}", "label": label,
+                       **fields}) + "\n"
+
+
+class TestSharedEvidence:
+    def _other_on_main(self, scenario: Scenario, checks: list[str], task: str = "Review a cloud design briefly.") -> None:
+        other = rubric_yaml(checks, extra=EXTRA).replace("id: demo", "id: other").replace(TASK, task)
+        main = _on_main(scenario, {OTHER: other}, "other.yaml shares the labels and the record")
+        scenario.git("reset", "-q", "--hard", main)
+
+    def test_deleting_a_rubric_whose_checks_another_rubric_also_has(self, scenario: Scenario) -> None:
+        self._other_on_main(scenario, ["A", "B", "C", "D"])
+        head = scenario.git.commit({RUBRIC: None}, "delete demo: other.yaml has the same checks")
+        _rejected(scenario, head)
+
+    def test_a_relabel_only_the_unedited_rubric_reads(self, scenario: Scenario) -> None:
+        """other.yaml has its own set; the PR relabels it and edits only demo (harmlessly)."""
+        other_cal = "calibration/other.jsonl"
+        other = rubric_yaml(["A", "B"]).replace("id: demo", "id: other").replace(CALIBRATION, other_cal)
+        main = _on_main(scenario, {OTHER: other, other_cal: calibration_jsonl()}, "other.yaml, its own labels")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({other_cal: calibration_jsonl({**LABELS, "R1": "pass"}),
+                                    RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("version: 1", "version: 2")},
+                                   "relabel other's R1; bump demo")
+        _rejected(scenario, head)
+
+    def test_a_check_moved_to_the_other_rubric_then_demo_deleted(self, scenario: Scenario) -> None:
+        self._other_on_main(scenario, ["E"])
+        other = rubric_yaml(["A", "E"], extra=EXTRA).replace("id: demo", "id: other").replace(
+            TASK, "Review a cloud design briefly.")
+        head = scenario.git.commit({RUBRIC: None, OTHER: other}, "A to other.yaml; demo deleted")
+        _rejected(scenario, head)
+
+    def test_a_flip_in_the_shared_record_excused_under_one_task_only(self, scenario: Scenario) -> None:
+        """The judge re-judges (B, R1) under demo's task ("no": it was wrong) but other.yaml reads
+        the same keyless line under its own task."""
+        self._other_on_main(scenario, ["B", "E"])
+
+        def judge(prompt: str) -> str:
+            if TEXTS["B"] in prompt and "review R1" in prompt:
+                return "no"
+            return _truthful_judge(prompt)
+
+        inputs = _judged(scenario, judge)
+        record = verdicts_jsonl(TEXTS).replace(
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"}),
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "no"}))
+        head = scenario.git.commit({VERDICTS: record, RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(
+            "version: 1", "version: 2")}, "B no on R1; touch demo so the judge runs")
+        _rejected(scenario, head, **inputs)
+
+    def test_an_item_rewritten_to_an_equivalent_json_spelling_hides_no_relabel(self, scenario: Scenario) -> None:
+        """R1's line with its keys reordered and a letter escaped (the same content to JSON), and
+        its label flipped: still a relabel."""
+        cal = calibration_jsonl().replace(_item_line("R1", "fail"),
+                                          '{"label": "pass", "output": "review R\\u0031", "input": "design R1", '
+                                          '"id": "R1"}\n')
+        assert cal != calibration_jsonl()
+        head = scenario.git.commit({CALIBRATION: cal}, "R1 respelled, relabeled")
+        _rejected(scenario, head)
+
+    def test_an_item_whose_input_becomes_an_equal_number(self, scenario: Scenario) -> None:
+        """main labels R6 with a numeric input; the PR writes `1.0` for `1` (the same number to the
+        judge's eye, another content to the hash) and deletes A, which alone catches R6."""
+        labels = {**LABELS, "R6": "fail"}
+        cal = calibration_jsonl(LABELS) + '{"id": "R6", "input": 1, "output": "review R6", "label": "fail"}\n'
+        main = _on_main(scenario, {CALIBRATION: cal, VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R6": {"A"}}, labels)},
+                        "R6")
+        scenario.git("reset", "-q", "--hard", main)
+        head = scenario.git.commit({CALIBRATION: cal.replace('"input": 1,', '"input": 1.0,'), **DELETE_A},
+                                   "R6's input 1.0; delete A")
+        _rejected(scenario, head)
