@@ -226,6 +226,38 @@ class TestPlantedCache:
             default_cache().clear()
 
 
+    @pytest.mark.parametrize("forge", ["label", "split"])
+    def test_a_planted_calibration_cache_does_not_relabel_the_base(self, scenario: Scenario, forge: str) -> None:
+        """What validating a calibration set computed is cached by the sha256 of its bytes in the
+        same index directory (`calibration-<digest>-<model>.json`: ids, labels, splits, hashes). A
+        planted entry for the base's own bytes says R1, A's unique catch, is correct (or held out)."""
+        import hashlib
+        import os
+        from unittest import mock
+
+        from rubric_gate.calibration.index import cache_path
+
+        index = scenario.git.path / ".rubric-gate" / "cache" / "index"
+        digest = hashlib.sha256(calibration_jsonl().encode()).hexdigest()
+        with mock.patch.dict(os.environ, {"RUBRIC_GATE_INDEX_DIR": str(index)}):
+            path = cache_path(digest)
+        assert path is not None
+        items = list(LABELS)
+        from rubric_gate.calibration.model import item_content_hash
+
+        entry = {"ids": items, "hashes": [item_content_hash(f"design {i}", f"review {i}") for i in items],
+                 "labels": "".join("f" if LABELS[i] == "fail" else "p" for i in items), "unplanned": [],
+                 "splits": "-" * len(items), "meta": []}
+        if forge == "label":
+            entry["labels"] = "p" + entry["labels"][1:]
+        else:
+            entry["splits"] = "e" + entry["splits"][1:]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(entry))
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head)
+
+
 # -- YAML through the one reader: merge keys, anchors, encodings, odd characters ---------------
 
 def _demo_with(header: str = "", body_replace: tuple[str, str] | None = None, checks: list[str] | None = None) -> str:
