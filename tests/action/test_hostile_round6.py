@@ -587,20 +587,30 @@ MERGE_ON_REST = pytest.mark.xfail(strict=True, reason=(
 
 
 class TestMergeModel:
-    def test_main_renamed_the_rubric_the_pr_deletes_a_check_in(self, scenario: Scenario) -> None:
+    """Each scenario in a full checkout and in a shallow one (the REST reader)."""
+
+    @pytest.fixture(params=["git", "rest"])
+    def where(self, request: pytest.FixtureRequest) -> str:
+        return request.param
+
+    @staticmethod
+    def _run(scenario: Scenario, head: str, where: str) -> Result:
+        return _not_green(scenario, head, **({"workspace": _shallow(scenario)} if where == "rest" else {}))
+
+    def test_main_renamed_the_rubric_the_pr_deletes_a_check_in(self, scenario: Scenario, where: str) -> None:
         """git's merge follows main's rename: A is deleted from `rubrics/core.yaml` as it lands."""
         main = _on_main(scenario, {RUBRIC: None, "rubrics/core.yaml": rubric_yaml(["A", "B", "C", "D"])},
                         "rename demo.yaml -> core.yaml")
         del main
         head = scenario.git.commit(DELETE_A, "delete A (from before the rename)")
-        _not_green(scenario, head)
+        self._run(scenario, head, where)
 
-    def test_main_renamed_the_check_the_pr_deletes(self, scenario: Scenario) -> None:
+    def test_main_renamed_the_check_the_pr_deletes(self, scenario: Scenario, where: str) -> None:
         _on_main(scenario, {RUBRIC: rubric_yaml(["A1=A", "B", "C", "D"])}, "A -> A1 (a pure rename)")
         head = scenario.git.commit(DELETE_A, "delete A")
-        _not_green(scenario, head)
+        self._run(scenario, head, where)
 
-    def test_main_gave_the_deleted_check_a_unique_catch_and_moved_the_file(self, scenario: Scenario) -> None:
+    def test_main_gave_the_deleted_check_a_unique_catch_and_moved_the_file(self, scenario: Scenario, where: str) -> None:
         """At the merge base D shares every catch (R3); main labeled R6, which D alone catches, and
         moved the rubric. Deleting D passes on the merge base only."""
         labels = {**LABELS, "R6": "fail"}
@@ -609,16 +619,31 @@ class TestMergeModel:
                             RUBRIC: None, "rubrics/core.yaml": rubric_yaml(["A", "B", "C", "D"])},
                  "R6, caught by D alone; demo.yaml -> core.yaml")
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"])}, "delete D")
-        _not_green(scenario, head)
+        self._run(scenario, head, where)
 
-    def test_main_moved_the_labels_the_pr_relabels(self, scenario: Scenario) -> None:
+    def test_main_moved_the_labels_the_pr_relabels(self, scenario: Scenario, where: str) -> None:
         moved = "calibration/core.jsonl"
         _on_main(scenario, {CALIBRATION: None, moved: calibration_jsonl(),
                             RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(CALIBRATION, moved)},
                  "labels moved")
         head = scenario.git.commit({CALIBRATION: calibration_jsonl({**LABELS, "R1": "pass"}), **DELETE_A},
                                    "relabel R1 at the old path; delete A")
-        _not_green(scenario, head)
+        self._run(scenario, head, where)
+
+    def test_main_deleted_the_other_catcher_since(self, scenario: Scenario, where: str) -> None:
+        """R2 is caught by A and B. main deleted A since the PR branched (an overridden PR); the
+        PR deletes B, which is harmless at the merge base and B's catch of R2 is unique on the tip."""
+        _on_main(scenario, DELETE_A, "delete A (overridden on main)")
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "C", "D"])}, "delete B")
+        self._run(scenario, head, where)
+
+    def test_a_check_id_added_on_both_sides(self, scenario: Scenario, where: str) -> None:
+        _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)}, "main adds X")
+        extra = {"X": "Is the design written in English?"}
+        lines = "".join(_verdict_line(extra["X"], i, "yes") for i in LABELS)
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["X", "A", "B", "C", "D"], extra=extra),
+                                    VERDICTS: verdicts_jsonl(TEXTS) + lines}, "the PR adds its own X, first")
+        self._run(scenario, head, where)
 
     @MERGE_ON_REST
     def test_the_criss_cross_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
