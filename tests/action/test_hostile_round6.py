@@ -988,3 +988,86 @@ class TestSharedEvidence:
         head = scenario.git.commit({CALIBRATION: cal.replace('"input": 1,', '"input": 1.0,'), **DELETE_A},
                                    "R6's input 1.0; delete A")
         _rejected(scenario, head)
+
+
+# -- answers for a check text main gave a rubric since the PR branched --------------------------
+
+F_TEXT = "Does the design name an owner for every key?"
+
+
+class TestTextsMainAddedSince:
+    """Answers recorded for a text no rubric has are allowed (named, untrusted until a PR adds
+    the check). A text main's tip has, though, is a check the base branch has: what the PR
+    records for it is, once merged, the record that check is replayed from."""
+
+    def _main_adds_f(self, scenario: Scenario) -> None:
+        # main's PR was judged: F's verdicts live in the verdict cache, not in the file.
+        _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra={"F": F_TEXT})}, "main adds F")
+
+    def test_answers_for_a_text_main_added_since_then_a_deletion(self, scenario: Scenario) -> None:
+        from tests.action.test_hostile_round3 import _merge_into_main
+
+        self._main_adds_f(scenario)
+        lies = "".join(_verdict_line(F_TEXT, i, "no" if i == "R1" else "yes") for i in LABELS)
+        first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies}, "PR 1: answers for F's text")
+        one = _gate(scenario, first)
+        _merge_into_main(scenario, "pr")
+        scenario.git("checkout", "-q", "-B", "pr2", "main")
+        second = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "F"], extra={"F": F_TEXT})},
+                                     "PR 2: delete A")
+        two = _gate(scenario, second, fork=True)
+        assert one.code != 0 or two.code != 0, one.stdout + two.stdout
+
+    def test_answers_for_a_text_main_added_since_are_reviewed_at_once(self, scenario: Scenario) -> None:
+        self._main_adds_f(scenario)
+        lies = "".join(_verdict_line(F_TEXT, i, "no" if i == "R1" else "yes") for i in LABELS)
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + lies}, "answers for F's text")
+        _rejected(scenario, head)
+
+
+# -- inputs that must stop with one line (exit 2) or fail, never crash --------------------------
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+class TestNoCrash:
+    @pytest.mark.parametrize("line", [
+        "[]", '"x"', "null", "1e999",
+        '{"item": "R1", "check_text": "", "answer": "no"}',
+        '{"item": "R1", "check_text": null, "answer": "no"}',
+        '{"item": "R1", "check_text": "x", "answer": null}',
+        '{"item": "R1", "check_text": "x", "answer": "no", "item_hash": "sha256:zz"}',
+        '{"item": "R1", "check_text": "x", "answer": "no", "judge": {"a": 1}}',
+        '{"item": "R1", "check_text": "x", "answer": "no", "quote": ' + _nested(5000) + "}",
+        '{"item": "R1", "check_text": "x", "answer": "no", "sample": 99999999999999999999999}',
+        '{"item": "' + "R" * 200000 + '", "check_text": "x", "answer": "no"}',
+    ], ids=["array", "string", "null", "number", "empty-text", "null-text", "null-answer", "bad-hash",
+            "judge-object", "deep-quote", "huge-sample", "huge-item-id"])
+    def test_a_strange_verdict_line_with_a_deletion(self, scenario: Scenario, line: str) -> None:
+        head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + line + "\n", **DELETE_A}, "a strange line")
+        _not_green(scenario, head)
+
+    @pytest.mark.parametrize("line", [
+        '{"id": "R6", "input": ' + _nested(5000) + ', "output": "o", "label": "fail"}',
+        '{"id": "R6", "input": "i", "output": "o", "label": "fail", "meta": ' + '{"a":' * 3000 + "1" + "}" * 3000 + "}",
+        '{"id": "R6", "input": "i", "output": "o", "label": "fail", "split": null}',
+        '{"id": "", "input": "i", "output": "o", "label": "fail"}',
+        '{"id": "R6", "input": "i", "output": "o", "label": "fail", "flaw": "' + "x" * 100 + '"}',
+    ], ids=["deep-input", "deep-meta", "null-split", "empty-id", "odd-flaw"])
+    def test_a_strange_added_item_with_a_deletion(self, scenario: Scenario, line: str) -> None:
+        head = scenario.git.commit({CALIBRATION: calibration_jsonl() + line + "\n", **DELETE_A}, "a strange item")
+        _not_green(scenario, head)
+
+    @pytest.mark.parametrize("where", [RUBRIC, CALIBRATION, VERDICTS])
+    def test_a_submodule_in_place_of_a_file(self, scenario: Scenario, where: str) -> None:
+        scenario.git("rm", "-q", where)
+        scenario.git("update-index", "--add", "--cacheinfo", f"160000,{scenario.base_sha},{where}")
+        scenario.git("commit", "-q", "-m", f"a gitlink at {where}")
+        head = scenario.git("rev-parse", "HEAD")
+        _not_green(scenario, head)
+
+    def test_a_check_id_three_times_with_a_deletion(self, scenario: Scenario) -> None:
+        checks = "".join(f"- id: A\n  text: {TEXTS['A']} {n}\n" for n in range(3))
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"]) + checks}, "A three times")
+        _not_green(scenario, head)
