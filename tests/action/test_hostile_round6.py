@@ -200,7 +200,8 @@ class TestPlantedCache:
         "route: the blob index in the restored cache (`index/blob-<id>.sqlite`) is trusted by blob id and size "
         "alone: a planted index for the merge base's verdict blob rewrites the trusted record, so deleting A is "
         "green in replay with no judge (owner: evidence, with perf for verdicts/index.py)"))
-    def test_a_planted_blob_index_does_not_rewrite_the_base_record(self, scenario: Scenario) -> None:
+    @pytest.mark.parametrize("fork", [False, True], ids=["same-repo", "fork"])
+    def test_a_planted_blob_index_does_not_rewrite_the_base_record(self, scenario: Scenario, fork: bool) -> None:
         """The action keeps the parsed columns of each verdict blob it reads in the cache's index
         directory (`index/blob-<blob id>.sqlite`), travelling with the cache. A planted index for
         the merge base's own verdict blob (same id and size, (B, R1) "no") is the base record as
@@ -221,7 +222,7 @@ class TestPlantedCache:
         head = scenario.git.commit(DELETE_A, "delete A")
         default_cache().clear()  # a fresh process: nothing parsed yet
         try:
-            _rejected(scenario, head)
+            _rejected(scenario, head, fork=fork)
         finally:
             default_cache().clear()
 
