@@ -133,6 +133,18 @@ class TestPlantedCache:
         _rejected(scenario, head, **inputs)
 
     @PLANTED_CACHE
+    def test_a_planted_answer_with_a_deletion_does_not_excuse_the_flip_it_needs(self, scenario: Scenario) -> None:
+        """As above, and A deleted: the judge now scores every check at the base, and the planted
+        line is what it "answered" for (B, R1)."""
+        inputs = _judged(scenario)
+        _plant_cache(scenario, _keyed("B", "R1", "no"))
+        record = verdicts_jsonl(TEXTS).replace(
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"}),
+            json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "no"}))
+        head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "B no on R1; delete A")
+        _rejected(scenario, head, **inputs)
+
+    @PLANTED_CACHE
     def test_a_planted_panel_member_answer(self, scenario: Scenario) -> None:
         """A panel of two: the planted line answers for the second member."""
         second = "openai:fake-model-2"
