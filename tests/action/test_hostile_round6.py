@@ -1128,3 +1128,34 @@ class TestRubricIds:
                                    "rename the id")
         result = _gate(scenario, head)
         assert "demo-v2" in result.summary, result.summary[:2000]
+
+
+# -- the override, as the label's own run and its re-runs grant it -------------------------------
+
+class TestOverrideReRuns:
+    @pytest.mark.xfail(strict=True, reason=(
+        "route: a re-run of the override label's own `labeled` run replays its payload, which grants without asking "
+        "whether the base moved since the label (other runs ask): after main deleted B, the re-run passes deleting A "
+        "against a base where the merge also loses R2, which the writer never saw (owner: override)"))
+    def test_a_re_run_of_the_labeled_run_after_main_moved(self, scenario: Scenario) -> None:
+        """The writer overrides deleting A against B0. main then deletes B (overridden there): the
+        merge now loses R1 and R2. A re-run of the old `labeled` run (anyone with write access,
+        the PR's author among them, may re-run a workflow) replays its payload: the label's own
+        run, on the same head, against a base the writer never saw."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())
+        assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0  # the writer's override, at B0
+        _on_main(scenario, {RUBRIC: rubric_yaml(["A", "C", "D"])}, "main deletes B (overridden on main)")
+        rerun = scenario.run(head, payload=labeled)
+        assert rerun.code == 1 and _conclusion(scenario, head) == "failure", rerun.stdout + rerun.summary
+
+    def test_a_re_run_of_the_labeled_run_after_the_label_was_re_applied_by_a_triager(self, scenario: Scenario) -> None:
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())
+        _label(scenario, "unlabeled", who="triager")
+        _label(scenario, "labeled", who="triager")
+        scenario.fake.permissions["triager"] = "triage"
+        rerun = scenario.run(head, payload=labeled)
+        assert rerun.code == 1 and _conclusion(scenario, head) == "failure", rerun.stdout + rerun.summary
