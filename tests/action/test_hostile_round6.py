@@ -1150,6 +1150,23 @@ class TestOverrideReRuns:
         rerun = scenario.run(head, payload=labeled)
         assert rerun.code == 1 and _conclusion(scenario, head) == "failure", rerun.stdout + rerun.summary
 
+    @pytest.mark.xfail(strict=True, reason=(
+        "route: the same re-run after the PR was retargeted: the label's own run grants against the new base "
+        "(owner: override)"))
+    def test_a_re_run_of_the_labeled_run_after_a_retarget(self, scenario: Scenario) -> None:
+        """Overridden into main; then retargeted to `release`, where B is gone already."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _label(scenario, "labeled")
+        labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())
+        assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0
+        scenario.git("checkout", "-q", "-b", "release", scenario.base_sha)
+        release = scenario.git.commit({RUBRIC: rubric_yaml(["A", "C", "D"])}, "release: without B")
+        scenario.git("checkout", "-q", "pr")
+        scenario.base_sha = scenario.fake.base_sha = release
+        scenario.fake.label_events.append({"event": "base_ref_changed", "actor": {"login": "mallory"}})
+        rerun = scenario.run(head, payload=labeled)
+        assert rerun.code == 1 and _conclusion(scenario, head) == "failure", rerun.stdout + rerun.summary
+
     def test_a_re_run_of_the_labeled_run_after_the_label_was_re_applied_by_a_triager(self, scenario: Scenario) -> None:
         head = scenario.git.commit(DELETE_A, "delete A")
         _label(scenario, "labeled")
