@@ -271,6 +271,50 @@ class TestPlantedCache:
         _rejected(scenario, head)
 
 
+    @pytest.mark.parametrize("swap", [pytest.param(True, marks=PLANTED_CACHE, id="swapped"),
+                                      pytest.param(False, id="control")])
+    def test_a_planted_batch_journal_maps_a_result_to_another_pair(self, scenario: Scenario, swap: bool) -> None:
+        """With `batch: true` the journal of open batches lives in the cache too
+        (`verdicts.jsonl.batches`): which request's answer is which (check, item) pair. Another
+        workflow's save swaps two pairs of a batch in flight: X's "no" on R1 is collected as B's."""
+        from tests.fakes.batches import FakeBatches
+
+        outputs = {"R1": "privilege justified year", "R2": "justified year", "R3": "rest",
+                   "R4": "rest privilege justified", "R5": "rest privilege justified year"}
+        cal = "".join(json.dumps({"id": i, "input": f"design {i}", "output": o, "label": LABELS[i]}) + "\n"
+                      for i, o in outputs.items())
+        scenario.git("checkout", "-q", "main")
+        base = scenario.git.commit({CALIBRATION: cal}, "outputs a keyword judge reads")
+        scenario.git("checkout", "-q", "pr")
+        scenario.git("merge", "-q", "--ff-only", "main")
+        scenario.base_sha = scenario.fake.base_sha = base
+        batches = FakeBatches().start()
+        try:
+            env = {"OPENAI_BASE_URL": batches.openai_url, "OPENAI_API_KEY": "sk-test",
+                   "RUBRIC_GATE_BATCH_POLL_SECONDS": "0.05"}
+            inputs = {"judge": JUDGE, "batch": "true", "env_extra": env}
+            first = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)}, "add X")
+            batches.hold = True
+            assert _gate(scenario, first, batch_wait="0", **inputs).outputs["decision"] == "pending"
+            journal = scenario.git.path / ".rubric-gate" / "cache" / "verdicts.jsonl.batches"
+            records = [json.loads(line) for line in journal.read_text().splitlines()]
+            slots = {}
+            for record in records:
+                for pair in record.get("pairs", []):
+                    if pair[0] == "R1" and pair[3] in (TEXTS["B"], EXTRA["X"]):
+                        slots[pair[3]] = pair
+            assert set(slots) == {TEXTS["B"], EXTRA["X"]}, records[:3]
+            b, x = slots[TEXTS["B"]], slots[EXTRA["X"]]
+            if swap:
+                b[2:4], x[2:4] = x[2:4], b[2:4]  # each pair's check id and text: swapped
+            journal.write_text("".join(json.dumps(r) + "\n" for r in records))
+            batches.hold = False
+            second = scenario.git.commit(DELETE_A, "drop X; delete A")
+            _rejected(scenario, second, batch_wait="1", **inputs)
+        finally:
+            batches.stop()
+
+
 # -- YAML through the one reader: merge keys, anchors, encodings, odd characters ---------------
 
 def _demo_with(header: str = "", body_replace: tuple[str, str] | None = None, checks: list[str] | None = None) -> str:
