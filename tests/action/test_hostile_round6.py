@@ -914,10 +914,6 @@ class TestRenderedText:
         result = _rejected(scenario, head)
         _assert_inert(scenario, result, head)
 
-    @pytest.mark.xfail(strict=True, reason="defect (not a green route): the gated rubric's YAML block in the comment, "
-                       "job summary and check run shows a rubric id and version with their bidirectional controls "
-                       "raw (U+202E and the isolates reorder what a reviewer reads and pastes); check texts there are "
-                       "neutralised (owner: newcomer)")
     def test_bidi_controls_in_a_rubric_id_and_version(self, scenario: Scenario) -> None:
         text = rubric_yaml(["B", "C", "D"]).replace("id: demo", f"id: {json.dumps('demo' + BIDI)}", 1).replace(
             "version: 1", f"version: {json.dumps('2' + BIDI)}")
@@ -1132,13 +1128,6 @@ class TestNoCrash:
 
 # -- rubric ids: what a consumer looks a rubric up by ------------------------------------------
 
-ID_MOVED = pytest.mark.xfail(strict=True, reason=(
-    "route: a rubric's `id` moves to another file in one PR (two rubrics swap ids, or the strict one takes a new id "
-    "and a lenient draft takes its old one): ids stay unique, so `rubric.id_shared` does not fire, and each file is "
-    "gated on its own path; a consumer loading `demo` by id now reads a rubric without A. Pair by id as the "
-    "delete-and-re-add rule does, or make an id change a difference that needs the override (owner: cleanup)"))
-
-
 class TestRubricIds:
     """Round 5 closed a second file with an existing rubric's id. A consumer that loads a rubric
     by its `id` reads whichever file now carries it."""
@@ -1149,7 +1138,6 @@ class TestRubricIds:
         scenario.git("reset", "-q", "--hard", main)
         return lenient
 
-    @ID_MOVED
     def test_two_rubrics_swap_their_ids(self, scenario: Scenario) -> None:
         lenient = self._lenient_on_main(scenario)
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: demo-draft"),
@@ -1157,7 +1145,6 @@ class TestRubricIds:
                                    "swap the ids")
         _rejected(scenario, head)
 
-    @ID_MOVED
     def test_the_strict_rubric_renames_its_id_and_the_draft_takes_it(self, scenario: Scenario) -> None:
         lenient = self._lenient_on_main(scenario)
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: demo-v1"),

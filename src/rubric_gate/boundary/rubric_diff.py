@@ -20,7 +20,7 @@ from rubric_gate.rubric import Rubric
 KEY_RULES: dict[str, str] = {
     "checks": "gate",
     "aggregation": "gate",
-    "id": "allowed",
+    "id": "override",  # consumers load a rubric by id: a new id is another rubric to them
     "version": "allowed",
     "judge": "override",
     "task": "override",

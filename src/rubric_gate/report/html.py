@@ -20,6 +20,7 @@ from rubric_gate.report.table import (
     origin_cell,
     table_rows,
 )
+from rubric_gate.report.terminal import strip_controls
 from rubric_gate.results import CheckReport
 
 
@@ -40,6 +41,7 @@ def _environment() -> Environment:
         autoescape=True,
     )
     env.filters["pct"] = percent
+    env.filters["shown"] = strip_controls  # bidirectional controls in the gated YAML, replaced
     env.filters["f1"] = lambda value: f"{value:.1f}"
     env.filters["parts"] = code_parts
     env.filters["origin"] = origin_cell

@@ -131,6 +131,8 @@ def _environment() -> Environment:
     env.filters["n"] = neutralize
     env.filters["code"] = code_span
     env.globals["code_fence"] = code_fence
+    # A code block shows text as typed, bidirectional controls included: those are replaced (U+FFFD).
+    env.filters["shown"] = strip_controls
     env.filters["pct"] = percent
     env.filters["num"] = number
     env.filters["agreement"] = agreement_text

@@ -118,6 +118,11 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile) -> list[Diffe
                 # does to the verdicts (one saying "every output is fine" would pass).
                 message = ("rewords `task`, which the judge reads with every check; recorded and cached verdicts "
                            "were judged against the old wording, so the gate cannot tell what the change does")
+            elif diff.key == "id":
+                # The gate pairs files by path; a consumer looks a rubric up by its id. A new id
+                # (a swap, or a draft taking this one's) changes which rubric that lookup reads.
+                message = (f"changes the rubric's `id` from {diff.before} to {diff.after}; whoever loads a rubric "
+                           "by id would read another rubric than the one the gate compared under this path")
             elif diff.key == "judge":
                 message = (f"changes `judge` from {diff.before or '(none)'} to {diff.after or '(none)'}; the "
                            "rubric's judge produces the verdicts later PRs are gated on (without one they replay "
