@@ -352,10 +352,6 @@ def test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "open: a calibration set or verdict file the PR leaves malformed is `calibration.broken`/`verdicts.broken`, "
-    "ruled `override` (boundary/differences.py): exit 1, and a writer's label passes it, while bad input is exit 2 "
-    "and docs/action.md says invalid input is never overridden"))
 @pytest.mark.parametrize("name", [CALIBRATION, VERDICTS])
 def test_a_malformed_calibration_set_or_verdict_file_is_bad_input_the_override_does_not_cover(
         scenario: Scenario, name: str) -> None:
@@ -378,6 +374,9 @@ SH = "tests/action/test_same_head.py::"
 IN = "tests/action/test_integrity.py::"
 
 ROUTES: dict[str, list[str]] = {
+    "Invalid input is never overridden (a malformed calibration set or verdict file)": [
+        I17 + f"test_a_malformed_calibration_set_or_verdict_file_is_bad_input_the_override_does_not_cover[{n}]"
+        for n in (CALIBRATION, VERDICTS)],
     # -- "Every route found, to close" --
     "Root mapping tagged `--- !rubric`": [R + "test_a_tag_on_the_root_mapping_is_refused_naming_its_line",
                                          R + "test_the_cli_refuses_yaml_tags_too"],
@@ -521,9 +520,6 @@ OPEN: dict[str, list[str]] = {
         I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
     "1. one YAML parser: the repair suggestions' check spans": [
         I17 + "test_the_repair_suggestions_read_check_lines_through_the_one_reader"],
-    "Invalid input is never overridden (a malformed calibration set or verdict file)": [
-        I17 + f"test_a_malformed_calibration_set_or_verdict_file_is_bad_input_the_override_does_not_cover[{n}]"
-        for n in (CALIBRATION, VERDICTS)],
     "the override record another workflow posts on a new head": [
         H5 + "TestStandingResult::test_an_override_record_another_workflow_posted_on_a_new_head"],
 }

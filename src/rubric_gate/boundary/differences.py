@@ -28,7 +28,6 @@ class Kind(StrEnum):
     CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
     CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
     CALIBRATION_DELETED = "calibration.deleted"
-    CALIBRATION_BROKEN = "calibration.broken"  # the proposed version does not load
     CALIBRATION_MOVED = "calibration.moved"
     LABELS_RELABELED = "labels.relabeled"
     LABELS_REMOVED = "labels.removed"
@@ -40,7 +39,6 @@ class Kind(StrEnum):
     # A verdict file a rubric of the trusted snapshot reads.
     VERDICTS_UNREADABLE = "verdicts.unreadable"  # the store, or the labels its answers are for
     VERDICTS_DELETED = "verdicts.deleted"
-    VERDICTS_BROKEN = "verdicts.broken"
     VERDICTS_MOVED = "verdicts.moved"
     VERDICTS_UNCLASSIFIED = "verdicts.unclassified"  # a verdict field no rule names
     ANSWER_CHANGED = "answer.changed"  # as a lookup reads it: per (task, text, item, judge key)
@@ -66,7 +64,6 @@ KIND_RULES: dict[str, str] = {
     Kind.CALIBRATION_CREATED: "override",
     Kind.CALIBRATION_UNREADABLE: "override",
     Kind.CALIBRATION_DELETED: "override",
-    Kind.CALIBRATION_BROKEN: "override",
     Kind.CALIBRATION_MOVED: "override",
     Kind.LABELS_RELABELED: "override",
     Kind.LABELS_REMOVED: "override",
@@ -77,7 +74,6 @@ KIND_RULES: dict[str, str] = {
     Kind.LABELS_EDITED: "allowed",
     Kind.VERDICTS_UNREADABLE: "override",
     Kind.VERDICTS_DELETED: "override",
-    Kind.VERDICTS_BROKEN: "override",
     Kind.VERDICTS_MOVED: "override",
     Kind.VERDICTS_UNCLASSIFIED: "unclassified",
     Kind.ANSWER_CHANGED: "override",

@@ -201,10 +201,9 @@ def _label_differences(snapshots: Snapshots, path: str, change: ChangedFile,
     if head_file is None:
         return [Difference(Kind.CALIBRATION_DELETED, path, users,
                            f"deletes the calibration set ({len(base.items)} labeled items)")]
-    try:
-        head = head_snapshot.calibration(head_path)
-    except InputError as exc:
-        return [Difference(Kind.CALIBRATION_BROKEN, path, users, f"the new calibration set does not load: {exc.message}")]
+    # A proposed version that does not load is bad input (exit 2, naming its line), which no
+    # override covers: the InputError goes up as it is.
+    head = head_snapshot.calibration(head_path)
     assert head is not None
     out = []
     if change.status == "renamed":
@@ -256,10 +255,8 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
         return []
     if change.status != "removed":
         head_snapshot.blob_id(change.path)
-    try:
-        head = None if change.status == "removed" else head_snapshot.verdicts(change.path)
-    except InputError as exc:
-        return [Difference(Kind.VERDICTS_BROKEN, path, users, f"the new verdict store does not load: {exc.message}")]
+    # Bad input when it does not load (exit 2), as the calibration set above.
+    head = None if change.status == "removed" else head_snapshot.verdicts(change.path)
     if head is None:
         return [Difference(Kind.VERDICTS_DELETED, path, users,
                            f"deletes the verdict store ({len(base)} recorded verdicts)")]
