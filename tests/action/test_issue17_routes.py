@@ -291,9 +291,9 @@ def _yaml_reads() -> dict[str, list[int]]:
 
 
 def test_no_module_but_the_one_reader_parses_yaml() -> None:
-    """Design item 1: one YAML parser for keys, values and line numbers. (The repair suggestions'
-    spans are the one known second reader: see OPEN.)"""
-    extra = set(_yaml_reads()) - YAML_READING_MODULES - {"src/rubric_gate/repair/yaml_spans.py"}
+    """Design item 1: one YAML parser for keys, values and line numbers (the repair suggestions'
+    spans too: they compose through the one reader)."""
+    extra = set(_yaml_reads()) - YAML_READING_MODULES
     assert not extra, {m: _yaml_reads()[m] for m in extra}
 
 
@@ -301,9 +301,6 @@ def test_the_yaml_probe_sees_a_reader() -> None:
     assert "src/rubric_gate/sources/yaml_lines.py" in _yaml_reads()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "open: repair/yaml_spans.py composes the PR's rubric a second time (pure-Python SafeLoader, while the one "
-    "reader may use libyaml) to place repair suggestions; advisory only, never a gate fact"))
 def test_the_repair_suggestions_read_check_lines_through_the_one_reader() -> None:
     assert "src/rubric_gate/repair/yaml_spans.py" not in _yaml_reads()
 
@@ -374,6 +371,8 @@ SH = "tests/action/test_same_head.py::"
 IN = "tests/action/test_integrity.py::"
 
 ROUTES: dict[str, list[str]] = {
+    "1. one YAML parser: the repair suggestions' check spans": [
+        I17 + "test_the_repair_suggestions_read_check_lines_through_the_one_reader"],
     "Invalid input is never overridden (a malformed calibration set or verdict file)": [
         I17 + f"test_a_malformed_calibration_set_or_verdict_file_is_bad_input_the_override_does_not_cover[{n}]"
         for n in (CALIBRATION, VERDICTS)],
@@ -518,8 +517,6 @@ OPEN: dict[str, list[str]] = {
         I17 + "test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index"],
     "5. ... the copy-paste workflow listens for it (README's copy)": [
         I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
-    "1. one YAML parser: the repair suggestions' check spans": [
-        I17 + "test_the_repair_suggestions_read_check_lines_through_the_one_reader"],
     "the override record another workflow posts on a new head": [
         H5 + "TestStandingResult::test_an_override_record_another_workflow_posted_on_a_new_head"],
 }

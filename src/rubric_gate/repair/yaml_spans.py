@@ -11,7 +11,9 @@ from typing import Any
 
 import yaml
 
+from rubric_gate.errors import InputError
 from rubric_gate.rubric import Check
+from rubric_gate.sources.yaml_lines import compose_document
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,8 @@ def check_spans(text: str) -> dict[str, CheckSpan]:
     """Spans of the checks of a block-style `checks:` list; {} if the text is not laid out so
     (a flow-style list cannot take a line-based suggestion)."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        root = compose_document(text, "rubric")  # the one reader's tree: spans of what the gate read
+    except InputError:
         return {}
     if not isinstance(root, yaml.MappingNode):
         return {}

@@ -163,8 +163,10 @@ _HINTS = {
 }
 
 
-def load_located_yaml(text: str, display: str) -> LocatedYaml:
-    """Parse one YAML document; syntax errors become `InputError` with the line."""
+def compose_document(text: str, display: str) -> yaml.Node:
+    """The node tree of one YAML document, tags refused; syntax errors become `InputError` with
+    the line. Every reader of the package composes through here (the repair suggestions place
+    their lines on this tree), so no file means one thing to the gate and another to a helper."""
     node = _compose_fast(text)
     try:
         node = node if node is not None else yaml.compose(text, Loader=yaml.SafeLoader)
@@ -186,6 +188,12 @@ def load_located_yaml(text: str, display: str) -> LocatedYaml:
     if node is None:
         raise InputError(display, "file is empty", 1)
     _refuse_tags(text, display)
+    return node
+
+
+def load_located_yaml(text: str, display: str) -> LocatedYaml:
+    """Parse one YAML document; syntax errors become `InputError` with the line."""
+    node = compose_document(text, display)
     walker = _Walker(display)
     try:
         data = walker.walk(node, ())
