@@ -208,10 +208,6 @@ class TestPlantedCache:
             llm.stop()
 
 
-    @pytest.mark.xfail(strict=True, reason=(
-        "route: the blob index in the restored cache (`index/blob-<id>.sqlite`) is trusted by blob id and size "
-        "alone: a planted index for the merge base's verdict blob rewrites the trusted record, so deleting A is "
-        "green in replay with no judge (owner: evidence, with perf for verdicts/index.py)"))
     @pytest.mark.parametrize("fork", [False, True], ids=["same-repo", "fork"])
     def test_a_planted_blob_index_does_not_rewrite_the_base_record(self, scenario: Scenario, fork: bool) -> None:
         """The action keeps the parsed columns of each verdict blob it reads in the cache's index

@@ -323,11 +323,6 @@ def test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deleti
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "open: the action indexes parsed verdict blobs by blob id in `<verdict_cache>/index` (action/run.py sets "
-    "RUBRIC_GATE_INDEX_DIR there; verdicts/index.py `load_blob` checks only the id and size), and that directory "
-    "travels with the cache a PR-scoped save can supply: a forged index of the base's verdict blob rewrites the "
-    "trusted record, and with no judge at all deleting A passes"))
 def test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index(scenario: Scenario) -> None:
     import os
     import sys
@@ -371,6 +366,8 @@ SH = "tests/action/test_same_head.py::"
 IN = "tests/action/test_integrity.py::"
 
 ROUTES: dict[str, list[str]] = {
+    "Untrusted input (PR-scoped caches): the parsed-blob index that travels with the cache": [
+        I17 + "test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index"],
     "1. one YAML parser: the repair suggestions' check spans": [
         I17 + "test_the_repair_suggestions_read_check_lines_through_the_one_reader"],
     "Invalid input is never overridden (a malformed calibration set or verdict file)": [
@@ -513,8 +510,6 @@ ROUTES: dict[str, list[str]] = {
 OPEN: dict[str, list[str]] = {
     "Untrusted input (PR-scoped caches) can only make the gate stricter": [
         I17 + "test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion"],
-    "Untrusted input (PR-scoped caches): the parsed-blob index that travels with the cache": [
-        I17 + "test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index"],
     "5. ... the copy-paste workflow listens for it (README's copy)": [
         I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
     "the override record another workflow posts on a new head": [

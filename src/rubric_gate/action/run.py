@@ -8,14 +8,16 @@ posted, and checked again after: see `_settle` and `_after_post`.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
 from rubric_gate.action.cache import VerdictCache
 from rubric_gate.action.client import connect
-from rubric_gate.action.config import load_config
+from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_code
 from rubric_gate.action.event import GATED_EVENTS, gate_target, load_event
 from rubric_gate.action.gate_file import RubricOutcome
@@ -47,9 +49,44 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for secret in [config.token, *secret_values(dict(env))]:
         if secret:
             command("add-mask", secret)
-    # The verdict cache's index lives beside it, so actions/cache keeps both (it is checked
-    # against the file's bytes before use, so a stale one is only rebuilt).
-    os.environ.setdefault("RUBRIC_GATE_INDEX_DIR", str(config.cache_dir / "index"))
+    with _index_dir(config, env):
+        return _run(config, env)
+
+
+@contextlib.contextmanager
+def _index_dir(config: ActionConfig, env: Mapping[str, str]) -> Iterator[None]:
+    """Where parsed verdict blobs and calibration columns are indexed for this run. On `push`
+    (the base branch's own run) beside the verdict cache, so actions/cache keeps it for the next
+    push. Any other run starts an empty one of its own: the restored cache directory may have
+    been saved by any workflow running for the PR, and an index is read by blob id and size, so
+    a planted one would rewrite the base's record (hostile round 6)."""
+    if env.get("RUBRIC_GATE_INDEX_DIR"):  # the workflow's own setting
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        if config.event_name == "push":
+            directory = str(config.cache_dir / "index")
+        else:
+            directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="rubric-gate-index-",
+                                                                       dir=env.get("RUNNER_TEMP") or None))
+        with _env_set("RUBRIC_GATE_INDEX_DIR", directory):
+            yield
+
+
+@contextlib.contextmanager
+def _env_set(name: str, value: str) -> Iterator[None]:
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
     if config.event_name == "push":
         return warm_cache(config, env)
     if config.event_name not in GATED_EVENTS:
