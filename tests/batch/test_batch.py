@@ -287,3 +287,25 @@ def test_openai_compatible_server_without_key_gets_the_live_body(batches: FakeBa
     assert body["response_format"]["json_schema"]["strict"] is True and body["temperature"] == 0
     assert "max_tokens" in body and body["model"] == "gpt-4o-mini"
     assert_all_judged_once(tmp_path, batches, JUDGES[1], items_n=2)
+
+
+@pytest.mark.parametrize("judge", JUDGES)
+def test_a_journal_edited_to_swap_two_requests_pairs_routes_neither_result(batches: FakeBatches, tmp_path: Path,
+                                                                          judge: str) -> None:
+    """The journal can come back from a place others write (a PR's cache scope): each custom_id
+    ends with a digest of the pairs it was sent for, which the provider echoes, so a result is
+    never stored for pairs the journal swapped in. Those pairs are judged again instead."""
+    batches.hold = True
+    first = run(tmp_path, judge, wait_seconds=0)
+    assert first.pending_pairs == 40
+    journal = journal_path(tmp_path / "verdicts.jsonl")
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    requests = [i for i, line in enumerate(lines) if line.get("event") == "request"]
+    a, b = requests[0], requests[1]
+    lines[a]["pairs"], lines[b]["pairs"] = lines[b]["pairs"], lines[a]["pairs"]
+    journal.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    batches.hold = False
+    collected = run(tmp_path, judge)
+    assert collected.complete
+    assert len(batches.created) == 2  # the two swapped requests' pairs went out again
+    assert_all_judged_once(tmp_path, batches, judge)  # every stored answer is its own pair's

@@ -12,6 +12,7 @@ from rubric_gate.batch.journal import (
     BatchJournal,
     JournaledBatch,
     PairRecord,
+    binds,
     pair_key,
     record_task_hash,
 )
@@ -100,6 +101,10 @@ def collect_batch(
             records = requests.take(result.custom_id)
             if records is None:
                 continue  # not ours, or repeated: never guessed onto a pair
+            if not binds(result.custom_id, batch.judge, batch.prompt, records):
+                # The journal names other pairs than the request was made for: judged again.
+                fail(records, "the journal's pairs for this request are not the ones it was sent for")
+                continue
             if result.reply is None:
                 fail(records, result.error or "no answer")
                 continue

@@ -110,6 +110,22 @@ def union(batches: Iterable[PairKeys]) -> np.ndarray:
     return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
 
 
+def request_digest(judge: str, prompt: str, records: list[PairRecord]) -> str:
+    """What a request's custom_id ends with: a digest of the judge, prompt version and pairs it
+    answers. The provider echoes the custom_id it was sent, so a journal edited since (one a PR's
+    cache scope restored, say) cannot route a result to pairs other than those it was asked for."""
+    blob = json.dumps([judge, prompt, [list(r) for r in records]], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
+
+
+def binds(custom_id: str, judge: str, prompt: str, records: list[PairRecord]) -> bool:
+    """Whether `custom_id` was made for exactly these pairs under this judge and prompt."""
+    return custom_id.rpartition("-")[2] == request_digest(judge, prompt, records)
+
+
+DIGEST_CHARS = 24  # "rg" + 12 hex, "-n", "-" + 24 hex: within the providers' 64 characters
+
+
 @dataclass
 class JournaledBatch:
     local: str
@@ -281,7 +297,7 @@ class RequestIndex:
     def __init__(self, path: Path, local: str) -> None:
         self.path = path
         self.local = local
-        self._pattern = re.compile(re.escape(local) + r"-(0|[1-9][0-9]{0,8})")
+        self._pattern = re.compile(re.escape(local) + rf"-(0|[1-9][0-9]{{0,8}})(?:-[0-9a-f]{{{DIGEST_CHARS}}})?")
         self._offsets = array("q")  # by n; -1: no such request
         self._taken = bytearray()
         self._other: dict[str, int] = {}  # offset, or -1 once taken

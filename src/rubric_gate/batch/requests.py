@@ -43,7 +43,7 @@ class BatchLimits:
 
 
 def new_local_id() -> str:
-    """The journal's name for one batch; custom ids are `<local>-<n>`, so they are unique across
+    """The journal's name for one batch; custom ids are `<local>-<n>-<digest>`, so they are unique across
     batches and match the providers' custom_id rules (letters, digits, `-`, `_`; at most 64)."""
     return "rg" + secrets.token_hex(6)
 
@@ -63,8 +63,10 @@ class BatchCutter:
     produced lazily; consume them before asking for the next. A batch ends before a line that
     would take it past either limit; one line alone above the size limit is an error."""
 
-    def __init__(self, jobs: Iterable[Job], limits: BatchLimits, serialise: Serialise) -> None:
+    def __init__(self, jobs: Iterable[Job], limits: BatchLimits, serialise: Serialise,
+                 bind: Callable[[Job], str] | None = None) -> None:
         self._jobs = iter(jobs)
+        self.bind = bind  # a suffix for each request's custom_id (what it answers, `journal.request_digest`)
         self._held: Job | None = None
         self.limits = limits
         self.serialise = serialise
@@ -84,7 +86,7 @@ class BatchCutter:
             self._held = None
             if job is None:
                 return
-            custom_id = f"{local}-{count}"
+            custom_id = f"{local}-{count}" + (f"-{self.bind(job)}" if self.bind is not None else "")
             data = (json.dumps(self.serialise(custom_id, job.request), ensure_ascii=False,
                                separators=(",", ":")) + "\n").encode("utf-8")
             if len(data) > self.limits.max_bytes:

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord, request_digest
 from rubric_gate.batch.requests import BatchCutter
 from rubric_gate.errors import JudgeAuthError
 from rubric_gate.judges.pairs import Pair
@@ -29,7 +29,8 @@ def submit_batches(
     judge: str, prompt: str, store_name: str,
 ) -> list[JournaledBatch]:
     submitted: list[JournaledBatch] = []
-    cutter = BatchCutter(jobs, client.limits, client.request_line)
+    cutter = BatchCutter(jobs, client.limits, client.request_line,
+                         bind=lambda job: request_digest(judge, prompt, [pair_record(p) for p in job.pairs]))
     while (batch := cutter.next_batch()) is not None:
         local, lines = batch
         journal.open_batch(local, client.provider, judge, prompt)
