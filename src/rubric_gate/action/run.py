@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
-from rubric_gate.action.cache import VerdictCache
+from rubric_gate.action.cache import CACHE_FILE, VerdictCache
 from rubric_gate.action.client import connect
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_code
@@ -35,7 +35,13 @@ from rubric_gate.action.override import Attestor, Override, workflow_path
 from rubric_gate.action.publish import nothing_to_do, post, write_job_files, write_report
 from rubric_gate.action.render import RunSummary
 from rubric_gate.action.warm import warm_cache
-from rubric_gate.action.workspace import check_output_location, check_untracked, clear_output_dir
+from rubric_gate.action.workspace import (
+    check_output_location,
+    check_untracked,
+    clear_output_dir,
+    set_aside_restored_cache,
+)
+from rubric_gate.batch.journal import journal_path
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.service import CallBudget
 
@@ -105,6 +111,10 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
     check_output_location(config.output_dir, config.workspace, config.cache_dir)
     clear_output_dir(config.output_dir, config.workspace)
     check_untracked(config.output_dir, config.workspace, config.cache_dir)
+    removed = set_aside_restored_cache(config.cache_dir, keep=(journal_path(config.cache_dir / CACHE_FILE).name,))
+    if removed:
+        command("notice", "rubric-gate: the verdict cache actions/cache restored was not read (in a pull request's "
+                "run any workflow running for the PR can save it); this run judges and keeps its own")
     if not config.token:
         raise InputError("input github_token", "empty: pass `github_token: ${{ github.token }}`")
     repo = connect(config.token, config.api_url, config.repository)

@@ -118,3 +118,28 @@ def clear_output_dir(output_dir: Path, workspace: Path) -> None:
             removed += 1
     if removed:
         command("warning", f"removed {removed} file(s) the checkout had under {output_dir.name}/ (a PR may not provide the action's output)")
+
+
+def set_aside_restored_cache(cache_dir: Path, keep: tuple[str, ...]) -> list[str]:
+    """A gated run's one rule for what `actions/cache` restored: in a pull request's run (or a
+    merge group's) GitHub restores the caches the PR's own scope holds first, and any workflow
+    running for the PR can save there, so nothing restored is read. It is removed before any
+    reader opens the directory (verdicts, audits, paraphrases, indexes: whatever a later version
+    keeps there too). `keep`: files whose every use is checked against something the PR cannot
+    write (the batch journal: a result binds to its pairs by the custom_id the provider echoes).
+    Returns the names removed (the cache service still holds its copy)."""
+    if cache_dir.is_symlink() or cache_dir.is_file():
+        cache_dir.unlink()
+        return [cache_dir.name]
+    if not cache_dir.is_dir():
+        return []
+    removed = []
+    for path in sorted(cache_dir.iterdir()):
+        if path.name in keep and path.is_file() and not path.is_symlink():
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+        removed.append(path.name)
+    return removed
