@@ -37,7 +37,7 @@ from rubric_gate.action.workspace import check_output_location, check_untracked,
 from rubric_gate.errors import EXIT_PASS, InputError
 
 SETTLE_ROUNDS = 3  # listings of the open PRs with this head that may each change before a pass is refused
-AFTER_POST_ROUNDS = 2  # a failure turned pass by a grant posted meanwhile, then that pass read again
+AFTER_POST_ROUNDS = 2  # a failure turned pass by another PR's label read again, then that pass read again
 
 
 def run_action(env: Mapping[str, str] | None = None) -> int:
