@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import subprocess
 import threading
@@ -194,13 +195,14 @@ class FakeGitHub:
             return 200, {"number": number, "url": f"{api}/issues/{number}", "title": "PR"}
         if method == "GET" and rest == f"/pulls/{n}":
             return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
-                         "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
+                         "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}, **self._mergeability()}
         if method == "GET" and rest == "/pulls":  # open by default; `state=all|closed` lists no closed ones here
             pulls = {n: {"base": self.base_sha, "head": self.head_sha}, **self.other_pulls}
             return self._page(path, [self._pull(api, number, pulls[number]) for number in sorted(pulls)])
         match = re.fullmatch(r"/pulls/(\d+)", rest)
         if method == "GET" and match and int(match.group(1)) in self.other_pulls:
-            return 200, self._pull(api, int(match.group(1)), self.other_pulls[int(match.group(1))])
+            pull = self.other_pulls[int(match.group(1))]
+            return 200, {**self._pull(api, int(match.group(1)), pull), **self._test_merge(pull["base"], pull["head"])}
         if method == "GET" and rest == f"/issues/{n}/comments":
             return self._page(path, sorted(self.comments.values(), key=lambda c: c["id"]))
         if method == "POST" and rest == f"/issues/{n}/comments":
@@ -298,6 +300,9 @@ class FakeGitHub:
             return self._blob(match.group(1))
         if method == "GET" and rest == "/actions/runs":
             return self._workflow_runs(path)
+        match = re.fullmatch(r"/git/commits/([0-9a-f]{40})", rest)
+        if match and method == "GET":
+            return self._git_commit(match.group(1))
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
             login = unquote(match.group(1))
@@ -503,6 +508,61 @@ class FakeGitHub:
                      "base_commit": self._commit_json(base), "merge_base_commit": self._commit_json(mb),
                      "commits": [], "files": []}
 
+    def _mergeability(self) -> dict[str, Any]:
+        """`mergeable` and `merge_commit_sha` as Get a pull request answers them: GitHub's test merge
+        of the head into the base ("When you get ... a pull request, GitHub creates a merge commit to
+        test whether the pull request can be automatically merged into the base branch"), made
+        with git's merge (merge-ort, as `git merge-tree`); null while "GitHub has started a
+        background job to compute the mergeability" (`mergeable_pending` answers), false on
+        conflicts. `test_merge_sha` answers another commit (a stale test merge)."""
+        if self.origin is None:
+            return {"mergeable": None, "merge_commit_sha": None, "mergeable_state": "unknown"}
+        if self.mergeable_pending:
+            self.mergeable_pending -= 1
+            return {"mergeable": None, "merge_commit_sha": self.test_merge_sha, "mergeable_state": "unknown"}
+        if self.test_merge_sha is not None:
+            return {"mergeable": True, "merge_commit_sha": self.test_merge_sha, "mergeable_state": "clean"}
+        return self._test_merge(self.base_sha, self.head_sha)
+
+    def _test_merge(self, base: str, head: str) -> dict[str, Any]:
+        if self.origin is None:
+            return {"mergeable": None, "merge_commit_sha": None, "mergeable_state": "unknown"}
+        key = (base, head)
+        if key not in self._test_merges:
+            tree = self._git("merge-tree", "--write-tree", "--no-messages", base, head)
+            merge = None
+            if tree.returncode == 0:
+                env = {"GIT_AUTHOR_NAME": "GitHub", "GIT_AUTHOR_EMAIL": "noreply@github.com",
+                       "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com",
+                       "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+                made = subprocess.run(["git", "commit-tree", tree.stdout.split()[0].decode(), "-p", base,
+                                       "-p", head, "-m", f"Merge {head} into {base}"],
+                                      cwd=self.origin, capture_output=True, check=True,
+                                      env={**os.environ, **env})
+                merge = made.stdout.decode().strip()
+            self._test_merges[key] = merge
+        merge = self._test_merges[key]
+        # "If mergeable is true, then merge_commit_sha will be the SHA of the test merge commit."
+        return {"mergeable": merge is not None, "merge_commit_sha": merge,
+                "mergeable_state": "clean" if merge is not None else "dirty"}
+
+    def _git_commit(self, sha: str) -> tuple[int, Any]:
+        """Get a commit object (Git database API): its tree and parents."""
+        proc = self._git("cat-file", "commit", sha)
+        if proc.returncode != 0:
+            return 404, {"message": "Not Found"}
+        header = proc.stdout.decode(errors="replace").split("\n\n", 1)[0].splitlines()
+        tree = next(line.split()[1] for line in header if line.startswith("tree "))
+        parents = [line.split()[1] for line in header if line.startswith("parent ")]
+        api = f"{self.url}/repos/{self.repo}/git"
+        return 200, {"sha": sha, "node_id": "C", "url": f"{api}/commits/{sha}", "message": "c",
+                     "author": {"name": "GitHub", "email": "noreply@github.com", "date": "2026-01-01T00:00:00Z"},
+                     "committer": {"name": "GitHub", "email": "noreply@github.com", "date": "2026-01-01T00:00:00Z"},
+                     "tree": {"sha": tree, "url": f"{api}/trees/{tree}"},
+                     "parents": [{"sha": p, "url": f"{api}/commits/{p}",
+                                  "html_url": f"https://github.test/{self.repo}/commit/{p}"} for p in parents],
+                     "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None}}
+
     def _tree(self, ref: str) -> tuple[int, Any]:
         """Get a tree (recursive=1 lists every blob; a commit sha names its tree)."""
         proc = self._git("ls-tree", "-r", "-z", "-l", "--end-of-options", ref)
@@ -592,6 +652,11 @@ class FakeGitHub:
     _accept: str = ""  # the request's Accept header
     blob_reads: list[tuple[str, str]] = field(default_factory=list)  # (blob sha, Accept) of each blob read
     altered_blobs: set[str] = field(default_factory=set)  # blob shas whose raw bytes arrive altered
+    # Get a pull request's test merge: answers with `mergeable: null` left before it is computed,
+    # and a commit to answer as `merge_commit_sha` instead of the merge of the base and the head.
+    mergeable_pending: int = 0
+    test_merge_sha: str | None = None
+    _test_merges: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
 
 def _in_range(stamp: str, query: str) -> bool:

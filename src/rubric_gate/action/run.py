@@ -27,7 +27,7 @@ from rubric_gate.action.gather import (
     standing,
 )
 from rubric_gate.action.gating import GatedPull, gate_pull
-from rubric_gate.action.judging import CallBudget, secret_values
+from rubric_gate.action.judging import secret_values
 from rubric_gate.action.outputs import command
 from rubric_gate.action.override import Attestor, Override, workflow_path
 from rubric_gate.action.publish import nothing_to_do, post, write_job_files, write_report
@@ -35,6 +35,7 @@ from rubric_gate.action.render import RunSummary
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import check_output_location, check_untracked, clear_output_dir
 from rubric_gate.errors import EXIT_PASS, InputError
+from rubric_gate.service import CallBudget
 
 SETTLE_ROUNDS = 3  # listings of the open PRs with this head that may each change before a pass is refused
 AFTER_POST_ROUNDS = 2  # a failure turned pass by another PR's label read again, then that pass read again
@@ -100,7 +101,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     refresh = _refresher(same_head, lambda: override_of(pr))
     facts, decision = _settle(facts, refresh)
     _show(summary, gated, decision, notices)
-    report_path = write_report(config, pr, summary, reader.kind)
+    report_path = write_report(config, pr, summary, reader.kind, gated.differences)
     body, posted = post(config, repo, pr, summary, decision)
     for _ in range(AFTER_POST_ROUNDS):
         try:
@@ -112,7 +113,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
             break
         decision = after
         _show(summary, gated, decision, notices)
-        report_path = write_report(config, pr, summary, reader.kind)
+        report_path = write_report(config, pr, summary, reader.kind, gated.differences)
         body, posted_again = post(config, repo, pr, summary, decision, repairs=False)
         posted += posted_again
     write_job_files(config, pr, summary, report_path, body, posted)
