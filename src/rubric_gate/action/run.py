@@ -46,7 +46,7 @@ from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.service import CallBudget
 
 SETTLE_ROUNDS = 3  # listings of the open PRs with this head that may each change before a pass is refused
-AFTER_POST_ROUNDS = 2  # a failure turned pass by a grant posted meanwhile, then that pass read again
+AFTER_POST_ROUNDS = 2  # a failure turned pass by another PR's label read again, then that pass read again
 
 
 def run_action(env: Mapping[str, str] | None = None) -> int:
