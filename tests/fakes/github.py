@@ -19,6 +19,7 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,14 @@ class FakeGitHub:
     after_request: Any = None
     # Without `origin`: the PR's files and their diff hunks (head-side first and last line).
     diff_hunks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # The Actions workflow runs GitHub created (GET .../actions/runs), oldest first; the harness
+    # records one for every event it runs the action for (`record_workflow_run`).
+    workflow_runs: list[dict[str, Any]] = field(default_factory=list)
+    actions_forbidden: bool = False  # the token lacks `actions: read`: the runs API answers 403
+    # GitHub's clock: label events are stamped with it when first seen (unless they carry a
+    # `created_at`), and so are workflow runs; `tick` moves it on a second (never behind the
+    # wall clock, which stamps git commits). A test moves it on to let time pass.
+    clock: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
     _next_id: int = 100
     url: str = ""
     _headers: dict[str, str] = field(default_factory=dict)  # extra response headers (Link)
@@ -92,6 +101,43 @@ class FakeGitHub:
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+    def tick(self) -> str:
+        """GitHub's time now, as the API writes it; the clock moves on a second."""
+        self.clock = max(self.clock + timedelta(seconds=1), datetime.now(UTC).replace(microsecond=0))
+        return self.clock.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def stamp_events(self) -> None:
+        """Stamp every label event not stamped yet with the time now (they happened before what comes next)."""
+        for events in (self.label_events, *self.other_label_events.values()):
+            for event in events:
+                if "created_at" not in event:
+                    event["created_at"] = self.tick()
+
+    def record_workflow_run(self, *, head_sha: str, actor: str, event: str = "pull_request",
+                            path: str = ".github/workflows/rubric-gate.yml", number: int | None = None,
+                            head_repo: str | None = None, head_branch: str = "pr", fork: bool = False) -> dict[str, Any]:
+        """The workflow run GitHub creates for an event (after the events before it are stamped).
+        A fork's PR has an empty `pull_requests` (github/docs#22501)."""
+        self.stamp_events()
+        number = self.pr_number if number is None else number
+        rid = self.new_id()
+        api = f"{self.url}/repos/{self.repo}"
+        head = {"full_name": head_repo or self.repo, "url": f"{self.url}/repos/{head_repo or self.repo}"}
+        user = {"login": actor, "type": "User", "url": f"{self.url}/users/{actor}"}
+        created = self.tick()
+        run = {"id": rid, "node_id": "WR", "name": "rubric-gate", "path": path, "event": event,
+               "head_sha": head_sha, "head_branch": head_branch, "head_repository": head,
+               "status": "in_progress", "conclusion": None, "run_number": len(self.workflow_runs) + 1,
+               "run_attempt": 1, "actor": user, "triggering_actor": user, "created_at": created,
+               "updated_at": created, "run_started_at": created, "url": f"{api}/actions/runs/{rid}",
+               "html_url": f"https://github.test/{self.repo}/actions/runs/{rid}",
+               "pull_requests": [] if fork or event not in ("pull_request", "pull_request_target") else [
+                   {"number": number, "url": f"{api}/pulls/{number}",
+                    "head": {"ref": head_branch, "sha": head_sha, "repo": {"name": self.repo.split("/")[1]}},
+                    "base": {"ref": "main", "sha": self.base_sha, "repo": {"name": self.repo.split("/")[1]}}}]}
+        self.workflow_runs.append(run)
+        return run
 
     def marked_comments(self) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["body"].startswith("<!-- rubric-gate -->")]
@@ -214,7 +260,7 @@ class FakeGitHub:
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
         if match and method == "GET":
-            return 200, {"sha": match.group(1), "url": f"{api}/commits/{match.group(1)}"}
+            return 200, self._commit(match.group(1), api)
         match = re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "POST":
             if body.get("state") not in STATUS_STATES:
@@ -252,6 +298,8 @@ class FakeGitHub:
         match = re.fullmatch(r"/git/blobs/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return self._blob(match.group(1))
+        if method == "GET" and rest == "/actions/runs":
+            return self._workflow_runs(path)
         match = re.fullmatch(r"/git/commits/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return self._git_commit(match.group(1))
@@ -277,10 +325,44 @@ class FakeGitHub:
         runs.sort(key=lambda r: -r["id"])
         return 200, {"total_count": len(runs), "check_runs": runs}
 
+    def _commit(self, sha: str, api: str) -> dict[str, Any]:
+        """Get a commit: with `commit.committer.date` from git when the repository has it (the
+        override reads the base tip's to tell a moved base in a shallow checkout)."""
+        data: dict[str, Any] = {"sha": sha, "url": f"{api}/commits/{sha}"}
+        dated = self._git("show", "-s", "--format=%cI", sha) if self.origin is not None else None
+        if dated is not None and dated.returncode == 0:
+            when = datetime.fromisoformat(dated.stdout.decode().strip()).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            data["commit"] = {"url": f"{api}/git/commits/{sha}", "message": "c",
+                              "committer": {"name": "t", "email": "t@example.com", "date": when}}
+        return data
+
+    def _workflow_runs(self, path: str) -> tuple[int, Any]:
+        """List workflow runs for a repository: {total_count, workflow_runs}, newest first, filtered
+        by `actor` (the login), `branch` (head branch), `event`, `status`, `head_sha` and `created`
+        (`a..b`, `>=a`, `<=b`: search-syntax dates); `per_page`/`page` with a Link header; at most
+        1,000 results for a filtered query. 403 without `actions: read`."""
+        if self.actions_forbidden:
+            return 403, {"message": "Resource not accessible by integration"}
+        q = {k: unquote(v) for k, v in self._query.items()}
+        runs = [r for r in reversed(self.workflow_runs)
+                if ("actor" not in q or r["actor"]["login"] == q["actor"])
+                and ("branch" not in q or r["head_branch"] == q["branch"])
+                and ("event" not in q or r["event"] == q["event"])
+                and ("status" not in q or q["status"] in (r["status"], r["conclusion"]))
+                and ("head_sha" not in q or r["head_sha"] == q["head_sha"])
+                and ("created" not in q or _in_range(r["created_at"], q["created"]))]
+        status, page = self._page(path, runs[:1000])
+        if self._headers.get("Link"):  # keep the query's filters on the next page's link
+            filters = "".join(f"&{k}={self._query[k]}" for k in q if k not in ("page", "per_page"))
+            self._headers["Link"] = re.sub(r'(page=\d+)>', lambda m: f"{m.group(1)}{filters}>", self._headers["Link"])
+        return status, {"total_count": len(runs), "workflow_runs": page}
+
     def current_labels(self, events: list[dict[str, Any]] | None = None) -> list[str]:
         """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""
         on: list[str] = []
         for event in self.label_events if events is None else events:
+            if "label" not in event:
+                continue  # e.g. base_ref_changed
             name = event["label"]["name"]
             if event["event"] == "labeled" and name not in on:
                 on.append(name)
@@ -299,9 +381,9 @@ class FakeGitHub:
         actor = event.get("actor")
         return {"id": 1000 + index, "node_id": "E", "url": f"{self.url}/repos/{self.repo}/issues/events/{1000 + index}",
                 "event": event["event"], "commit_id": None, "commit_url": None,
-                "created_at": f"2026-01-01T00:{index // 60:02d}:{index % 60:02d}Z",
+                "created_at": event["created_at"] if "created_at" in event else event.setdefault("created_at", self.tick()),
                 "actor": {**actor, "type": "User"} if actor else None,
-                "label": {"name": event["label"]["name"], "color": "ededed"}}
+                **({"label": {"name": event["label"]["name"], "color": "ededed"}} if "label" in event else {})}
 
     def _pull(self, api: str, number: int, pull: dict[str, str]) -> dict[str, Any]:
         repo = {"full_name": self.repo, "url": api, "fork": False}
@@ -575,6 +657,24 @@ class FakeGitHub:
     mergeable_pending: int = 0
     test_merge_sha: str | None = None
     _test_merges: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+
+def _in_range(stamp: str, query: str) -> bool:
+    """Whether an ISO time is in a search-syntax range (`a..b`, `>=a`, `>a`, `<=b`, `<b`, `a`)."""
+    at = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+    def parse(text: str) -> datetime:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+    if ".." in query:
+        low, high = query.split("..", 1)
+        return (low == "*" or parse(low) <= at) and (high == "*" or at <= parse(high))
+    for op, test in ((">=", lambda v: at >= v), ("<=", lambda v: at <= v), (">", lambda v: at > v),
+                     ("<", lambda v: at < v)):
+        if query.startswith(op):
+            return bool(test(parse(query[len(op):])))
+    return parse(query) == at
 
 
 def _declared_patch(hunks: list[tuple[int, int]]) -> str:

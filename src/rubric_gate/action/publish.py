@@ -40,7 +40,7 @@ def post(config: ActionConfig, repo: Repository, pr: PullRequest, summary: RunSu
             why = ("this PR comes from a fork, whose token is read-only" if pr.is_fork
                    else "the token may not write pull request comments (needs `pull-requests: write`)")
             posted_notices.append(f"No PR comment was posted: {why} ({result.detail}); {FORK_DOCS}.")
-    record = CheckRecord(pr.base_sha, pr.number if not pr.merge_group else None, decision.override is not None)
+    record = CheckRecord(pr.base_sha, pr.number if not pr.merge_group else None)
     check = publish_check(repo, pr.head_sha, decision.conclusion, decision.title,
                           fit(render_body(summary), SUMMARY_LIMIT, WHERE, unit="bytes"),
                           annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url,
