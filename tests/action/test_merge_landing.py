@@ -6,12 +6,14 @@ End to end through `rubric-gate action`."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.action.harness import (
+    CALIBRATION,
     LABELS,
     RUBRIC,
     TEXTS,
@@ -152,6 +154,16 @@ class TestGitHubsTestMerge:
         _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
         return scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
 
+    def test_the_test_merge_costs_a_commit_and_a_tree_read(self, scenario: Scenario) -> None:
+        head = self._moved(scenario)
+        result = _run(scenario, head, "rest")
+        assert result.code == 0 and _merge_findings(result) == [], result.stdout + result.stderr
+        merge = scenario.fake._test_merges[(scenario.base_sha, head)]
+        assert merge is not None
+        reads = [path for method, path in scenario.fake.requests if merge in path]
+        assert sorted(reads) == sorted([f"/repos/acme/rubrics/git/commits/{merge}",
+                                        f"/repos/acme/rubrics/git/trees/{merge}"]), reads
+
     def test_asked_again_while_github_computes_it(self, scenario: Scenario) -> None:
         head = self._moved(scenario)
         scenario.fake.mergeable_pending = 3  # `mergeable: null` on three reads, then computed
@@ -239,3 +251,75 @@ def test_conflicts_of_a_pr_that_changes_nothing_the_gate_reads_go_unsaid(scenari
     result = _run(scenario, head, "git")
     assert result.code == 0 and result.report()["standard"] == [], result.stdout
     assert scenario.fake.marked_comments() == []  # no comment on a PR that changes no rubric
+
+
+# -- calibration sets and verdict files the rubrics name -------------------------------------------
+
+def _crafted_merge(scenario: Scenario, head: str, files: dict[str, str]) -> str:
+    """A commit of the tip and the head whose tree is git's merge with `files` written over it:
+    what GitHub's merge from a base the gate never read (a criss-cross) would leave, for a test
+    merge to answer."""
+    tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
+    index = scenario.tmp / "crafted.index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+
+    def git(*args: str, text: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=scenario.git.path, env=env, input=text, capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    git("read-tree", tree)
+    for path, content in files.items():
+        git("update-index", "--add", "--cacheinfo", f"100644,{git('hash-object', '-w', '--stdin', text=content)},{path}")
+    return git("-c", "user.name=GitHub", "-c", "user.email=noreply@github.com", "commit-tree", git("write-tree"),
+               "-p", scenario.base_sha, "-p", head, "-m", "test merge")
+
+
+def _both_append(scenario: Scenario) -> str:
+    """The verdict file merges as a union (`.gitattributes`), main appends a line to it and the PR
+    appends Y's: git merges the tip's lines, then the PR's, the record the gate reviewed."""
+    base = _on_main(scenario, {".gitattributes": f"{VERDICTS} merge=union\n"}, "verdicts merge as a union")
+    scenario.git("reset", "-q", "--hard", base)
+    _on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + _verdict("C", "R5", "yes")}, "main re-records C on R5")
+    pr_text = rubric_yaml(["A", "B", "C", "D"]).replace("- id: C\n", f"- id: Y\n  text: {Y}\n- id: C\n")
+    return scenario.git.commit({RUBRIC: pr_text, VERDICTS: verdicts_jsonl(TEXTS) + "".join(
+        _verdict(Y, i, "yes") for i in LABELS)}, "add Y")
+
+
+@pytest.mark.parametrize("reader", ["git", "rest"])
+def test_a_record_both_sides_appended_to_merges_as_reviewed(scenario: Scenario, reader: str) -> None:
+    head = _both_append(scenario)
+    tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
+    assert scenario.git("show", f"{tree}:{VERDICTS}").count(Y) == len(LABELS)  # a clean union merge
+    result = _run(scenario, head, reader)
+    assert _merge_findings(result) == [] and result.code == 0, result.stdout + result.stderr
+
+
+def test_a_test_merge_whose_record_reads_otherwise_fails(scenario: Scenario) -> None:
+    head = _both_append(scenario)
+    tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
+    record = scenario.git("show", f"{tree}:{VERDICTS}") + "\n"
+    flipped = record.replace(_verdict("B", "R2", "no"), _verdict("B", "R2", "yes"))
+    assert flipped != record
+    scenario.fake.test_merge_sha = _crafted_merge(scenario, head, {VERDICTS: flipped})
+    result = _run(scenario, head, "rest")
+    assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+    (finding,) = _merge_findings(result)
+    assert finding["file"] == VERDICTS and "reads otherwise than the one the gate reviewed" in finding["message"]
+
+
+@pytest.mark.parametrize("path, edit", [
+    (CALIBRATION, lambda text: text.replace('"label": "fail"', '"label": "pass"', 1)),  # the tip's, relabeled
+    (VERDICTS, lambda text: text.replace('"answer": "no"', '"answer": "yes"', 1)),  # the head's, flipped
+])
+def test_a_test_merge_with_a_file_other_than_the_gate_read_fails(scenario: Scenario, path: str, edit) -> None:
+    _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
+    lines = "".join(_verdict(Y, i, "yes") for i in LABELS)
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(
+        "- id: D\n", f"- id: Y\n  text: {Y}\n- id: D\n"), VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+    text = scenario.git("show", f"{head}:{path}") + "\n"
+    scenario.fake.test_merge_sha = _crafted_merge(scenario, head, {path: edit(text)})
+    result = _run(scenario, head, "rest")
+    assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+    (finding,) = _merge_findings(result)
+    side = "the head" if path == VERDICTS else "the base tip"
+    assert finding["file"] == path and f"other than the gate read it (as {side} has it)" in finding["message"]

@@ -33,11 +33,12 @@ from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.client import describe
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.snapshot import Snapshot, Snapshots
-from rubric_gate.action.sources import REGULAR_MODES, FileReader, RestReader, TreeEntry
+from rubric_gate.action.sources import REGULAR_MODES, FileReader, GitReader, RestReader, TreeEntry
 from rubric_gate.action.standard import StandardFinding
 from rubric_gate.boundary import apply_check_changes, landing_differences
 from rubric_gate.boundary.differences import Difference, Kind, rule_of
 from rubric_gate.errors import InputError
+from rubric_gate.guard import merged_record
 from rubric_gate.rubric import Rubric
 from rubric_gate.tuning import env_int, env_number
 
@@ -172,18 +173,27 @@ def merge_problems(snapshots: Snapshots, merged: Merged, rubric_changes: list[Ch
     problems: list[MergeFinding] = []
     proposed = snapshots.proposed
     rubric_paths = sorted(set(proposed.rubric_paths(globs)) | set(tree.rubric_paths(globs)))
+    differing = []  # the rubrics the merge writes other bytes for (or that it models)
     for path in rubric_paths:
         message = landed.rubric_problem(path)
         if message:
             problems.append(_finding(path, message))
+        if message is not None or not _same(*landed.listed(path)):
+            differing.append(path)
+    # Other files only where the merge writes them otherwise, or where both sides changed them:
+    # then which of them a rubric names (reading every rubric's keys only when there are any).
+    rubric_set = set(rubric_paths)
+    candidates = {path for path in set(proposed.paths()) | set(tree.paths())
+                  if path not in rubric_set and not _same(*landed.listed(path))}
+    candidates |= {f.path for f in snapshots.files if f.path not in rubric_set and landed.both_changed(f)}
     named: dict[str, set[str]] = {}  # path -> the keys naming it: calibration, verdicts
-    for snapshot in (proposed, tree):
-        for path in rubric_paths:
+    for snapshot, paths in ((proposed, rubric_paths if candidates else []), (tree, differing)):
+        for path in paths:  # a rubric the merge writes as the proposed snapshot has it names the same files
             keys = snapshot.rubric_keys(path)
             for key in ("calibration", "verdicts"):
                 if keys.get(key):
                     named.setdefault(keys[key], set()).add(key)
-    for path in sorted(set(named) - set(rubric_paths)):
+    for path in sorted(set(named) - rubric_set):
         message = landed.file_problem(path, named[path])
         if message:
             problems.append(_finding(path, message))
@@ -203,6 +213,22 @@ class _Landing:
         self.s, self.tree, self.name = snapshots, tree, name
         self.rubrics = {c.path: c for c in rubric_changes}
         self.files = {f.path: f for f in snapshots.files}
+        self._listed: dict[str, tuple[TreeEntry | None, TreeEntry | None]] = {}
+
+    def _at(self, sha: str | None, path: str) -> TreeEntry | None:
+        """The entry of a path a tree listing gave (already as git lists it: no check needed)."""
+        if sha is None:
+            return None
+        reader = self.s.reader
+        if isinstance(reader, (GitReader, RestReader)):
+            return reader.tree(sha).get(path)
+        return reader.entry(sha, path)
+
+    def listed(self, path: str) -> tuple[TreeEntry | None, TreeEntry | None]:
+        """The entries of a path a tree listed (a rubric), in the proposed snapshot and the merge."""
+        if path not in self._listed:
+            self._listed[path] = (self._at(self.s.proposed.commit_of(path), path), self._at(self.tree.sha, path))
+        return self._listed[path]
 
     def _entries(self, path: str) -> tuple[TreeEntry | None, TreeEntry | None] | None:
         try:
@@ -210,19 +236,16 @@ class _Landing:
         except InputError:
             return None  # a path no file can have: the rubric naming it is an input error where it is gated
 
-    def _both_changed(self, change: ChangedFile | None) -> bool:
+    def both_changed(self, change: ChangedFile | None) -> bool:
         """The PR changed the file and the base branch changed it too since the merge base."""
-        if change is None or change.status == "added" or not self.s.tip_moved:
+        if change is None or change.status in ("added", "removed") or not self.s.tip_moved:
             return False
-        return not _same(self.s.merge_base.entry(change.base_path), self.s.tip.entry(change.base_path))
+        return not _same(self._at(self.s.merge_base.sha, change.base_path), self._at(self.s.tip.sha, change.base_path))
 
     def rubric_problem(self, path: str) -> str | None:
-        entries = self._entries(path)
-        if entries is None:
-            return None
-        at_proposed, at_merge = entries
+        at_proposed, at_merge = self.listed(path)
         change = self.rubrics.get(path)
-        modeled = change is not None and change.status != "removed" and self._both_changed(change)
+        modeled = self.both_changed(change)
         if not modeled and _same(at_proposed, at_merge):
             return None  # the reviewed file itself lands
         where = f"{self.name} writes `{path}`"
@@ -268,21 +291,36 @@ class _Landing:
         if entries is None:
             return None
         at_proposed, at_merge = entries
-        if _same(at_proposed, at_merge):
-            return None
         change = self.files.get(path) or next((f for f in self.s.files if f.previous == path), None)
-        if at_merge is not None and self._both_changed(change):
+        both = self.both_changed(change)
+        if not both and _same(at_proposed, at_merge):
+            return None
+        if at_merge is not None and change is not None and both:
             try:
                 if "calibration" in kinds:
                     self.tree.calibration(path)
                 if "verdicts" in kinds:
-                    self.tree.verdicts(path)
+                    return self._record_problem(path, change)
             except InputError as exc:
                 return f"{self.name} writes `{path}` as a file that does not load ({exc.what}): {REBASE}"
             return None
         side = "the head" if change is not None else "the base tip"
         what = "deletes" if at_merge is None else "writes"
         return f"{self.name} {what} `{path}` other than the gate read it (as {side} has it) {UNSEEN}: {REBASE}"
+
+
+    def _record_problem(self, path: str, change: ChangedFile) -> str | None:
+        """A verdict file both sides changed: the gate reviewed the record the merge leaves as the
+        tip's lines, then the lines the PR appended (`guard.merged_record`); every lookup must read
+        the merge's file alike. A PR that did more than append was asked to rebase already."""
+        landed = self.tree.verdicts(path)
+        base, tip = self.s.merge_base.verdicts(change.base_path), self.s.tip.verdicts(change.base_path)
+        head = self.s.head.verdicts(path)
+        expected = merged_record(base, head, tip) if base is not None and tip is not None and head is not None else None
+        if landed is None or expected is None or landed.differing_lines(expected) == ((), ()):
+            return None
+        return (f"{self.name} writes `{path}` with a record that reads otherwise than the one the gate reviewed (the "
+                f"base tip's lines, then the PR's) {UNSEEN}: {REBASE}")
 
 
 def landing_problems(workspace: Path, pr: PullRequest, reader: FileReader, snapshots: Snapshots,
