@@ -277,7 +277,7 @@ def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: S
     def boom(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(gating_module, "gate_standard", boom)
+    monkeypatch.setattr(gating_module, "diff_snapshots", boom)
     logs = scenario.tmp / "logs"
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head, env_extra={"RUNNER_TEMP": str(logs)})

@@ -7,16 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.cli import example_check
+
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["check", "--base", "rubrics/cloud-security-review.yaml", "--head", "examples/drifting-revision.yaml"]
 
 
 def _run(columns: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    if columns is not None:
-        env["COLUMNS"] = columns
-    proc = subprocess.run([sys.executable, "-m", "rubric_gate", *ARGS], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
+    proc = example_check(ARGS[4], columns=columns)  # each width run once for the session
     assert proc.returncode == 1, proc.stderr
     return proc.stdout
 
@@ -43,8 +41,7 @@ def test_piped_output_keeps_each_line_whole() -> None:
 
 def test_accepted_changes_say_accepted_once() -> None:
     out = _run(None)
-    sound = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", ARGS[2], "--head",
-                            "examples/sound-revision.yaml"], cwd=ROOT, capture_output=True, text=True, check=False)
+    sound = example_check("examples/sound-revision.yaml")
     assert sound.returncode == 0, sound.stderr
     accepted = [line for line in sound.stdout.splitlines() if line.strip().startswith("accepted")]
     assert accepted and all(line.count("accepted") == 1 for line in accepted)
@@ -94,6 +91,10 @@ def test_in_an_80_column_terminal_ids_stay_whole_and_rates_stay_in_their_columns
     row = next(i for i, line in enumerate(lines) if line.startswith("correct passed"))
     assert lines[row].split()[2:] == ["90.9%", "(20/22)", "0.0%", "(0/22)", "90.9%", "(20/22)"]
     assert lines[row + 1].split() == ["CI", "72-97%", "CI", "0-15%", "CI", "72-97%"]
+    # A rubric's name breaks before its parenthesis, not inside it ("base (version" over "3)").
+    header = next(line for line in lines if line.startswith("Rate "))
+    assert header.split()[1:] == ["(version", "3)", "(version", "4)", "rejected)"], header
+    assert not any(line.rstrip().endswith("(version") for line in lines)
     # Nothing the terminal wraps restarts at column 0: a continuation is indented under its text.
     starts = ("rubric-gate:", "  ", "note:", "to pass:", "frozen:", "per check", "Check", "Rate", "─", "paired:", "how sure:",
               "correct passed", "flawed caught", "unplanned caught", "predicted", "passed", *(c for c in (

@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rubric_gate.action.cache import VerdictCache
-from rubric_gate.action.judging import CallBudget, JudgeBackend, load_backend
+from rubric_gate.action.judging import JudgeBackend, load_backend
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.errors import RubricGateError
 from rubric_gate.guard import FullKey, confirmation_keys, confirmed_at
 from rubric_gate.guard.verdicts import ChangedAnswer, ItemRef
 from rubric_gate.rubric import Check, Rubric, normalize_text
+from rubric_gate.service import CallBudget
 from rubric_gate.verdicts import VerdictStore
 
 

@@ -35,7 +35,7 @@ from rubric_gate.service import (
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
 
-__all__ = ["UNREADABLE_BASE", "GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
+__all__ = ["GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
               "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")

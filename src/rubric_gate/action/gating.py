@@ -7,7 +7,7 @@ are what `action.decide` decides on; `rubric-gate preview` calls `gate_changes` 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from github import GithubException
 from github.Repository import Repository
@@ -17,7 +17,6 @@ from rubric_gate.action.changed import (
     ChangedFile,
     changed_via_git,
     changed_via_rest,
-    git_merge_problems,
     merge_base_via_git,
     merge_base_via_rest,
     rubric_changes,
@@ -29,16 +28,18 @@ from rubric_gate.action.confirm import LiveConfirmer
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gate_file import GateSettings, RubricOutcome, gate_file
 from rubric_gate.action.gather import current_base
-from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget, JudgeBackend, load_backend
+from rubric_gate.action.judging import SECRET_VARIABLES, JudgeBackend, load_backend
+from rubric_gate.action.merge_check import landing_problems
 from rubric_gate.action.outputs import command
 from rubric_gate.action.pairing import pair_rewrites
 from rubric_gate.action.provenance import base_branch_cache, base_ref_of
-from rubric_gate.action.snapshot import Snapshots, load_snapshots
+from rubric_gate.action.snapshot import Snapshots, diff_snapshots, load_snapshots
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
-from rubric_gate.action.standard import StandardFinding, gate_standard
+from rubric_gate.action.standard import StandardFinding, findings_of
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
+from rubric_gate.boundary.differences import Difference
 from rubric_gate.errors import InputError
-from rubric_gate.service import GateRequest, RequestError
+from rubric_gate.service import CallBudget, GateRequest, RequestError
 from rubric_gate.tuning import env_number
 
 
@@ -51,7 +52,8 @@ class GatedPull:
     merge_base: str
     changes: list[ChangedFile]
     outcomes: list[RubricOutcome]
-    standard: list[StandardFinding]
+    standard: list[StandardFinding]  # the diff's findings, then the merge's (`action.merge_check`)
+    differences: list[Difference] = field(default_factory=list)  # every one the diff classified
 
     @property
     def failing(self) -> list[RubricOutcome | StandardFinding]:
@@ -88,14 +90,14 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     # the line's full key (`action.confirm`); the restored verdict cache never confirms one.
     confirms = LiveConfirmer(tuple(dict.fromkeys((*config.judges, *specs))), cache, budget,
                              concurrency=config.concurrency, notices=notices)
-    standard = gate_standard(snapshots, config.rubric_globs, changes, confirms)
-    if reader.kind == "git":
-        # The gate reviews a model of the merge (check by check, from one merge base): where git's
-        # own merge differs from it, the PR fails (the override covers it, a reviewer's call).
-        rubric_paths = [c.path for c in changes if c.status != "removed"]
-        standard += [StandardFinding(path, (), message, True) for path, message in
-                     git_merge_problems(config.workspace, pr.base_sha, pr.head_sha, rubric_paths)]
-    return GatedPull(pr, reader, gate_base, changes, outcomes, standard)
+    # Every difference of the classified diff is kept for report.json; the comment reads findings.
+    differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms)
+    standard = findings_of(differences)
+    # The gate reviews a model of the merge (check by check, from one merge base): where the merge
+    # git or GitHub writes differs from it, the PR fails (the override covers it, a reviewer's call).
+    standard += landing_problems(config.workspace, pr, reader, snapshots, changes, config.rubric_globs,
+                                 changes_facts=bool(changes or differences))
+    return GatedPull(pr, reader, gate_base, changes, outcomes, standard, differences)
 
 
 def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile], str]:
