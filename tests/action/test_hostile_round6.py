@@ -63,11 +63,13 @@ def _not_green(scenario: Scenario, head: str, **kwargs) -> Result:
     return result
 
 
+# Closed (evidence): a PR's run reads none of the verdicts `actions/cache` restored; the base
+# branch's cache is read as an artifact of a push run on it (`action.provenance`). The batch
+# journal travels in the same directory and is still read:
 PLANTED_CACHE = pytest.mark.xfail(strict=True, reason=(
     "route: a PR-scoped verdict cache another workflow of the PR saved (restore-keys pick the PR scope's newest) "
-    "is read as the configured judge's answers, so a planted keyed line shares a catch, hides a catch or hides "
-    "blame: in a PR run the restored cache may only reject (or be re-judged where it would excuse) "
-    "(owner: evidence)"))
+    "holds the batch journal, which says which request's answer is which pair; a swapped journal files one "
+    "pair's answer as another's (owner: evidence)"))
 
 
 def _cache_file(scenario: Scenario) -> Path:
@@ -94,21 +96,18 @@ class TestPlantedCache:
     configured judge's (judge, prompt, task, item content) is, to the action, an answer that judge
     gave: it must only ever make the gate stricter."""
 
-    @PLANTED_CACHE
     def test_a_planted_keyed_catch_does_not_excuse_a_deletion(self, scenario: Scenario) -> None:
         inputs = _judged(scenario)
         _plant_cache(scenario, _keyed("B", "R1", "no"))
         head = scenario.git.commit(DELETE_A, "delete A")
         _rejected(scenario, head, **inputs)
 
-    @PLANTED_CACHE
     def test_a_planted_keyed_yes_for_the_deleted_check_does_not_hide_its_catch(self, scenario: Scenario) -> None:
         inputs = _judged(scenario)
         _plant_cache(scenario, _keyed("A", "R1", "yes") + _keyed("A", "R2", "yes"))
         head = scenario.git.commit(DELETE_A, "delete A")
         _rejected(scenario, head, **inputs)
 
-    @PLANTED_CACHE
     def test_planted_answers_for_an_added_check_do_not_hide_its_blame(self, scenario: Scenario) -> None:
         """X, added, really answers no on the correct R4 (the judge says so); the cache says yes."""
         def judge(prompt: str) -> str:
@@ -132,7 +131,6 @@ class TestPlantedCache:
         head = scenario.git.commit({VERDICTS: record}, "B no on R1")
         _rejected(scenario, head, **inputs)
 
-    @PLANTED_CACHE
     def test_a_planted_answer_with_a_deletion_does_not_excuse_the_flip_it_needs(self, scenario: Scenario) -> None:
         """As above, and A deleted: the judge now scores every check at the base, and the planted
         line is what it "answered" for (B, R1)."""
@@ -144,7 +142,6 @@ class TestPlantedCache:
         head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "B no on R1; delete A")
         _rejected(scenario, head, **inputs)
 
-    @PLANTED_CACHE
     def test_a_planted_panel_member_answer(self, scenario: Scenario) -> None:
         """A panel of two: the planted line answers for the second member."""
         second = "openai:fake-model-2"
@@ -155,7 +152,6 @@ class TestPlantedCache:
         head = scenario.git.commit(DELETE_A, "delete A")
         _rejected(scenario, head, **inputs)
 
-    @PLANTED_CACHE
     def test_planted_later_samples(self, scenario: Scenario) -> None:
         inputs = _judged(scenario)
         _plant_cache(scenario, "".join(_keyed("B", "R1", "no", sample=s) for s in (0, 1, 2)))
@@ -169,8 +165,6 @@ class TestPlantedCache:
         _rejected(scenario, head, fork=True, judge=JUDGE)
 
 
-    @pytest.mark.xfail(strict=True, reason="route: a planted `audits.jsonl` in the restored PR-scoped cache is read as "
-                       "the judge's audit, so a check `audit_rule` rejects passes (owner: evidence)")
     def test_a_planted_audit_does_not_pass_the_audit_rule(self, scenario: Scenario) -> None:
         """With `audit_rule`, an added check the audit finds unsound is rejected. The audit's
         answers are cached beside the verdicts (`audits.jsonl`), keyed by model, prompt, text and
@@ -1000,11 +994,12 @@ class TestSharedEvidence:
 
     def test_a_flip_in_the_shared_record_excused_under_one_task_only(self, scenario: Scenario) -> None:
         """The judge re-judges (B, R1) under demo's task ("no": it was wrong) but other.yaml reads
-        the same keyless line under its own task."""
+        the same keyless line under its own task, where the judge keeps "yes" (the pair is re-judged
+        under every task reading the file, so a judge that agreed under both would excuse it)."""
         self._other_on_main(scenario, ["B", "E"])
 
         def judge(prompt: str) -> str:
-            if TEXTS["B"] in prompt and "review R1" in prompt:
+            if TEXTS["B"] in prompt and "review R1" in prompt and TASK in prompt:
                 return "no"
             return _truthful_judge(prompt)
 

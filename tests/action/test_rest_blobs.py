@@ -127,7 +127,9 @@ def test_bytes_that_are_not_the_listed_blob_stop_the_run_and_are_never_indexed(s
     assert result.code == 2, result.stderr  # not decided: the store could not be read
     (rubric,) = result.report()["rubrics"]
     size = len(scenario.git("show", f"{head}:{VERDICTS}")) + 1
-    assert rubric["error"] == (f"{head[:7]}:{VERDICTS}: the GitHub API sent {size:,} bytes that are not blob "
+    # The base's store does not load, so the rubric is scored as new, on the proposed snapshot:
+    # the file this PR does not change is read at the base tip, and the error names that commit.
+    assert rubric["error"] == (f"{scenario.base_sha[:7]}:{VERDICTS}: the GitHub API sent {size:,} bytes that are not blob "
                                f"{blob[:12]} ({size:,} bytes); re-run the job")
     assert f"::error::{RUBRIC}: {rubric['error']}" in result.stdout.splitlines()
     assert "Traceback" not in result.stdout + result.stderr

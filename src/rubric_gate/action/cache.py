@@ -95,7 +95,8 @@ class VerdictCache:
             from rubric_gate.audit import AuditStore
 
             if not self._restored_trusted:  # restored with the verdicts, from the same scope: not read
-                self._audits = AuditStore()
+                path = self.directory / "audits.jsonl"
+                self._audits = AuditStore(path, str(path))  # (what this run audits is still appended)
                 return self._audits
 
             path = self.directory / "audits.jsonl"
