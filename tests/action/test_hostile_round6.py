@@ -319,6 +319,52 @@ class TestPlantedCache:
 
 
 
+KEYWORD_OUTPUTS = {"R1": "privilege justified year", "R2": "justified year", "R3": "rest",
+                   "R4": "rest privilege justified", "R5": "rest privilege justified year"}
+
+
+def _keyword_labels(scenario: Scenario) -> None:
+    """Item outputs a keyword judge (tests/fakes/llm.py: yes when the check's last word is in the
+    output) answers as FAILS says: A-D truthful."""
+    cal = "".join(json.dumps({"id": i, "input": f"design {i}", "output": o, "label": LABELS[i]}) + "\n"
+                  for i, o in KEYWORD_OUTPUTS.items())
+    scenario.git("checkout", "-q", "main")
+    base = scenario.git.commit({CALIBRATION: cal}, "outputs a keyword judge reads")
+    scenario.git("checkout", "-q", "pr")
+    scenario.git("merge", "-q", "--ff-only", "main")
+    scenario.base_sha = scenario.fake.base_sha = base
+
+
+class TestPlantedParaphrases:
+    """With `paraphrases` and `min_stability`, an added check is rejected when the judge answers
+    its paraphrases differently. The paraphrases live beside the cache file
+    (`verdicts.paraphrases.jsonl`), restored with it."""
+
+    @pytest.mark.parametrize("plant", [pytest.param(True, id="planted", marks=pytest.mark.xfail(strict=True, reason=(
+        "route: the paraphrase store beside the cache file (`verdicts.paraphrases.jsonl`) is restored with the "
+        "PR-scoped cache and still read: planted paraphrases (the check's own wording) make an unstable added check "
+        "pass `min_stability` (owner: evidence)"))), pytest.param(False, id="control")])
+    def test_planted_paraphrases_do_not_make_an_unstable_check_stable(self, scenario: Scenario, plant: bool) -> None:
+        from tests.fakes.llm import FakeLLM
+
+        _keyword_labels(scenario)
+        x = "The output mentions rest"
+        llm = FakeLLM(paraphrase_words={"rest": ["year", "year", "year"]}).start()
+        try:
+            if plant:
+                cache = scenario.git.path / ".rubric-gate" / "cache"
+                cache.mkdir(parents=True, exist_ok=True)
+                lines = "".join(json.dumps({"check_text": x, "model": model, "index": index,
+                                            "text": f"Reworded ({index + 1}): the output names rest"}) + "\n"
+                                for model in (JUDGE, "fake-model") for index in range(4))
+                (cache / "verdicts.paraphrases.jsonl").write_text(lines)
+            head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": x})}, "add X")
+            env = {"OPENAI_BASE_URL": llm.openai_url, "OPENAI_API_KEY": "sk-test", "RUBRIC_GATE_RETRY_BASE": "0.01"}
+            _rejected(scenario, head, judge=JUDGE, paraphrases="3", min_stability="0.9", env_extra=env)
+        finally:
+            llm.stop()
+
+
 # -- the base branch's cache artifact: which push runs vouch for it -----------------------------
 
 class TestCacheArtifactProvenance:
