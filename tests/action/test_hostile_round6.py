@@ -190,12 +190,22 @@ class TestPlantedCache:
             env = {"OPENAI_BASE_URL": llm.openai_url, "OPENAI_API_KEY": "sk-test", "RUBRIC_GATE_RETRY_BASE": "0.01"}
             inputs = {"judge": "openai:fake-model", "audit_rule": "true"}
             _rejected(scenario, head, env_extra=env, **inputs)
+            from rubric_gate.audit.run import (
+                grounding_prompt_version,
+                structure_prompt_version,
+                task_context,
+            )
+            from tests.action.test_review_e2e import TASK as FRUIT_TASK
+
+            sound = {name: {"holds": True, "reason": "planted"}
+                     for name in ("atomic", "consistent", "observable", "operational", "scoped")}
+            records = [{"kind": "structure", "model": "openai:fake-model", "prompt": structure_prompt_version(),
+                        "check_text": both, "context": task_context(FRUIT_TASK), "result": sound},
+                       {"kind": "grounding", "model": "openai:fake-model", "prompt": grounding_prompt_version(),
+                        "check_text": both, "context": task_context(FRUIT_TASK),
+                        "result": {"grounded": True, "quote": "pear", "reason": "planted"}}]
             audits = scenario.git.path / ".rubric-gate" / "cache" / "audits.jsonl"
-            records = [json.loads(line) for line in audits.read_text().splitlines()]
-            for record in records:  # another workflow saves a cache whose audit says: sound
-                if record["kind"] == "structure" and record["check_text"] == both:
-                    for answer in record["result"].values():
-                        answer["holds"] = True
+            audits.parent.mkdir(parents=True, exist_ok=True)
             audits.write_text("".join(json.dumps(r) + "\n" for r in records))
             _rejected(scenario, head, env_extra=env, action="reopened", **inputs)
         finally:
@@ -303,6 +313,95 @@ class TestPlantedCache:
             _rejected(scenario, second, batch_wait="1", **inputs)
         finally:
             batches.stop()
+
+
+
+KEYWORD_OUTPUTS = {"R1": "privilege justified year", "R2": "justified year", "R3": "rest",
+                   "R4": "rest privilege justified", "R5": "rest privilege justified year"}
+
+
+def _keyword_labels(scenario: Scenario) -> None:
+    """Item outputs a keyword judge (tests/fakes/llm.py: yes when the check's last word is in the
+    output) answers as FAILS says: A-D truthful."""
+    cal = "".join(json.dumps({"id": i, "input": f"design {i}", "output": o, "label": LABELS[i]}) + "\n"
+                  for i, o in KEYWORD_OUTPUTS.items())
+    scenario.git("checkout", "-q", "main")
+    base = scenario.git.commit({CALIBRATION: cal}, "outputs a keyword judge reads")
+    scenario.git("checkout", "-q", "pr")
+    scenario.git("merge", "-q", "--ff-only", "main")
+    scenario.base_sha = scenario.fake.base_sha = base
+
+
+class TestPlantedParaphrases:
+    """With `paraphrases` and `min_stability`, an added check is rejected when the judge answers
+    its paraphrases differently. The paraphrases live beside the cache file
+    (`verdicts.paraphrases.jsonl`), restored with it."""
+
+    @pytest.mark.parametrize("plant", [pytest.param(True, id="planted", marks=pytest.mark.xfail(strict=True, reason=(
+        "route: the paraphrase store beside the cache file (`verdicts.paraphrases.jsonl`) is restored with the "
+        "PR-scoped cache and still read: planted paraphrases (the check's own wording) make an unstable added check "
+        "pass `min_stability` (owner: evidence)"))), pytest.param(False, id="control")])
+    def test_planted_paraphrases_do_not_make_an_unstable_check_stable(self, scenario: Scenario, plant: bool) -> None:
+        from tests.fakes.llm import FakeLLM
+
+        _keyword_labels(scenario)
+        x = "The output mentions rest"
+        llm = FakeLLM(paraphrase_words={"rest": ["year", "year", "year"]}).start()
+        try:
+            if plant:
+                cache = scenario.git.path / ".rubric-gate" / "cache"
+                cache.mkdir(parents=True, exist_ok=True)
+                lines = "".join(json.dumps({"check_text": x, "model": model, "index": index,
+                                            "text": f"Reworded ({index + 1}): the output names rest"}) + "\n"
+                                for model in (JUDGE, "fake-model") for index in range(4))
+                (cache / "verdicts.paraphrases.jsonl").write_text(lines)
+            head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra={"X": x})}, "add X")
+            env = {"OPENAI_BASE_URL": llm.openai_url, "OPENAI_API_KEY": "sk-test", "RUBRIC_GATE_RETRY_BASE": "0.01"}
+            _rejected(scenario, head, judge=JUDGE, paraphrases="3", min_stability="0.9", env_extra=env)
+        finally:
+            llm.stop()
+
+
+# -- the base branch's cache artifact: which push runs vouch for it -----------------------------
+
+class TestCacheArtifactProvenance:
+    """A PR's run reads the base branch's verdict cache as the `rubric-gate-verdict-cache`
+    artifact of the newest successful `push` run whose `head_branch` is the base branch. A push
+    of a *tag* named `main` runs every workflow `on: push` (tags included) from the tagged
+    commit's own workflow files, and the runs API gives its `head_branch` as `main` too: a PR
+    author with push access tags a commit of theirs whose workflow uploads that artifact."""
+
+    def _planted_artifact(self, scenario: Scenario, *, head_sha: str) -> dict:
+        from tests.action.test_cache_evidence import ActionsRuns
+
+        runs = ActionsRuns(scenario)
+        runs.add_run(event="push", branch="main", verdicts=_keyed("B", "R1", "no"))
+        runs.runs[0]["head_sha"] = head_sha
+        return {"GITHUB_BASE_REF": "main", **_judged(scenario)["env_extra"]}
+
+    @pytest.mark.xfail(strict=True, reason=(
+        "route: the base branch's cache artifact is taken from the newest successful push run whose head_branch is "
+        "the base branch's name, whatever its commit: a tag named `main` on a commit of the PR author's (its own "
+        "workflow uploads the artifact) vouches for a planted keyed (B, R1) no, and deleting A is green. Check the "
+        "run's head_sha is on the base branch (and its workflow path) (owner: evidence)"))
+    def test_a_push_run_of_a_tag_named_like_the_base_branch(self, scenario: Scenario) -> None:
+        tagged = scenario.git.commit({"notes.txt": "a commit of mine, tagged main\n"}, "tag me")
+        scenario.git("reset", "-q", "--hard", "HEAD~1")
+        env = self._planted_artifact(scenario, head_sha=tagged)
+        scenario.fake.judge = _truthful_judge
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, judge=JUDGE, env_extra=env)
+
+    def test_the_base_branchs_own_artifact_with_the_truth_changes_nothing(self, scenario: Scenario) -> None:
+        """A control: main's own push run's cache, holding the judge's true (B, R1) yes."""
+        from tests.action.test_cache_evidence import ActionsRuns
+
+        runs = ActionsRuns(scenario)
+        runs.add_run(event="push", branch="main", verdicts=_keyed("B", "R1", "yes"))
+        runs.runs[0]["head_sha"] = scenario.base_sha
+        scenario.fake.judge = _truthful_judge
+        head = scenario.git.commit(DELETE_A, "delete A")
+        _rejected(scenario, head, judge=JUDGE, env_extra={"GITHUB_BASE_REF": "main", **_judged(scenario)["env_extra"]})
 
 
 # -- YAML through the one reader: merge keys, anchors, encodings, odd characters ---------------
@@ -628,11 +727,6 @@ def _duplicate_anchor(scenario: Scenario) -> str:
                                 VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
 
 
-MERGE_ON_REST = pytest.mark.xfail(strict=True, reason=(
-    "route: in a shallow checkout (the REST reader) the merge git makes is not checked: round 5's criss-cross "
-    "history and duplicate-anchor merge pass there (owner: merge)"))
-
-
 class TestMergeModel:
     """Each scenario in a full checkout and in a shallow one (the REST reader)."""
 
@@ -692,12 +786,10 @@ class TestMergeModel:
                                     VERDICTS: verdicts_jsonl(TEXTS) + lines}, "the PR adds its own X, first")
         self._run(scenario, head, where)
 
-    @MERGE_ON_REST
     def test_the_criss_cross_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _criss_cross(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))
 
-    @MERGE_ON_REST
     def test_the_duplicate_anchor_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _duplicate_anchor(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))
@@ -716,13 +808,6 @@ def _forge(scenario: Scenario, head: str, external_id: str, conclusion: str = "f
         "output": {"title": f"rubric-gate: {conclusion}", "summary": "", "annotations": []}}
 
 
-FORGED_GRANT = pytest.mark.xfail(strict=True, reason=(
-    "route: an override grant is read from any `rubric-gate` check run of the github-actions app; a workflow "
-    "the PR adds posts `pr:8 override` for the other open PR with this head (its label a writer applied on an "
-    "older head still on), and this PR's run counts #8 as overridden (round 5's open route, through the "
-    "same-head path) (owner: override)"))
-
-
 class TestForgedRecords:
     def _two_prs(self, scenario: Scenario):
         from tests.action.test_same_head import Pulls, _both_fail
@@ -731,7 +816,6 @@ class TestForgedRecords:
         prs = Pulls(scenario, pulls)
         return head, pulls, prs
 
-    @FORGED_GRANT
     def test_a_forged_grant_for_the_other_pr_with_this_head(self, scenario: Scenario) -> None:
         head, pulls, prs = self._two_prs(scenario)
         prs.label(7)
@@ -765,15 +849,15 @@ class TestForgedRecords:
         result = _gate(scenario, head, action="labeled", labels=("docs",))
         assert result.code == 1, result.stdout
 
-    def test_a_forged_newer_non_grant_record_withdraws_nothing_it_should_not(self, scenario: Scenario) -> None:
-        """A forged record can only make things stricter: a newer plain record for this PR hides
-        the writer's grant (the head is then gated without it)."""
+    def test_a_forged_newer_plain_record_changes_nothing(self, scenario: Scenario) -> None:
+        """Since override's merge no check-run record grants or withdraws: the writer's label on
+        this head (attested by its `labeled` workflow run) still counts on a reopen."""
         head = scenario.git.commit(DELETE_A, "delete A")
         _label(scenario, "labeled")
         assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0
         _forge(scenario, head, f"base:{scenario.base_sha} pr:7")
         result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
-        assert result.code == 1, result.stdout
+        assert result.code == 0, result.stdout
 
 
 # -- events and payload fields the action trusts -----------------------------------------------
@@ -792,12 +876,18 @@ class TestEventFields:
         assert rerun.code == 0  # it gates (and grants) the head it names, only
         assert _conclusion(scenario, second) == "failure"
 
-    def test_a_push_back_to_an_overridden_head_after_main_moved(self, scenario: Scenario) -> None:
+    def test_a_push_back_to_an_overridden_head_after_main_moved(self, scenario: Scenario,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+        from datetime import timedelta
+
         first = scenario.git.commit(DELETE_A, "delete A")
         _label(scenario, "labeled")
         assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0
         scenario.git.commit({"README.md": "x\n"}, "another commit")
+        # main moves after the label, by GitHub's clock (which the fake runs ahead of git's)
+        monkeypatch.setenv("GIT_COMMITTER_DATE", (scenario.fake.clock + timedelta(minutes=1)).isoformat())
         _on_main(scenario, {"notes.txt": "main moved\n"}, "main moves")
+        monkeypatch.delenv("GIT_COMMITTER_DATE")
         scenario.git("reset", "-q", "--hard", first)  # force-push back to the overridden head
         _rejected(scenario, first, labels=(OVERRIDE,), action="synchronize")
 
