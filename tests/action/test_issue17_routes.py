@@ -119,50 +119,47 @@ def test_a_check_text_that_closes_its_fence_reaches_the_judge_as_data(scenario: 
         assert _tags(prompt, "check") == 2 and _tags(prompt, "task") == 2, prompt
 
 
-# -- a torn tail in the action's audit cache --------------------------------------------------------
+# -- a torn tail in the audit store ---------------------------------------------------------------
 
-def test_a_torn_last_line_in_the_audit_cache_does_not_turn_later_runs_red(scenario: Scenario) -> None:
-    """A save cut short leaves half a line at the end of `audits.jsonl`: the next run's append
-    used to end it with a newline, a bad line mid-file, and every later run's load failed."""
-    from tests.action.test_review_e2e import FRESH, ITEMS, _rubric
+def test_a_torn_last_line_in_the_audit_store_does_not_turn_later_runs_red(tmp_path: Path, monkeypatch,
+                                                                         capsys) -> None:
+    """A save cut short leaves half a line at the end of the audits: the next append used to end it
+    with a newline, a bad line mid-file, and every later run's load failed. Through `rubric-gate check
+    --audit` (the action's PR runs keep their audits in memory since cf2f664: a restored audit cache
+    is not read there, `TestPlantedCache` in round 6)."""
+    from rubric_gate.audit import AuditStore
+    from tests.audit.conftest import write_items, write_rubric
+    from tests.audit.test_check_audit import BASE, ITEMS, JUDGE
     from tests.fakes.audit_llm import FakeAuditLLM
+    from tests.fakes.llm import serve_to_sdks
+    from tests.support.cli import run_cli
 
-    llm = FakeAuditLLM().start()
+    served = serve_to_sdks(FakeAuditLLM(), monkeypatch)
+    next(served)
     try:
-        scenario.git("checkout", "-q", "main")
-        base = scenario.git.commit({
-            "rubrics/demo.yaml": None,
-            "rubrics/fruit.yaml": _rubric([("apple", "The output mentions apple"), ("pear", "The output mentions pear")]),
-            "calibration/fruit.jsonl": "".join(json.dumps({"id": i, "input": f"basket {i}", "output": o, "label": lab})
-                                               + "\n" for i, o, lab in ITEMS)}, "fruit rubric")
-        scenario.git("checkout", "-q", "pr")
-        scenario.git("merge", "-q", "--ff-only", "main")
-        scenario.base_sha = scenario.fake.base_sha = base
-        env = {"OPENAI_BASE_URL": llm.openai_url, "OPENAI_API_KEY": "sk-test", "RUBRIC_GATE_RETRY_BASE": "0.01"}
-        first_head = scenario.git.commit({"rubrics/fruit.yaml": _rubric([
-            ("apple", "The output mentions apple"), ("pear", "The output mentions pear"), ("fresh", FRESH)])},
-            "add fresh")
-        first = scenario.run(first_head, env_extra=env, judge="openai:fake-model", audit="true")
-        assert first.code == 1, first.stdout + first.stderr  # FRESH fails the correct item c1
-        audits = scenario.git.path / ".rubric-gate" / "cache" / "audits.jsonl"
+        monkeypatch.chdir(tmp_path)
+        write_rubric(tmp_path / "base.yaml", BASE)
+        write_items(tmp_path / "cal.jsonl", ITEMS)
+
+        def check(*added: tuple[str, str]) -> tuple[int, str]:
+            write_rubric(tmp_path / "rubric.yaml", [*BASE, *added])
+            code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
+                                   "--judge", JUDGE, "--audit", "--format", "json")
+            return code, err
+
+        code, err = check(("plum", "The output mentions plum"))
+        assert code in (0, 1), err
+        audits = tmp_path / "verdicts.audits.jsonl"
         whole = audits.read_text()
         assert whole.count("\n") >= 2, whole
         audits.write_text(whole + whole.splitlines()[0][:40])  # a save cut short mid-line
-        outcomes = []
-        for checks in ([("both", "The output mentions apple and pear")], [("plum", "The output mentions plum")]):
-            head = scenario.git.commit({"rubrics/fruit.yaml": _rubric([
-                ("apple", "The output mentions apple"), ("pear", "The output mentions pear"), *checks])}, "another")
-            outcomes.append(scenario.run(head, env_extra=env, judge="openai:fake-model", audit="true"))
-        for result in outcomes:
-            log = result.stdout + result.stderr
-            assert result.code in (0, 1) and "Traceback" not in log, log
-            assert "audit cache did not load" not in log, log
-        assert not list(audits.parent.glob("audits.jsonl.damaged-*"))
-        from rubric_gate.audit import AuditStore
-
+        for added in (("kiwi", "The output mentions kiwi"), ("fig", "The output mentions fig")):
+            code, err = check(("plum", "The output mentions plum"), added)
+            assert code in (0, 1) and "Traceback" not in err, err
+            assert "did not load" not in err and "malformed" not in err, err
         assert len(AuditStore.load(audits)) > whole.count("\n")  # every whole line kept, later audits added
     finally:
-        llm.stop()
+        next(served, None)
 
 
 # -- new rubrics: the configured judge only, within a finite budget by default ------------------------
@@ -185,14 +182,18 @@ def test_the_default_judge_call_budget_is_finite_and_refuses_before_the_first_ca
 # -- a verdict is keyed by the judge that gave it -------------------------------------------------
 
 def test_verdicts_another_model_gave_are_not_reused_for_the_configured_one(scenario: Scenario) -> None:
-    """The push warm-up judged every pair with model `a`; a PR run configured with `b` reuses none
-    of them (a lenient `a` cannot decide `b`'s gate), and a run with `a` again reuses them all."""
+    """The push warm-up judged every pair with model `a` (its cache published as the push run's
+    artifact); a PR run configured with `b` reuses none of them (a lenient `a` cannot decide `b`'s
+    gate), and a run with `a` reuses them all."""
     scenario.fake.judge = _truth
     env = _judge_env(scenario)
     scenario.git("checkout", "-q", "main")
     push = scenario.run(scenario.base_sha, judge="openai:a", event_name="push",
                         env_extra={**env, "GITHUB_SHA": scenario.base_sha})
     assert push.code == 0 and scenario.fake.judge_calls == 20, push.stdout + push.stderr
+    from tests.action.test_cache_evidence import publish_warm_cache
+
+    env.update(publish_warm_cache(scenario))  # the push run's cache artifact, which a PR's run reads
     scenario.git("checkout", "-q", "pr")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
     other = scenario.run(head, judge="openai:b", env_extra=env)
@@ -305,13 +306,8 @@ def test_the_repair_suggestions_read_check_lines_through_the_one_reader() -> Non
     assert "src/rubric_gate/repair/yaml_spans.py" not in _yaml_reads()
 
 
-# -- routes still open (strict xfails: each flips when closed) -----------------------------------
+# -- the verdict cache a PR's run restores is no evidence ------------------------------------------
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "open: a verdict cache restored into the workspace is read as the configured judge's own answers, but in a PR "
-    "run `actions/cache` restores the PR's own scope first, which any workflow running on the PR (one it adds) "
-    "can save into; a forged line keyed to the judge, prompt, task and item makes B share A's catch (action/cache.py "
-    "is the evidence engineer's)"))
 def test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion(scenario: Scenario) -> None:
     from tests.action.test_hostile_round4 import _judged, _keyed
 
@@ -366,6 +362,8 @@ SH = "tests/action/test_same_head.py::"
 IN = "tests/action/test_integrity.py::"
 
 ROUTES: dict[str, list[str]] = {
+    "the override record another workflow posts on a new head": [
+        H5 + "TestStandingResult::test_an_override_record_another_workflow_posted_on_a_new_head"],
     "Untrusted input (PR-scoped caches): the parsed-blob index that travels with the cache": [
         I17 + "test_a_pr_scoped_cache_cannot_rewrite_the_base_record_through_the_blob_index"],
     "1. one YAML parser: the repair suggestions' check spans": [
@@ -428,7 +426,7 @@ ROUTES: dict[str, list[str]] = {
         E + "test_a_pr_retargeted_to_main_is_re_gated"],
     # -- "Smaller things found on the way" --
     "A torn last line in the cache's `audits.jsonl` turns every later run red": [
-        I17 + "test_a_torn_last_line_in_the_audit_cache_does_not_turn_later_runs_red",
+        I17 + "test_a_torn_last_line_in_the_audit_store_does_not_turn_later_runs_red",
         "tests/repair/test_units.py::test_a_torn_last_audit_line_is_cut_before_the_next_append",
         "tests/repair/test_units.py::test_a_damaged_audit_cache_is_moved_aside"],
     "One bad byte in the batch journal: traceback, exit 1, no check run": [
@@ -457,6 +455,8 @@ ROUTES: dict[str, list[str]] = {
         "tests/judges/test_cli.py::test_an_unexpected_exception_in_check_exits_3_and_names_the_traceback_file"],
     "An unexpected exception exits 1: exit 3 for the action": [
         E + "test_an_unexpected_exception_in_the_action_exits_3_with_one_line"],
+    "Untrusted input (PR-scoped caches) can only make the gate stricter (brief; found in this session)": [
+        I17 + "test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion"],
     # -- "The design to build", where an item names a behaviour --
     "1. regular blob only (symlinks, submodules and other modes are input errors)": [
         R + "test_a_calibration_set_or_verdict_file_replaced_by_a_symlink_is_refused",
@@ -508,29 +508,28 @@ ROUTES: dict[str, list[str]] = {
 
 # Routes known open at this commit: strict xfails (checked below to stay strict xfails until closed).
 OPEN: dict[str, list[str]] = {
-    "Untrusted input (PR-scoped caches) can only make the gate stricter": [
-        I17 + "test_a_pr_scoped_cache_with_a_line_keyed_to_the_judge_cannot_excuse_a_deletion"],
     "5. ... the copy-paste workflow listens for it (README's copy)": [
         I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
-    "the override record another workflow posts on a new head": [
-        H5 + "TestStandingResult::test_an_override_record_another_workflow_posted_on_a_new_head"],
 }
 
 # How each sampled route was shown to fail with its fix disabled (a temporary, uncommitted patch of
 # the guard; the test run; what failed). Recorded by the routes engineer in this session.
 # Each: the guard (file: the temporary change) -> the tests run with it, and what they did. The
-# patches are scripted in the session's notes; `git checkout -- <file>` restored each one.
+# patches were scripted (one string replacement each, then `git checkout -- <file>`), run at 353e263
+# and again on main a7defc5 with the same outcome unless said.
 FAIL_FIRST: dict[str, str] = {
     "YAML tags refused": "sources/yaml_lines.py: `_refuse_tags` returns at once -> both tag tests fail (exit 2 "
                          "with PyYAML's own constructor error, not the refusal naming the line)",
     "regular blob only": "action/sources.py: the mode check in `_read_file` off -> symlink rubric [git], symlink "
                          "verdict file and submodule rubric fail (the submodule still reads as an error: its blob "
                          "is missing; the test asserts the refusal)",
-    "task in the verdict key": "verdicts/model.py: `task_hash` returns one constant -> the three helper-rubric tests "
-                               "fail (same run: A accepted; later run: A accepted; warm-up: 20 calls, not 35)",
+    "task in the verdict key": "verdicts/model.py: `task_hash` returns one constant -> the same-run and warm-up "
+                               "helper tests fail (A accepted; 20 calls, not 35); the later-run one still passes "
+                               "on main a7defc5 (a PR's run reads nothing `actions/cache` restored: a second guard)",
     "gate the merge on the base tip": "action/gate_file.py: `_gate_on_tip` not called -> the redundant-pair test "
                                       "fails (PR 2 passes)",
-    "override bound to its head": "action/override.py: `granted_on_head` check off -> the deletion, relabel and "
+    "override bound to its head": "action/override.py: `_attested`'s `head != pr.head_sha` refusal off (on "
+                                  "a7defc5; before: the `granted_on_head` check) -> the deletion, relabel and "
                                   "changed-answer pushes after the label all pass (3 tests fail)",
     "label state read at run time": "action/override.py: the label read from the payload, not the API -> the "
                                     "removed-label re-run and the `unlabeled` run both pass (2 tests fail)",
@@ -555,8 +554,8 @@ FAIL_FIRST: dict[str, str] = {
                                 "`comment.md -> ../.git/config` symlink is left (fails)",
     "verdict_cache collision refused": "action/workspace.py: the output-name loop empty -> "
                                        "`.rubric-gate/verdicts` accepted (fails)",
-    "audit cache tail repaired": "audit/store.py: `_repair_tail` not called -> the next append glues onto the torn "
-                                 "line, a later run warns 'the audit cache did not load' (fails)",
+    "audit store tail repaired": "audit/store.py: `_repair_tail` not called -> the next append glues onto the torn "
+                                 "line and a later run cannot load the audits (fails)",
     "check text normalised before fencing": "judges/prompt.py: the ASCII-only path for every text -> zero-width, "
                                             "fullwidth and soft-hyphen variants reach the judge as a second "
                                             "`</check>` (3 fail; `</ check>` in ASCII still fenced by the pattern)",
@@ -564,6 +563,9 @@ FAIL_FIRST: dict[str, str] = {
                                    "judges instead of refusing (not exit 2; ~60 s of calls) (fails)",
     "the judge in the verdict key": "verdicts/store.py: a keyed lookup matches any judge of the prompt and task -> "
                                     "model b reuses a's 20 verdicts (fails)",
+    "a PR's run reads nothing actions/cache restored": "action/gating.py: `cache.distrust_restored(...)` not "
+                                                        "called -> the planted keyed (B, R1) no shares A's catch, "
+                                                        "exit 0 (fails)",
     "exit 3 for a crash": "errors.py: EXIT_CRASH = 1 -> the action's and `check`'s crash tests both fail (1 != 3)",
 }
 
