@@ -47,7 +47,8 @@ def test_check_passes_a_sound_edit_and_renders_markdown(project: Project) -> Non
     proc = project.run("check", "--base", "HEAD:rubrics/demo.yaml", "--head", "rubrics/demo.yaml", "--format", "markdown")
     assert proc.returncode == 0, proc.stderr
     assert "rubric-gate: PASS" in proc.stdout
-    assert "| `C` | deleted | accepted | hand | no | 0.33 | 0.00 | 0 | 0 | 1 | 0.33 / 0.00 / 0 |" in proc.stdout
+    assert "| `C` | deleted | accepted | holds no unique catch (its credit 0.33 is shared) |" in proc.stdout
+    assert "| `C` | hand | 0.33 | 0.00 | 0 | 0 | 1 | 0.33 / 0.00 / 0 |" in proc.stdout
     text = project.run("check", "--base", "HEAD:rubrics/demo.yaml", "--head", "rubrics/demo.yaml")
     assert text.returncode == 0 and "PASS" in text.stdout
 

@@ -29,14 +29,14 @@ def markdown(capsys: pytest.CaptureFixture[str], *extra: str) -> str:
 
 
 def header(text: str) -> str:
-    return next(line for line in text.splitlines() if line.startswith("| Check |"))
+    return next(line for line in text.splitlines() if line.startswith("| Check | Origin |"))
 
 
 def test_single_judge_comment_has_no_reliability_columns(fake: FakeLLM, project: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     write_base_head(project, ["apple"], ["apple", "pear"])
     text = markdown(capsys, "--judge", TRUTHFUL)
-    assert header(text) == "| Check | Change | Decision | Origin | Frozen | Credit | Blame | Unique catches | Fails correct | Fails flawed | When decided |"
+    assert header(text) == "| Check | Origin | Credit | Blame | Unique catches | Fails correct | Fails flawed | When decided |"
     how_sure = next(line for line in text.splitlines() if line.startswith("**How sure:**"))
     assert "kappa" in how_sure and "MCC" in how_sure and "balanced accuracy" in how_sure
     assert "samples" not in how_sure and "judges" not in how_sure
@@ -49,8 +49,8 @@ def test_unstable_rejection_is_marked(fake: FakeLLM, project: Path, capsys: pyte
     text = markdown(capsys, "--judge", TRUTHFUL, "--samples", "3")
     assert "Flip rate" in header(text) and "Alpha" not in header(text) and "Paraphrase" not in header(text)
     assert "— ⚠ rests on unstable verdicts (samples disagree) on r3" in text
-    pear_row = next(line for line in text.splitlines() if line.startswith("| `pear`"))
-    assert "| 12% |" in pear_row and "| added | **rejected** ⚠ unstable |" in pear_row
+    change_row, figures_row = (line for line in text.splitlines() if line.startswith("| `pear`"))
+    assert "| added | **rejected** ⚠ unstable |" in change_row and "| 12% |" in figures_row
     assert "3 samples per pair: flip rate up to 12% (pear)" in text
     assert "1 decision rests on unstable verdicts" in text
 
@@ -89,7 +89,7 @@ def test_comment_stays_readable_at_30_checks(tmp_path: Path) -> None:
     panel = PanelLookup(items, store, head.rubric, prompt=PROMPT_VERSION, judges=judges, samples=3)
     text = render_markdown(run_panel_check(base, head, panel))
     rows = [line for line in text.splitlines() if line.startswith("| `")]
-    assert len(rows) == 31  # one row per check (30 in head, plus the deleted one)
+    assert len(rows) == 2 + 31  # one per change (an addition, a deletion), then one per check (30 in head + 1)
     assert all(len(line) < 200 for line in rows)
     how_sure = [line for line in text.splitlines() if line.startswith("**How sure:**")]
     assert len(how_sure) == 1 and len(how_sure[0]) < 600

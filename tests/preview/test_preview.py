@@ -250,4 +250,19 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
     code, out, err = preview(scenario.git.path, "--base", "main")
     assert code == 1, out + err
     assert "duplicate anchor" in out, out
-    assert f"- ❌ `{RUBRIC}`: git merges it with the base tip" in out, out  # in the comment, no empty "used by"
+    assert f"- ❌ `{RUBRIC}`: git's merge of the head" in out, out  # in the comment, no empty "used by"
+
+
+def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix(scenario: Scenario) -> None:
+    # Found in the newcomer pass (tmux, 80x24): the terminal cut each note mid-word ("recorded ve"
+    # / "rdicts") and restarted it at column 0.
+    _behind_main_with_rename(scenario)
+    code, _, err = preview(scenario.git.path, "--base", "main", "--head", "pr", env={"COLUMNS": "80"})
+    assert code == 1, err
+    lines = err.rstrip("\n").splitlines()
+    assert max(len(line) for line in lines) < 80
+    assert all(line.startswith(("rubric-gate preview: ", "  ")) for line in lines), lines
+    words = " ".join(line.strip() for line in lines).split()
+    assert "recorded" in words and "verdicts" in words and ".rubric-gate/preview/comment.md," in words
+    _, _, piped = preview(scenario.git.path, "--base", "main", "--head", "pr")
+    assert " ".join(piped.split()) == " ".join(err.split())  # the same words, whole lines when not a terminal

@@ -161,15 +161,21 @@ def test_a_renamed_check_is_one_row_and_the_decision_one_headline(repo: Repo) ->
     text = "".join(document.text)
     assert text.count("FAIL") + text.count("PASS") == 1  # the page's headline only
     cells = [t.strip() for t in document.text]
-    assert cells.count("A-renamed") == 1 + 3 - 1  # one table row; charts of head and gated (base shows A)
+    # a row in each table (the changes, the figures); charts of head and gated (base shows A)
+    assert cells.count("A-renamed") == 2 + 3 - 1
     rows = [a for tag, a in document.tags if tag == "tr"]
-    assert len(rows) == 1 + 2  # header, A-renamed, deleted B (A is not listed a second time)
+    assert len(rows) == 2 * (1 + 2)  # per table: header, A-renamed, deleted B (A is not listed a second time)
 
 
 def test_charts_and_tables_shrink_to_a_narrow_window(repo: Repo) -> None:
     html = render_html(_report(repo, {"B": CHECKS["B"]}))
     assert "svg.chart { max-width: 100%; height: auto; }" in html
     assert '<div class="table-wrap">' in html and "overflow-x: auto" in html
+    # Found in the newcomer pass at 390 px: the check text squeezed to a word a line (rows
+    # hundreds of px tall) and charts scaled to 5-7 px labels; both scroll sideways instead.
+    assert '<td class="text">' in html and "td.text { min-width: 24em; }" in html
+    assert "@media (max-width: 600px) { figure { overflow-x: auto; } svg.chart { max-width: none; } }" in html
+    assert "@media (min-width: 601px) { td > code { white-space: nowrap; } }" in html
 
 
 def test_names_in_backticks_show_as_code_and_stay_text() -> None:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rubric_gate.attribution import Rate, Rates
 from rubric_gate.gate.facts import DecidedFigures
 from rubric_gate.report import render_check_text, render_html, render_markdown
-from rubric_gate.report.table import table_headers, table_rows
+from rubric_gate.report.table import CHANGE_HEADERS, figures_headers, table_rows
 from rubric_gate.results import (
     ChangeReliability,
     ChangeRow,
@@ -24,7 +24,7 @@ from rubric_gate.results import (
 from tests.support import gfm
 
 MEASURED = CheckReliability(SampleStability(0.25, ("i1",)), JudgeAgreement(0.5, ("i2",)))
-PIVOTAL_HEADERS = ["Check", "Change", "Decision", "Origin", "Frozen", "Credit", "Blame", "Pivotal catches",
+PIVOTAL_HEADERS = ["Check", "Origin", "Credit", "Blame", "Pivotal catches",
                    "Fails correct", "Fails flawed", "Alpha", "Flip rate", "When decided"]
 
 
@@ -39,39 +39,41 @@ def _report(*, max_failures: int = 1, split: str = "calibration") -> CheckReport
     return CheckReport(summary, summary, summary, [change], "id: r\n", 4, split=split)
 
 
-def _markdown_table(report: CheckReport) -> tuple[list[str], list[list[str]]]:
-    root = gfm.parse(render_markdown(report))
-    table = next(t for t in gfm.tables(root) if gfm.table_header(t)[0] == "Check")
+def _table(root: gfm.Element, first: str) -> tuple[list[str], list[list[str]]]:
+    table = next(t for t in root.find_all("table") if gfm.table_header(t)[:2] == ["Check", first])
     return gfm.table_header(table), gfm.table_rows(table)
 
 
-def _html_table(report: CheckReport) -> tuple[list[str], list[list[str]]]:
-    root = gfm.parse_html(render_html(report))
-    table = next(t for t in root.find_all("table") if gfm.table_header(t)[0] == "Check")
-    return gfm.table_header(table), gfm.table_rows(table)
+def _markdown_table(report: CheckReport, first: str = "Origin") -> tuple[list[str], list[list[str]]]:
+    return _table(gfm.parse(render_markdown(report)), first)
+
+
+def _html_table(report: CheckReport, first: str = "Origin") -> tuple[list[str], list[list[str]]]:
+    return _table(gfm.parse_html(render_html(report)), first)
 
 
 def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
     report = _report()
-    assert table_headers(report) == PIVOTAL_HEADERS
+    assert figures_headers(report) == PIVOTAL_HEADERS
     md_header, md_rows = _markdown_table(report)
     html_header, html_rows = _html_table(report)
     assert md_header == PIVOTAL_HEADERS
     assert html_header == [*PIVOTAL_HEADERS, "Text"]
     assert md_rows == [
-        ["kept", "", "", "hand", "no", "1.00", "0.00", "1", "0", "1", "0.50", "25%", ""],
-        ["edited", "modified (origin)", "rejected (1/2 judges) ⚠ unstable ⚠ tie", "label", "yes", "0.50", "0.25", "0",
-         "1", "1", "0.50", "25%", "0.50 / 0.25 / 1"],
+        ["kept", "hand", "1.00", "0.00", "1", "0", "1", "0.50", "25%", ""],
+        ["edited", "label, frozen", "0.50", "0.25", "0", "1", "1", "0.50", "25%", "0.50 / 0.25 / 1"],
     ]
     assert [row[:-1] for row in html_rows] == md_rows
     assert [row[-1] for row in html_rows] == ["Is it kept?", "Is it edited?"]
+    changes = [["edited", "modified (origin)", "rejected (1/2 judges) ⚠ unstable ⚠ tie", "would add blame 0.25"]]
+    assert _markdown_table(report, "Change") == _html_table(report, "Change") == (list(CHANGE_HEADERS), changes)
 
 
 def test_the_catches_label_follows_the_aggregation_everywhere() -> None:
     report = _report(max_failures=0)
     (row_kept, row_edited) = table_rows(report)
     assert row_edited.decided == "0.50 / 0.25 / 1" and row_kept.decided == ""
-    assert _markdown_table(report)[0][7] == _html_table(report)[0][7] == "Unique catches"
+    assert _markdown_table(report)[0][4] == _html_table(report)[0][4] == "Unique catches"
     out = io.StringIO()
     render_check_text(_report(), Console(file=out, width=200))
     assert "Pivotal" in out.getvalue() and "Unique" not in out.getvalue()
@@ -87,10 +89,11 @@ def test_every_labeled_item_is_called_a_labeled_item() -> None:
 def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
     # Found in the newcomer pass: last of 11 columns, the decision was past the right edge of a
     # GitHub comment (~780 px); a reviewer had to scroll the table to see what was rejected.
+    # Then: 11 columns were too wide for a comment at all; the decision has a table of its own.
     report = _report()
-    for header, rows in (_markdown_table(report), _html_table(report)):
-        assert header[:3] == ["Check", "Change", "Decision"]
-        assert [row[2].split(" ")[0] for row in rows] == ["", "rejected"]
+    for header, rows in (_markdown_table(report, "Change"), _html_table(report, "Change")):
+        assert header == ["Check", "Change", "Decision", "Why"]
+        assert [row[2].split(" ")[0] for row in rows] == ["rejected"]
 
 
 def test_the_when_decided_cells_hold_only_the_figures_the_footnote_names() -> None:

@@ -91,6 +91,10 @@ def test_in_an_80_column_terminal_ids_stay_whole_and_rates_stay_in_their_columns
     row = next(i for i, line in enumerate(lines) if line.startswith("correct passed"))
     assert lines[row].split()[2:] == ["90.9%", "(20/22)", "0.0%", "(0/22)", "90.9%", "(20/22)"]
     assert lines[row + 1].split() == ["CI", "72-97%", "CI", "0-15%", "CI", "72-97%"]
+    # A rubric's name breaks before its parenthesis, not inside it ("base (version" over "3)").
+    header = next(line for line in lines if line.startswith("Rate "))
+    assert header.split()[1:] == ["(version", "3)", "(version", "4)", "rejected)"], header
+    assert not any(line.rstrip().endswith("(version") for line in lines)
     # Nothing the terminal wraps restarts at column 0: a continuation is indented under its text.
     starts = ("rubric-gate:", "  ", "note:", "to pass:", "frozen:", "per check", "Check", "Rate", "─", "paired:", "how sure:",
               "correct passed", "flawed caught", "unplanned caught", "predicted", "passed", *(c for c in (

@@ -53,7 +53,9 @@ def test_the_examples_render_as_the_comment_does() -> None:
 
 def test_readme_starts_with_a_user_install_before_the_two_make_commands() -> None:
     readme = (ROOT / "README.md").read_text()
-    install = readme.index("pipx install rubric-gate")
-    assert readme.index("pip install rubric-gate") > 0 and "uvx rubric-gate" in readme
-    assert install < readme.index("uses: OWNER/rubric-gate@v1") < readme.index("make example   #")
+    install = readme.index("pipx install ./rubric-gate")
+    # Not on PyPI: the README says so, and never offers an index install as if it were.
+    assert "**not published** on PyPI" in readme and "uvx rubric-gate" not in readme
+    assert "pipx install rubric-gate " not in readme and "pip install rubric-gate;" not in readme
+    assert install < readme.index("uses: OWNER/rubric-gate@REF") < readme.index("make example   #")
     assert "make example   # gate the bundled example" in readme and "make test      # ruff" in readme

@@ -199,8 +199,17 @@ def assert_report_structure(markdown: str, report: dict, *, allowed_links: tuple
             assert i == 0 or lines[i - 1] == "", f"no blank line before {line!r}"
             end = next((j for j in range(i, len(lines)) if not lines[j].startswith(">")), len(lines))
             assert end == len(lines) or lines[end] == "", f"no blank line after the alert at {line!r}"
-    # One row per check: the head's checks, then deleted ones (a rename is one row).
-    table = next(t for t in tables(root) if table_header(t)[0] == "Check")
+    # The decision per change first: four columns, one row per change in the gate's order.
+    changes_tables = [t for t in tables(root) if table_header(t) == ["Check", "Change", "Decision", "Why"]]
+    if report["changes"]:
+        (changes_table,) = changes_tables
+        change_rows = table_rows(changes_table)
+        assert [r[0] for r in change_rows] == [c["check"] for c in report["changes"]], change_rows
+        assert [r[2].split(" ")[0] for r in change_rows] == [c["decision"] for c in report["changes"]], change_rows
+    else:
+        assert not changes_tables
+    # Then the figures: one row per check, the head's checks, then deleted ones (a rename is one row).
+    table = next(t for t in tables(root) if table_header(t)[0] == "Check" and "When decided" in table_header(t))
     rows = table_rows(table)
     head_ids = [c["id"] for c in report["head"]["checks"]]
     renamed_away = {c["renamed_from"] for c in report["changes"] if c.get("renamed_from")}

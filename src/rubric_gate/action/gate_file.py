@@ -227,14 +227,17 @@ def _took(outcome: RubricOutcome, judged: Judged) -> None:
 
 
 def _gate_added(outcome: RubricOutcome, s: GateSettings, base_note: str | None = None) -> None:
-    """A rubric with no base version: scored on its own labels like `rubric-gate attribute`."""
-    changed, at_head = outcome.file, s.snapshots.head
-    head = at_head.rubric(changed.path, changed.path)
+    """A rubric with no base version: scored on its own labels like `rubric-gate attribute`, as the
+    merge leaves them (the proposed snapshot: the files this PR changes as its head has them, every
+    other file as the base tip has it), so labels or verdicts main changed since the PR branched
+    count as they will once merged."""
+    changed, proposed = outcome.file, s.snapshots.proposed
+    head = proposed.rubric(changed.path, changed.path)
     if head is None:
-        raise InputError(at_head.display(changed.path), "rubric not found at the head commit")
+        raise InputError(proposed.display(changed.path), "rubric not found at the head commit")
     outcome.head = head
-    calibration = calibration_split(at_head, head.rubric.calibration)
-    store = verdicts_at(at_head, head.rubric.verdicts)
+    calibration = calibration_split(proposed, head.rubric.calibration)
+    store = verdicts_at(proposed, head.rubric.verdicts)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge_unavailable:

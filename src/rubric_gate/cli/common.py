@@ -46,6 +46,30 @@ def output_width() -> int | None:
     return None
 
 
+def stderr_width() -> int | None:
+    """The terminal width stderr shows at, or None when it is no terminal (a log keeps whole lines)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if sys.stderr.isatty():
+            return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def wrap_message(text: str, width: int | None, indent: str = "  ") -> str:
+    """Prose for stderr, wrapped at word boundaries with a hanging indent on a terminal (the
+    terminal would cut it mid-word); whole on one line elsewhere. Paths and options never split."""
+    if width is None or len(text) <= width:
+        return text
+    import textwrap
+
+    return textwrap.fill(text, width=max(width - 1, 40), subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False)
+
+
 def stdout_console() -> Console:
     from rich.console import Console  # only text output needs rich
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.cli.common import stderr_width, wrap_message
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import unique_judges
 
@@ -34,10 +35,12 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     from rubric_gate.preview import run_preview
     from rubric_gate.preview.local import EXIT_MEANINGS, REJECTED
 
+    width = stderr_width()
+
     def echo(kind: str, message: str) -> None:
         # `REJECTED path: why` as check prints a rejected change; `error:` only for bad input (exit 2).
         label = f"{kind} " if kind == REJECTED else f"{kind}: " if kind else ""
-        print(f"rubric-gate preview: {label}{message}", file=sys.stderr)
+        print(wrap_message(f"rubric-gate preview: {label}{message}", width), file=sys.stderr)
 
     result = run_preview(Path.cwd(), base_ref, head_ref, workflow=workflow, judges=tuple(unique_judges(judges)),
                          out=out, echo=echo)
@@ -45,6 +48,6 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     sys.stdout.flush()
     shown = ", ".join(str(p.relative_to(Path.cwd())) if p.is_relative_to(Path.cwd()) else str(p)
                       for p in result.written)
-    print(f"rubric-gate preview: {result.summary.decision}: the action would exit {result.exit_code} "
-          f"({EXIT_MEANINGS.get(result.exit_code, '')}); wrote {shown}", file=sys.stderr)
+    echo(result.summary.decision, f"the action would exit {result.exit_code} "
+         f"({EXIT_MEANINGS.get(result.exit_code, '')}); wrote {shown}")
     return result.exit_code

@@ -175,7 +175,7 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
                                     pending=any(o.pending for o in gated.outcomes), failing_elsewhere=False)
     code = exit_code(config.fail_on, summary.decision, errors)
     _prepare_out(root, out)
-    report = write_report(config, pr, summary, "git")
+    report = write_report(config, pr, summary, "git", gated.differences)
     comment = fit(render_body(summary), where="report.json")
     (out / "comment.md").write_text(comment, encoding="utf-8")
     (out / "event.json").unlink(missing_ok=True)

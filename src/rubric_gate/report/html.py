@@ -12,7 +12,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from rubric_gate import __version__
 from rubric_gate.report.charts import METRICS, attribution_chart, rates_chart, shared_scale
 from rubric_gate.report.markdown import gated_label, percent, trade_text
-from rubric_gate.report.table import catches_header, table_headers, table_rows
+from rubric_gate.report.table import (
+    CHANGE_HEADERS,
+    catches_header,
+    change_lines,
+    figures_headers,
+    origin_cell,
+    table_rows,
+)
 from rubric_gate.results import CheckReport
 
 
@@ -35,6 +42,7 @@ def _environment() -> Environment:
     env.filters["pct"] = percent
     env.filters["f1"] = lambda value: f"{value:.1f}"
     env.filters["parts"] = code_parts
+    env.filters["origin"] = origin_cell
     return env
 
 
@@ -49,7 +57,9 @@ def _section(report: CheckReport, failures: Sequence[str] = ()) -> dict[str, Any
         "report": report,
         "charts": [attribution_chart(s, name, titles[name], scale) for name, s in versions],
         "rates": rates_chart(versions),
-        "headers": [*table_headers(report), "Text"],
+        "headers": [*figures_headers(report), "Text"],
+        "change_headers": CHANGE_HEADERS,
+        "changes": change_lines(report),
         "rows": table_rows(report),
         "catches": catches,
         "metrics": [(metric, catches if metric == "unique" else label) for metric, label in METRICS],

@@ -11,7 +11,15 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from rubric_gate.attribution import Rate
 from rubric_gate.comparison import comparison_lines
 from rubric_gate.report.charts import credit_blame_mermaid
-from rubric_gate.report.table import share, table_headers, table_rows, trust_note
+from rubric_gate.report.table import (
+    CHANGE_HEADERS,
+    change_lines,
+    figures_headers,
+    origin_cell,
+    share,
+    table_rows,
+    trust_note,
+)
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
 from rubric_gate.results import ChangeRow, CheckReport, RubricSummary
@@ -128,6 +136,7 @@ def _environment() -> Environment:
     env.filters["agreement"] = agreement_text
     env.filters["share"] = share
     env.filters["trust"] = trust_note
+    env.filters["origin"] = origin_cell
     return env
 
 
@@ -220,7 +229,9 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2, show_overrid
         versions=versions_text(report),
         gated_label=gated_label(report),
         rows=rows,
-        headers=table_headers(report),
+        headers=figures_headers(report),
+        change_headers=CHANGE_HEADERS,
+        changes=change_lines(report),
         mermaid=credit_blame_mermaid([r.check for r in rows]),
         rates=_rate_rows(report.base, report.head, report.gated),
         rejected=[rejected_item(c) for c in report.changes if not c.accepted],

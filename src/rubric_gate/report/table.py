@@ -12,10 +12,13 @@ from rubric_gate.results import ChangeRow, CheckReport, CheckRow
 
 # The reliability figures a row can carry, in table order: key, header.
 MEASURED_COLUMNS = (("alpha", "Alpha"), ("flip_rate", "Flip rate"), ("paraphrase_agreement", "Paraphrase agr."))
-FIGURE_HEADERS = ("Origin", "Frozen", "Credit", "Blame")
 FAILS_HEADERS = ("Fails correct", "Fails flawed")
 DECIDED_HEADER = "When decided"
 DECISION_HEADER = "Decision"
+# The decision per change first, in four columns a GitHub comment (~780 px) shows whole; the
+# per-check figures follow in a table of their own (`figures_headers`).
+CHANGE_HEADERS = ("Check", "Change", DECISION_HEADER, "Why")
+SHORT_REASON = 60  # a reason clause longer than this is cut at its first ": " in the Why cell
 
 
 def catches_header(max_failures: int) -> str:
@@ -30,11 +33,67 @@ def measured_columns(report: CheckReport) -> list[tuple[str, str]]:
     return [(key, header) for key, header in MEASURED_COLUMNS if key in keys]
 
 
-def table_headers(report: CheckReport) -> list[str]:
-    # The decision beside the change: a GitHub comment is ~780 px wide, and a last column
-    # sits past the scroll edge of a table this wide.
-    return ["Check", "Change", DECISION_HEADER, *FIGURE_HEADERS, catches_header(report.head.max_failures),
-            *FAILS_HEADERS, *(header for _, header in measured_columns(report)), DECIDED_HEADER]
+def figures_headers(report: CheckReport) -> list[str]:
+    """The per-check figures, one row per check: provenance in one cell ("label, frozen")."""
+    return ["Check", "Origin", "Credit", "Blame", catches_header(report.head.max_failures), *FAILS_HEADERS,
+            *(header for _, header in measured_columns(report)), DECIDED_HEADER]
+
+
+def origin_cell(row: CheckRow) -> str:
+    return row.origin + (", frozen" if row.frozen else "")
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    """One row of the changes table: what changed, the decision, and why in a few words."""
+    change: ChangeRow
+    check: str  # user text: the check id, "(aggregation)" for a change of aggregation
+    kind: str  # "added", "modified (origin)", "renamed", ...
+    detail: str  # user text: a rename's or an aggregation's "old -> new", else ""
+    decision: str  # "accepted" or "rejected"
+    decision_notes: str
+    why: str  # plain text; user text in it (item ids) is escaped by each format
+
+    @property
+    def rejected(self) -> bool:
+        return self.decision == "rejected"
+
+
+def change_lines(report: CheckReport) -> list[ChangeLine]:
+    """One per change, in the gate's order (the order the rejected list and the JSON use)."""
+    catches = catches_header(report.head.max_failures).lower().removesuffix("es")
+    return [ChangeLine(
+        change=c, check=c.check, kind=_change_kind(c), detail=c.detail if c.change in ("renamed", "aggregation") else "",
+        decision="accepted" if c.accepted else "rejected", decision_notes=_decision_notes(c),
+        why=short_reason(c.reason) if not c.accepted else accepted_why(c, catches),
+    ) for c in report.changes]
+
+
+def short_reason(reason: str) -> str:
+    """The reason's gist: each clause cut at its first ": " when long; the full reason (with the
+    items) is in the list of rejected changes above the table."""
+    clauses = []
+    for clause in reason.split("; "):
+        head, sep, _ = clause.partition(": ")
+        clauses.append(head if sep and len(clause) > SHORT_REASON else clause)
+    return "; ".join(dict.fromkeys(clauses))
+
+
+def accepted_why(change: ChangeRow, catch: str = "unique catch") -> str:
+    """The figure the gate's rule for this kind of change reads, where it was decided."""
+    d = change.decided
+    if change.change == "renamed":
+        return "same text and provenance under a new id"
+    if d is None:
+        return ""
+    if change.change == "added":
+        return "fails no correct item (blame 0.00)" if d.blame == 0 else f"blame {d.blame:.2f}"
+    if change.change == "deleted":
+        if d.unique_catches == 0:
+            shared = f"its credit {d.credit:.2f} is shared" if d.credit else "it catches nothing"
+            return f"holds no {catch} ({shared})"
+        return f"{d.unique_catches} {catch}{'es' if d.unique_catches != 1 else ''}"
+    return f"credit {d.credit:.2f}, blame {d.blame:.2f}"
 
 
 def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:

@@ -177,7 +177,9 @@ def _rates_table(named: list[tuple[str, RubricSummary]], width: int | None) -> T
     table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False, collapse_padding=True)
     table.add_column("Rate", width=label_width)
     for name, _ in named:
-        table.add_column(_text(name), justify="right", width=cells if label_width is not None else None)
+        # Narrow, a name breaks before its parenthesis ("base" over "(version 3)"), not inside it.
+        shown = name.replace(" (", "\n(", 1) if label_width is not None else name
+        table.add_column(_text(shown), justify="right", width=cells if label_width is not None else None)
     for label, values in rows:
         table.add_row(label, *values)
     return table
