@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,13 +26,14 @@ from tests.action.harness import (
 from tests.fakes.github import FakeGitHub, serve
 
 
-@pytest.fixture
-def scenario(tmp_path: Path) -> Iterator[Scenario]:
-    """A repository with a 4-check rubric on `main` and a `pr` branch to commit heads on."""
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    (tmp_path / "home").mkdir()
-    git = Git(origin)
+@functools.cache
+def _base_repository() -> tuple[Path, str]:
+    """The scenario's starting repository, built once per session (git init and the base commit
+    cost a scenario more than its run did) and copied into each test's own directory."""
+    template = Path(tempfile.mkdtemp(prefix="rubric-gate-scenario-")) / "origin"
+    atexit.register(shutil.rmtree, template.parent, True)
+    template.mkdir()
+    git = Git(template)
     git("init", "-q", "-b", "main")
     base = git.commit({
         RUBRIC: rubric_yaml(["A", "B", "C", "D"]),
@@ -37,6 +42,18 @@ def scenario(tmp_path: Path) -> Iterator[Scenario]:
         "README.md": "demo\n",
     }, "base")
     git("checkout", "-q", "-b", "pr")
+    return template, base
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Iterator[Scenario]:
+    """A repository with a 4-check rubric on `main` and a `pr` branch to commit heads on (a copy
+    of one built once: each test has its own, with the same base commit)."""
+    template, base = _base_repository()
+    origin = tmp_path / "origin"
+    shutil.copytree(template, origin, symlinks=True)
+    (tmp_path / "home").mkdir()
+    git = Git(origin)
     fake = FakeGitHub(REPO, origin, base_sha=base)
     server = serve(fake)
     try:
