@@ -102,6 +102,13 @@ def percent(rate: Rate) -> str:
     return f"{100 * rate.value:.1f}% ({rate.count}/{rate.total}{interval})"
 
 
+def percent_cell(rate: Rate) -> str:
+    """`percent` for a table cell: no-break spaces (and a word joiner after the interval's hyphen)
+    keep "100.0% (3/3; 44-100%)" on one line, so a narrow comment wraps the labels and headers
+    rather than splitting a figure from its interval."""
+    return percent(rate).replace(" ", "\u00a0").replace("-", "-\u2060")
+
+
 def number(value: float) -> str:
     return f"{value:.2f}"
 
@@ -121,6 +128,7 @@ def _environment() -> Environment:
     env.filters["code"] = code_span
     env.globals["code_fence"] = code_fence
     env.filters["pct"] = percent
+    env.filters["pct_cell"] = percent_cell
     env.filters["num"] = number
     env.filters["agreement"] = agreement_text
     env.filters["share"] = share
