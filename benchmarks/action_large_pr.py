@@ -86,7 +86,7 @@ def gate(repo: Path, base: str, head: str) -> tuple[float, float]:
     settings = GateSettings(snapshots=snapshots, trust_pr_verdicts=True)  # replay
     outcomes = [gate_file(change, settings) for change in changes]
     assert all(o.passed for o in outcomes), [o.error for o in outcomes if o.error]
-    standard = gate_standard(snapshots, GLOBS, changes, {})
+    standard = gate_standard(snapshots, GLOBS, changes)
     render_body(RunSummary("pass", outcomes, head, base, standard=standard))
     return time.perf_counter() - started, _cpu() - cpu
 

@@ -135,10 +135,7 @@ def _exported_imports(module: Path) -> list[str]:
 
 
 # Aliases that exist today in another engineer's area; each must still be one (delete it when gone).
-KNOWN_ALIASES: dict[str, list[str]] = {
-    "action/gate_file.py": ["UNREADABLE_BASE"],  # action.snapshot's (trust-snapshot's area)
-    "action/judging.py": ["CallBudget"],  # service.request's; action/run.py, warm.py, preview import it here
-}
+KNOWN_ALIASES: dict[str, list[str]] = {}  # none left: CallBudget and UNREADABLE_BASE are imported from their homes
 
 
 def test_every_name_has_one_home() -> None:

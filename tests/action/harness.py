@@ -18,6 +18,8 @@ from tests.fakes.github import FakeGitHub
 
 REPO = "acme/rubrics"
 TOKEN = "write-token"
+WORKFLOW = ".github/workflows/rubric-gate.yml"
+AUTHOR = "author"  # who triggers an event that is not a label's (the harness's default sender)
 RUBRIC = "rubrics/demo.yaml"
 CALIBRATION = "calibration/demo.jsonl"
 VERDICTS = "calibration/demo.verdicts.jsonl"
@@ -122,13 +124,22 @@ class Scenario:
     tmp: Path
     base_sha: str
 
+    def sender(self, action: str, labels: tuple[str, ...]) -> str:
+        """Who triggered the event: for a label's, whoever the fake's last such label event names."""
+        if action in ("labeled", "unlabeled") and labels:
+            for event in reversed(self.fake.label_events):
+                if event["event"] == action and event.get("label", {}).get("name") == labels[-1]:
+                    return str((event.get("actor") or {}).get("login") or AUTHOR)
+        return AUTHOR
+
     def event(self, head_sha: str, *, fork: bool = False, labels: tuple[str, ...] = (), action: str | None = None,
-              extra: dict | None = None) -> Path:
+              extra: dict | None = None, sender: str | None = None) -> Path:
         """The payload; with `labels`, by default the run of the `labeled` event of the last one."""
         self.fake.head_sha = head_sha
         head_repo = "mallory/rubrics" if fork else REPO
         action = action or ("labeled" if labels else "synchronize")
         payload = {
+            "sender": {"login": sender or self.sender(action, labels), "type": "User"},
             "action": action,
             **({"label": {"name": labels[-1] if labels else "", "color": "ededed"}}
                if action in ("labeled", "unlabeled") else {}),
@@ -162,6 +173,7 @@ class Scenario:
             "GITHUB_API_URL": self.fake.url,
             "GITHUB_SERVER_URL": "https://github.test",
             "GITHUB_RUN_ID": "42",
+            "GITHUB_WORKFLOW_REF": f"{REPO}/{WORKFLOW}@refs/pull/{self.fake.pr_number}/merge",
             "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_OUTPUT": str(outputs),
             "GITHUB_STEP_SUMMARY": str(summary),
@@ -174,12 +186,18 @@ class Scenario:
     def run(self, head_sha: str, *, workspace: Path | None = None, fork: bool = False,
             labels: tuple[str, ...] = (), token: str = TOKEN, command: list[str] | None = None,
             env_extra: dict[str, str] | None = None, event_name: str = "pull_request", action: str | None = None,
-            payload: dict | None = None, **inputs: str) -> Result:
-        """`payload`: fields merged into the event (or, for `merge_group`, the whole event)."""
+            payload: dict | None = None, sender: str | None = None, **inputs: str) -> Result:
+        """`payload`: fields merged into the event (or, for `merge_group`, the whole event).
+        GitHub's workflow run for the event is recorded first, as GitHub creates it: by the
+        event's `sender` (for a label event, the last such label event's actor)."""
         workspace = workspace or self.git.path
-        event = self.event(head_sha, fork=fork, labels=labels, action=action, extra=payload)
+        event = self.event(head_sha, fork=fork, labels=labels, action=action, extra=payload, sender=sender)
         if event_name == "merge_group":
             event.write_text(json.dumps(payload), encoding="utf-8")
+        else:
+            data = json.loads(event.read_text(encoding="utf-8"))
+            self.fake.record_workflow_run(head_sha=head_sha, actor=data["sender"]["login"], event=event_name,
+                                          head_repo="mallory/rubrics" if fork else REPO, fork=fork)
         env = self.env(event, workspace, token, **inputs)
         env["GITHUB_EVENT_NAME"] = event_name
         env.update(env_extra or {})

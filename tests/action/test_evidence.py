@@ -235,3 +235,22 @@ def test_items_added_with_their_verdicts_count_for_the_next_pr(scenario: Scenari
     _merge_pr(scenario)
     two = _gate(scenario, scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"])}, "PR 2: delete D"))
     assert two.code == 1 and "unique" in two.summary, two.stdout + two.summary
+
+
+# -- a new rubric is scored as the merge leaves it -------------------------------------------------
+
+def test_a_new_rubric_is_scored_on_the_labels_main_changed_since_the_pr_branched(scenario: Scenario) -> None:
+    """The PR (behind main) adds a rubric on the shared calibration set; main has since added a
+    flawed item R6, with verdicts for A-D. Merged, the new rubric reads six items: it is scored on
+    them, not on the five its branch has (and its one check that misses R6 is shown missing it)."""
+    from tests.action.harness import CALIBRATION, calibration_jsonl
+
+    labels = {**LABELS, "R6": "fail"}
+    fails = {"R1": {"A"}, "R2": {"A", "B"}, "R3": {"B", "C", "D"}, "R4": {"D"}, "R5": {"E"}, "R6": {"B"}}
+    _on_main(scenario, {CALIBRATION: calibration_jsonl(labels), VERDICTS: verdicts_jsonl(TEXTS, fails, labels)},
+             "main labels R6")
+    new = rubric_yaml(["A", "C"]).replace("id: demo", "id: fresh")
+    result = _gate(scenario, scenario.git.commit({"rubrics/fresh.yaml": new}, "add a rubric of A and C"))
+    (rubric,) = result.report()["rubrics"]
+    caught = rubric["attribution"]["rates"]["flawed_caught"]
+    assert (caught["count"], caught["total"]) == (3, 4), caught  # on its branch's labels: 3 of 3

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from tests.action.harness import (
     VERDICTS,
     Scenario,
     rubric_yaml,
+    run_in_process,
 )
 
 MARKER = "<!-- rubric-gate -->"
@@ -182,10 +182,8 @@ def test_event_shas_must_be_commit_shas(scenario: Scenario, field: str) -> None:
     payload = json.loads(event.read_text())
     payload["pull_request"][field]["sha"] = f"--output={scenario.tmp / 'written'}"
     event.write_text(json.dumps(payload))
-    env = scenario.env(event, scenario.git.path)
-    proc = subprocess.run([sys.executable, "-m", "rubric_gate", "action"], cwd=scenario.git.path, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 2 and "is not a commit sha" in proc.stderr and "Traceback" not in proc.stderr
+    code, _, stderr = run_in_process(scenario.env(event, scenario.git.path), scenario.git.path)
+    assert code == 2 and "is not a commit sha" in stderr and "Traceback" not in stderr
     assert not (scenario.tmp / "written").exists() and not scenario.fake.writes()
 
 
@@ -196,13 +194,12 @@ def test_a_deleted_fork_and_odd_payloads_fail_cleanly(scenario: Scenario) -> Non
     payload["pull_request"]["head"]["repo"] = None  # the fork was deleted
     event.write_text(json.dumps(payload))
     env = scenario.env(event, scenario.git.path)
-    run = [sys.executable, "-m", "rubric_gate", "action"]
-    proc = subprocess.run(run, cwd=scenario.git.path, env=env, capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    code, _, stderr = run_in_process(env, scenario.git.path)
+    assert code == 1 and "Traceback" not in stderr
     del payload["pull_request"]["base"]["sha"]
     event.write_text(json.dumps(payload))
-    proc = subprocess.run(run, cwd=scenario.git.path, env=env, capture_output=True, text=True, timeout=60, check=False)
-    assert proc.returncode == 2 and "lacks a field" in proc.stderr and "Traceback" not in proc.stderr
+    code, _, stderr = run_in_process(env, scenario.git.path)
+    assert code == 2 and "lacks a field" in stderr and "Traceback" not in stderr
 
 
 def test_a_committed_output_directory_is_not_written_through_or_passed_off(scenario: Scenario) -> None:

@@ -1053,11 +1053,9 @@ class TestStandingResult:
                        payload={"changes": {"title": {"from": "x"}}})
         assert edited.code == 1 and _conclusion(scenario, head) == "failure", edited.stdout
 
-    @pytest.mark.xfail(strict=True, reason="route: the override record a check run carries (`pr:N override` in its "
-                       "external_id) is read from any `rubric-gate` check run of the github-actions app; a workflow "
-                       "the PR adds posts one on a new head, and the label a writer applied on an older head makes "
-                       "it a grant there. Only records this workflow wrote may carry a grant (owner: action-flow)")
     def test_an_override_record_another_workflow_posted_on_a_new_head(self, scenario: Scenario) -> None:
+        """Closed by override: no check-run record grants an override; a run other than the
+        label's own reads the head it was applied on from GitHub's workflow runs."""
         from tests.fakes.github import GITHUB_ACTIONS_APP
 
         first = scenario.git.commit({"README.md": "x\n", RUBRIC: rubric_yaml(["A", "B", "C", "E"])}, "delete D")

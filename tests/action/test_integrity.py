@@ -214,6 +214,11 @@ def test_an_output_dir_outside_the_workspace_is_refused(scenario: Scenario) -> N
 # -- reuse verdicts judged in CI ----------------------------------------------------------------
 
 def test_three_runs_with_a_judge_reuse_the_cache(scenario: Scenario) -> None:
+    """The cache the runs reuse is the one the base branch vouches for: the artifact of main's
+    push run (A-D judged on R1-R5). What a PR's own runs cached is saved under its scope, where any
+    workflow running for the PR can save too: not read, so each run judges the PR's A2 again."""
+    from tests.action.test_cache_evidence import ActionsRuns, _warm_main
+
     truth = {item: set(fails) for item, fails in FAILS.items()}
 
     def judge(prompt: str) -> str:
@@ -221,25 +226,28 @@ def test_three_runs_with_a_judge_reuse_the_cache(scenario: Scenario) -> None:
         item = next(i for i in LABELS if f"review {i}" in prompt)
         return "no" if check in truth[item] else "yes"
 
+    warmed = _warm_main(scenario)  # 20 calls
+    ActionsRuns(scenario).add_run(event="push", branch="main",
+                                  verdicts="".join(json.dumps(v) + "\n" for v in warmed))
     scenario.fake.judge = judge
-    env = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"}
+    env = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test", "GITHUB_BASE_REF": "main"}
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
     first = scenario.run(head, judge="openai:fake-model", env_extra=env)
     assert first.code == 0, first.stdout + first.stderr
-    assert scenario.fake.judge_calls == 25  # 5 check texts x 5 items
+    assert scenario.fake.judge_calls == 25  # A2's 5 pairs: A-D came from main's cache
 
     again = scenario.run(head, judge="openai:fake-model", env_extra=env)
-    assert again.code == 0 and scenario.fake.judge_calls == 25  # a rerun judges nothing
+    assert again.code == 0 and scenario.fake.judge_calls == 30  # A2 again: the PR's own cache is not read
 
     edited = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2=E"])}, "A2 reworded")
     third = scenario.run(edited, judge="openai:fake-model", env_extra=env)
     assert third.code == 1  # E fails the correct item R5
-    assert scenario.fake.judge_calls == 30  # exactly the new text's 5 pairs
+    assert scenario.fake.judge_calls == 35  # exactly the new text's 5 pairs
 
     # A PR cannot plant cached verdicts: the cache directory must not be tracked.
     cache = scenario.git.path / ".rubric-gate" / "cache" / "verdicts.jsonl"
     lines = cache.read_text().splitlines()
-    assert len(lines) == 30 and all(json.loads(line)["judge"] == "openai:fake-model" for line in lines)
+    assert len(lines) == 35 and all(json.loads(line)["judge"] == "openai:fake-model" for line in lines)
     assert scenario.git("status", "--porcelain", "--", VERDICTS) == ""
 
 
@@ -285,4 +293,5 @@ def test_a_judge_panel_with_samples_in_the_action(scenario: Scenario) -> None:
     assert scenario.fake.judge_calls == 3 * 3 * 25  # three judges, three samples, 5 texts x 5 items
     assert "How sure" in scenario.fake.marked_comments()[0]["body"]
     again = scenario.run(head, judge="openai:a, openai:b, openai:c", samples="3", env_extra=env)
-    assert again.code == 0 and scenario.fake.judge_calls == 225  # every sample came from the cache
+    # What the first run cached is saved under the PR's scope, which the re-run does not read.
+    assert again.code == 0 and scenario.fake.judge_calls == 450

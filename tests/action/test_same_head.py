@@ -208,12 +208,24 @@ def test_an_override_a_reader_applied_on_the_other_pr_does_not_count(scenario: S
     assert "Its override label does not count" in result.summary
 
 
-def test_a_label_on_the_other_pr_that_its_labeled_run_never_granted_does_not_count(scenario: Scenario) -> None:
-    """The label is on #8 (applied by a writer), but no run of #8 granted it on this head (its
-    `labeled` run was cancelled, or it was applied before this head was pushed): not honoured."""
+def test_a_label_on_the_other_pr_that_no_workflow_run_attests_does_not_count(scenario: Scenario) -> None:
+    """The label is on #8 (applied by a writer), but GitHub created no run of this workflow for
+    that event, so which head it was applied on is unknown: not honoured."""
     head, pulls = _both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(8)
+    prs.label(7)
+    result = prs.run(7, labels=(OVERRIDE,))
+    assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
+    assert "no run of this workflow" in result.summary
+
+
+def test_a_label_on_the_other_pr_applied_on_an_older_head_does_not_count(scenario: Scenario) -> None:
+    """#8's label was applied (and its `labeled` run created) on an older head; the head moved on."""
+    head, pulls = _both_fail(scenario)
+    prs = Pulls(scenario, pulls)
+    prs.label(8)
+    scenario.fake.record_workflow_run(head_sha=pulls[8]["base"], actor="maintainer", number=8, head_branch="pr-8")
     prs.label(7)
     result = prs.run(7, labels=(OVERRIDE,))
     assert result.code == 1 and _latest(scenario, head)["conclusion"] == "failure", result.stdout + result.summary
@@ -237,21 +249,22 @@ def test_an_override_removed_from_the_other_pr_while_the_run_gates_posts_no_pass
     assert all(r["conclusion"] == "failure" for r in _checks(scenario, head)), _checks(scenario, head)
 
 
-def test_two_overlapping_labeled_runs_that_each_miss_the_others_grant_end_green(scenario: Scenario) -> None:
-    """The maintainer labels #7, then #8, seconds apart: the two `labeled` runs overlap. #8's run
-    read the head's records before #7's grant was posted, so it posts red (with its own grant);
-    #7's run read them before #8's grant was posted. #7's run reads them again after posting its
-    red, finds #8's grant, and posts the pass last."""
+def test_two_overlapping_labeled_runs_that_each_miss_the_others_label_end_green(scenario: Scenario) -> None:
+    """The maintainer labels #7, then #8, seconds apart: the two `labeled` runs overlap. #7's run
+    reads #8's label before GitHub created #8's `labeled` run (or before the label was on), so
+    it posts red; meanwhile #8's run posts red too. #7's run reads #8's label again after
+    posting its red, finds it attested by #8's workflow run, and posts the pass last."""
     head, pulls = _both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(7)
     prs.label(8)
 
-    def pr_8s_run_posts_red_with_its_grant(method: str, path: str) -> None:
+    def pr_8s_run_is_created_and_posts_red(method: str, path: str) -> None:
         if method == "POST" and path.endswith("/check-runs") and not _checks(scenario, head):
-            _another_runs_red(scenario, head, CheckRecord(pulls[8]["base"], 8, override=True))
+            scenario.fake.record_workflow_run(head_sha=head, actor="maintainer", number=8, head_branch="pr-8")
+            _another_runs_red(scenario, head, CheckRecord(pulls[8]["base"], 8))  # its red, as it posts it
 
-    scenario.fake.before_request = pr_8s_run_posts_red_with_its_grant
+    scenario.fake.before_request = pr_8s_run_is_created_and_posts_red
     result = prs.run(7, labels=(OVERRIDE,))
     assert [r["conclusion"] for r in _checks(scenario, head)] == ["failure", "failure", "success"]
     assert result.code == 0 and result.outputs["decision"] == "pass", result.stdout + result.summary

@@ -77,7 +77,9 @@ def test_the_push_warm_up_judges_each_rubric_under_its_own_task(scenario: Scenar
     scenario.git("checkout", "-q", "pr")
     scenario.git("reset", "-q", "--hard", main)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    result = scenario.run(head, judge="openai:m", env_extra=_judge_env(scenario))
+    from tests.action.test_cache_evidence import publish_warm_cache
+
+    result = scenario.run(head, judge="openai:m", env_extra={**_judge_env(scenario), **publish_warm_cache(scenario)})
     assert result.code == 1, result.stdout + result.stderr
     assert _changes(result) == {"A": ("deleted", "rejected")}
     assert scenario.fake.judge_calls == warmed  # the PR reused the warm-up's verdicts, each under its task
@@ -238,7 +240,9 @@ def test_the_push_warm_up_judges_the_panel_and_samples_a_pr_uses(scenario: Scena
     assert scenario.fake.judge_calls == 2 * 3 * 20  # two judges, three samples, 4 texts x 5 items
     scenario.git("checkout", "-q", "pr")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A=A2", "B", "C", "D"])}, "reword A")
-    result = scenario.run(head, judge="openai:a, openai:b", samples="3", env_extra=env)
+    from tests.action.test_cache_evidence import publish_warm_cache
+
+    result = scenario.run(head, judge="openai:a, openai:b", samples="3", env_extra={**env, **publish_warm_cache(scenario)})
     assert result.code == 1, result.stdout + result.stderr  # A2 catches nothing: R1's only catch is lost
     assert scenario.fake.judge_calls == 2 * 3 * 25  # the PR judged only A2's pairs
 
@@ -273,7 +277,7 @@ def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: S
     def boom(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(gating_module, "gate_standard", boom)
+    monkeypatch.setattr(gating_module, "diff_snapshots", boom)
     logs = scenario.tmp / "logs"
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head, env_extra={"RUNNER_TEMP": str(logs)})

@@ -158,7 +158,8 @@ def test_pr_verdicts_for_a_new_check_still_pass_when_trusted(scenario: Scenario)
 
 def test_a_judged_flip_of_an_answer_another_rubric_uses_is_not_excused(scenario: Scenario) -> None:
     """demo is judged (its check C on R1-R5); `second` shares C's text and the verdict file on its
-    own items. Re-judging C for demo excuses nothing about C on S1."""
+    own items. Re-judging C for demo excuses nothing about C on S1: that pair is re-judged itself
+    (the changed answer is what needs a trusted source), and the judge keeps the record's "no"."""
     other_items = {"S1": "fail", "S2": "pass"}
     other = "".join(json.dumps({"id": i, "input": f"other {i}", "output": f"other review {i}", "label": lab}) + "\n"
                     for i, lab in other_items.items())
@@ -168,7 +169,7 @@ def test_a_judged_flip_of_an_answer_another_rubric_uses_is_not_excused(scenario:
     main = _on_main(scenario, {"calibration/other.jsonl": other, VERDICTS: recorded, "rubrics/second.yaml": second},
                     "a second rubric on its own labels, sharing the verdict file")
     scenario.git("reset", "-q", "--hard", main)
-    scenario.fake.judge = _truthful_judge
+    scenario.fake.judge = lambda prompt: "no" if "other review S1" in prompt else _truthful_judge(prompt)
     flipped = recorded.replace(f'"S1", "check_text": "{TEXTS["C"]}", "answer": "no"',
                                f'"S1", "check_text": "{TEXTS["C"]}", "answer": "yes"')
     assert flipped != recorded
@@ -340,14 +341,14 @@ def test_a_check_id_the_pr_and_main_added_alike_is_no_conflict(scenario: Scenari
 
 def test_a_judged_flip_is_not_excused_for_a_rubric_reading_it_under_another_task(scenario: Scenario) -> None:
     """`lenient` shares demo's labels, the verdict file and check D, under another task. The base
-    records D on R4 as "yes"; the PR flips it to "no" and the judge says "no" for demo: judged
-    under demo's task only, which says nothing of what lenient's task reads."""
+    records D on R4 as "yes"; the PR flips it to "no" and the judge says "no" for demo: the pair is
+    re-judged under every task reading the file, and under lenient's the judge keeps "yes"."""
     wrong = verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})
     lenient = (rubric_yaml(["D"]).replace("id: demo", "id: lenient")
                .replace("task: Review a cloud security design.", "task: Review a cloud design, leniently."))
     main = _on_main(scenario, {VERDICTS: wrong, "rubrics/lenient.yaml": lenient}, "lenient, sharing the record")
     scenario.git("reset", "-q", "--hard", main)
-    scenario.fake.judge = _truthful_judge
+    scenario.fake.judge = lambda prompt: "yes" if "leniently" in prompt else _truthful_judge(prompt)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]).replace("version: 1", "version: 2"),
                                 VERDICTS: verdicts_jsonl(TEXTS)}, "bump demo, add A2; flip D on R4")
     result = scenario.run(head, judge="openai:fake-model", env_extra=_judge_env(scenario))

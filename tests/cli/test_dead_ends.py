@@ -7,13 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.cli import rubric_gate
+
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "rubrics/cloud-security-review.yaml"
 
 
 def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rubric_gate", *args], cwd=cwd, capture_output=True, text=True,
-                          check=False)
+    return rubric_gate(cwd, *args)  # in this process (RUBRIC_GATE_TEST_SUBPROCESS=1: as a subprocess)
 
 
 def _head(tmp_path: Path, old: str, new: str) -> Path:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
+from unittest import mock
 
 import yaml
+
+from tests.support.cli import example_check, rubric_gate
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "rubrics/cloud-security-review.yaml"
@@ -16,15 +18,18 @@ DECIDED_NOTE = "a reason's figures are the check's in the rubric the gate decide
 
 
 def _check(head: str, *fmt: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    return subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head", head, *fmt],
-                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    """`check` of a head the test wrote, piped (no COLUMNS or LINES): in this process, as
+    tests/support/cli.py runs the CLI; the committed examples go through `example_check`."""
+    with mock.patch.dict(os.environ):
+        for name in ("COLUMNS", "LINES"):
+            os.environ.pop(name, None)
+        return rubric_gate(ROOT, "check", "--base", BASE, "--head", head, *fmt)
 
 
 def test_the_gated_rubric_label_names_the_version_its_yaml_shows() -> None:
     # Every change of the drifting revision is rejected: the gated rubric keeps the base's checks
     # but is the head's file (version 4), so a label "base unchanged, version 3" over it was false.
-    proc = _check("examples/drifting-revision.yaml", "--format", "markdown")
+    proc = example_check("examples/drifting-revision.yaml", "--format", "markdown")
     assert proc.returncode == 1, proc.stderr
     summary = re.search(r"<summary>Gated rubric \(([^)]*)\)</summary>\s*```yaml\n(.*?)```", proc.stdout, re.S)
     assert summary, proc.stdout
@@ -36,7 +41,7 @@ def test_the_gated_rubric_label_names_the_version_its_yaml_shows() -> None:
 
 
 def test_the_text_report_says_why_a_reason_cites_other_figures_than_its_row() -> None:
-    out = _check("examples/drifting-revision.yaml").stdout
+    out = example_check("examples/drifting-revision.yaml").stdout
     assert "would add blame 10.50" in out  # decided with the base's checks, while the row shows 3.75
     row = next(line for line in out.splitlines() if line.startswith("recommends-remediation"))
     assert row.split()[4] == "3.75"
@@ -57,10 +62,7 @@ def test_no_decided_note_when_every_reason_matches_its_row(tmp_path: Path) -> No
 
 
 def test_at_80_columns_check_ids_stay_whole_before_the_decision_folds() -> None:
-    env = {**{k: v for k, v in os.environ.items() if k != "LINES"}, "COLUMNS": "80"}
-    proc = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
-                           "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=False)
+    proc = example_check("examples/drifting-revision.yaml", columns="80")
     lines = proc.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
     row = next(line for line in lines if line.startswith("no-invented-findings"))  # 20 characters
@@ -80,10 +82,7 @@ def test_a_single_accepted_change_reads_as_one(tmp_path: Path) -> None:
 
 
 def test_at_80_columns_a_wrapped_reason_continues_under_its_text() -> None:
-    env = {**{k: v for k, v in os.environ.items() if k != "LINES"}, "COLUMNS": "80"}
-    proc = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
-                           "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=False)
+    proc = example_check("examples/drifting-revision.yaml", columns="80")
     lines = proc.stdout.splitlines()
     end = next(i for i, line in enumerate(lines) if line.startswith(("to pass:", "note:", "per check")))
     reasons = lines[1:end]
@@ -96,16 +95,11 @@ def test_at_80_columns_a_wrapped_reason_continues_under_its_text() -> None:
 def test_a_failed_check_says_how_to_pass_and_where_the_gated_rubric_is() -> None:
     # Found in the newcomer pass: the terminal report listed the rejections and stopped; the
     # gated rubric to start from is printed only by the other formats.
-    env = {**{k: v for k, v in os.environ.items() if k != "LINES"}, "COLUMNS": "80"}
-    failed = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
-                             "examples/drifting-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
-                            check=False)
+    failed = example_check("examples/drifting-revision.yaml", columns="80")
     lines = failed.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("to pass: "))
     assert lines[at + 1].startswith(" " * len("to pass: ")) and "--format markdown, json or html" in " ".join(
         line.strip() for line in lines[at:at + 4])
     assert at < next(i for i, line in enumerate(lines) if line.startswith("per check"))
-    passed = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", BASE, "--head",
-                             "examples/sound-revision.yaml"], cwd=ROOT, env=env, capture_output=True, text=True,
-                            check=False)
+    passed = example_check("examples/sound-revision.yaml", columns="80")
     assert passed.returncode == 0 and "to pass:" not in passed.stdout

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -83,6 +85,14 @@ class FakeGitHub:
     after_request: Any = None
     # Without `origin`: the PR's files and their diff hunks (head-side first and last line).
     diff_hunks: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # The Actions workflow runs GitHub created (GET .../actions/runs), oldest first; the harness
+    # records one for every event it runs the action for (`record_workflow_run`).
+    workflow_runs: list[dict[str, Any]] = field(default_factory=list)
+    actions_forbidden: bool = False  # the token lacks `actions: read`: the runs API answers 403
+    # GitHub's clock: label events are stamped with it when first seen (unless they carry a
+    # `created_at`), and so are workflow runs; `tick` moves it on a second (never behind the
+    # wall clock, which stamps git commits). A test moves it on to let time pass.
+    clock: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
     _next_id: int = 100
     url: str = ""
     _headers: dict[str, str] = field(default_factory=dict)  # extra response headers (Link)
@@ -91,6 +101,43 @@ class FakeGitHub:
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id
+
+    def tick(self) -> str:
+        """GitHub's time now, as the API writes it; the clock moves on a second."""
+        self.clock = max(self.clock + timedelta(seconds=1), datetime.now(UTC).replace(microsecond=0))
+        return self.clock.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def stamp_events(self) -> None:
+        """Stamp every label event not stamped yet with the time now (they happened before what comes next)."""
+        for events in (self.label_events, *self.other_label_events.values()):
+            for event in events:
+                if "created_at" not in event:
+                    event["created_at"] = self.tick()
+
+    def record_workflow_run(self, *, head_sha: str, actor: str, event: str = "pull_request",
+                            path: str = ".github/workflows/rubric-gate.yml", number: int | None = None,
+                            head_repo: str | None = None, head_branch: str = "pr", fork: bool = False) -> dict[str, Any]:
+        """The workflow run GitHub creates for an event (after the events before it are stamped).
+        A fork's PR has an empty `pull_requests` (github/docs#22501)."""
+        self.stamp_events()
+        number = self.pr_number if number is None else number
+        rid = self.new_id()
+        api = f"{self.url}/repos/{self.repo}"
+        head = {"full_name": head_repo or self.repo, "url": f"{self.url}/repos/{head_repo or self.repo}"}
+        user = {"login": actor, "type": "User", "url": f"{self.url}/users/{actor}"}
+        created = self.tick()
+        run = {"id": rid, "node_id": "WR", "name": "rubric-gate", "path": path, "event": event,
+               "head_sha": head_sha, "head_branch": head_branch, "head_repository": head,
+               "status": "in_progress", "conclusion": None, "run_number": len(self.workflow_runs) + 1,
+               "run_attempt": 1, "actor": user, "triggering_actor": user, "created_at": created,
+               "updated_at": created, "run_started_at": created, "url": f"{api}/actions/runs/{rid}",
+               "html_url": f"https://github.test/{self.repo}/actions/runs/{rid}",
+               "pull_requests": [] if fork or event not in ("pull_request", "pull_request_target") else [
+                   {"number": number, "url": f"{api}/pulls/{number}",
+                    "head": {"ref": head_branch, "sha": head_sha, "repo": {"name": self.repo.split("/")[1]}},
+                    "base": {"ref": "main", "sha": self.base_sha, "repo": {"name": self.repo.split("/")[1]}}}]}
+        self.workflow_runs.append(run)
+        return run
 
     def marked_comments(self) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["body"].startswith("<!-- rubric-gate -->")]
@@ -148,13 +195,14 @@ class FakeGitHub:
             return 200, {"number": number, "url": f"{api}/issues/{number}", "title": "PR"}
         if method == "GET" and rest == f"/pulls/{n}":
             return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
-                         "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}}
+                         "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}, **self._mergeability()}
         if method == "GET" and rest == "/pulls":  # open by default; `state=all|closed` lists no closed ones here
             pulls = {n: {"base": self.base_sha, "head": self.head_sha}, **self.other_pulls}
             return self._page(path, [self._pull(api, number, pulls[number]) for number in sorted(pulls)])
         match = re.fullmatch(r"/pulls/(\d+)", rest)
         if method == "GET" and match and int(match.group(1)) in self.other_pulls:
-            return 200, self._pull(api, int(match.group(1)), self.other_pulls[int(match.group(1))])
+            pull = self.other_pulls[int(match.group(1))]
+            return 200, {**self._pull(api, int(match.group(1)), pull), **self._test_merge(pull["base"], pull["head"])}
         if method == "GET" and rest == f"/issues/{n}/comments":
             return self._page(path, sorted(self.comments.values(), key=lambda c: c["id"]))
         if method == "POST" and rest == f"/issues/{n}/comments":
@@ -212,7 +260,7 @@ class FakeGitHub:
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
         if match and method == "GET":
-            return 200, {"sha": match.group(1), "url": f"{api}/commits/{match.group(1)}"}
+            return 200, self._commit(match.group(1), api)
         match = re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
         if match and method == "POST":
             if body.get("state") not in STATUS_STATES:
@@ -250,6 +298,11 @@ class FakeGitHub:
         match = re.fullmatch(r"/git/blobs/([0-9a-f]{40})", rest)
         if match and method == "GET":
             return self._blob(match.group(1))
+        if method == "GET" and rest == "/actions/runs":
+            return self._workflow_runs(path)
+        match = re.fullmatch(r"/git/commits/([0-9a-f]{40})", rest)
+        if match and method == "GET":
+            return self._git_commit(match.group(1))
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
             login = unquote(match.group(1))
@@ -272,10 +325,44 @@ class FakeGitHub:
         runs.sort(key=lambda r: -r["id"])
         return 200, {"total_count": len(runs), "check_runs": runs}
 
+    def _commit(self, sha: str, api: str) -> dict[str, Any]:
+        """Get a commit: with `commit.committer.date` from git when the repository has it (the
+        override reads the base tip's to tell a moved base in a shallow checkout)."""
+        data: dict[str, Any] = {"sha": sha, "url": f"{api}/commits/{sha}"}
+        dated = self._git("show", "-s", "--format=%cI", sha) if self.origin is not None else None
+        if dated is not None and dated.returncode == 0:
+            when = datetime.fromisoformat(dated.stdout.decode().strip()).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            data["commit"] = {"url": f"{api}/git/commits/{sha}", "message": "c",
+                              "committer": {"name": "t", "email": "t@example.com", "date": when}}
+        return data
+
+    def _workflow_runs(self, path: str) -> tuple[int, Any]:
+        """List workflow runs for a repository: {total_count, workflow_runs}, newest first, filtered
+        by `actor` (the login), `branch` (head branch), `event`, `status`, `head_sha` and `created`
+        (`a..b`, `>=a`, `<=b`: search-syntax dates); `per_page`/`page` with a Link header; at most
+        1,000 results for a filtered query. 403 without `actions: read`."""
+        if self.actions_forbidden:
+            return 403, {"message": "Resource not accessible by integration"}
+        q = {k: unquote(v) for k, v in self._query.items()}
+        runs = [r for r in reversed(self.workflow_runs)
+                if ("actor" not in q or r["actor"]["login"] == q["actor"])
+                and ("branch" not in q or r["head_branch"] == q["branch"])
+                and ("event" not in q or r["event"] == q["event"])
+                and ("status" not in q or q["status"] in (r["status"], r["conclusion"]))
+                and ("head_sha" not in q or r["head_sha"] == q["head_sha"])
+                and ("created" not in q or _in_range(r["created_at"], q["created"]))]
+        status, page = self._page(path, runs[:1000])
+        if self._headers.get("Link"):  # keep the query's filters on the next page's link
+            filters = "".join(f"&{k}={self._query[k]}" for k in q if k not in ("page", "per_page"))
+            self._headers["Link"] = re.sub(r'(page=\d+)>', lambda m: f"{m.group(1)}{filters}>", self._headers["Link"])
+        return status, {"total_count": len(runs), "workflow_runs": page}
+
     def current_labels(self, events: list[dict[str, Any]] | None = None) -> list[str]:
         """The labels on the PR now: what its `labeled` and `unlabeled` events left (as GitHub keeps them)."""
         on: list[str] = []
         for event in self.label_events if events is None else events:
+            if "label" not in event:
+                continue  # e.g. base_ref_changed
             name = event["label"]["name"]
             if event["event"] == "labeled" and name not in on:
                 on.append(name)
@@ -294,9 +381,9 @@ class FakeGitHub:
         actor = event.get("actor")
         return {"id": 1000 + index, "node_id": "E", "url": f"{self.url}/repos/{self.repo}/issues/events/{1000 + index}",
                 "event": event["event"], "commit_id": None, "commit_url": None,
-                "created_at": f"2026-01-01T00:{index // 60:02d}:{index % 60:02d}Z",
+                "created_at": event["created_at"] if "created_at" in event else event.setdefault("created_at", self.tick()),
                 "actor": {**actor, "type": "User"} if actor else None,
-                "label": {"name": event["label"]["name"], "color": "ededed"}}
+                **({"label": {"name": event["label"]["name"], "color": "ededed"}} if "label" in event else {})}
 
     def _pull(self, api: str, number: int, pull: dict[str, str]) -> dict[str, Any]:
         repo = {"full_name": self.repo, "url": api, "fork": False}
@@ -421,6 +508,61 @@ class FakeGitHub:
                      "base_commit": self._commit_json(base), "merge_base_commit": self._commit_json(mb),
                      "commits": [], "files": []}
 
+    def _mergeability(self) -> dict[str, Any]:
+        """`mergeable` and `merge_commit_sha` as Get a pull request answers them: GitHub's test merge
+        of the head into the base ("When you get ... a pull request, GitHub creates a merge commit to
+        test whether the pull request can be automatically merged into the base branch"), made
+        with git's merge (merge-ort, as `git merge-tree`); null while "GitHub has started a
+        background job to compute the mergeability" (`mergeable_pending` answers), false on
+        conflicts. `test_merge_sha` answers another commit (a stale test merge)."""
+        if self.origin is None:
+            return {"mergeable": None, "merge_commit_sha": None, "mergeable_state": "unknown"}
+        if self.mergeable_pending:
+            self.mergeable_pending -= 1
+            return {"mergeable": None, "merge_commit_sha": self.test_merge_sha, "mergeable_state": "unknown"}
+        if self.test_merge_sha is not None:
+            return {"mergeable": True, "merge_commit_sha": self.test_merge_sha, "mergeable_state": "clean"}
+        return self._test_merge(self.base_sha, self.head_sha)
+
+    def _test_merge(self, base: str, head: str) -> dict[str, Any]:
+        if self.origin is None:
+            return {"mergeable": None, "merge_commit_sha": None, "mergeable_state": "unknown"}
+        key = (base, head)
+        if key not in self._test_merges:
+            tree = self._git("merge-tree", "--write-tree", "--no-messages", base, head)
+            merge = None
+            if tree.returncode == 0:
+                env = {"GIT_AUTHOR_NAME": "GitHub", "GIT_AUTHOR_EMAIL": "noreply@github.com",
+                       "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com",
+                       "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+                made = subprocess.run(["git", "commit-tree", tree.stdout.split()[0].decode(), "-p", base,
+                                       "-p", head, "-m", f"Merge {head} into {base}"],
+                                      cwd=self.origin, capture_output=True, check=True,
+                                      env={**os.environ, **env})
+                merge = made.stdout.decode().strip()
+            self._test_merges[key] = merge
+        merge = self._test_merges[key]
+        # "If mergeable is true, then merge_commit_sha will be the SHA of the test merge commit."
+        return {"mergeable": merge is not None, "merge_commit_sha": merge,
+                "mergeable_state": "clean" if merge is not None else "dirty"}
+
+    def _git_commit(self, sha: str) -> tuple[int, Any]:
+        """Get a commit object (Git database API): its tree and parents."""
+        proc = self._git("cat-file", "commit", sha)
+        if proc.returncode != 0:
+            return 404, {"message": "Not Found"}
+        header = proc.stdout.decode(errors="replace").split("\n\n", 1)[0].splitlines()
+        tree = next(line.split()[1] for line in header if line.startswith("tree "))
+        parents = [line.split()[1] for line in header if line.startswith("parent ")]
+        api = f"{self.url}/repos/{self.repo}/git"
+        return 200, {"sha": sha, "node_id": "C", "url": f"{api}/commits/{sha}", "message": "c",
+                     "author": {"name": "GitHub", "email": "noreply@github.com", "date": "2026-01-01T00:00:00Z"},
+                     "committer": {"name": "GitHub", "email": "noreply@github.com", "date": "2026-01-01T00:00:00Z"},
+                     "tree": {"sha": tree, "url": f"{api}/trees/{tree}"},
+                     "parents": [{"sha": p, "url": f"{api}/commits/{p}",
+                                  "html_url": f"https://github.test/{self.repo}/commit/{p}"} for p in parents],
+                     "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None}}
+
     def _tree(self, ref: str) -> tuple[int, Any]:
         """Get a tree (recursive=1 lists every blob; a commit sha names its tree)."""
         proc = self._git("ls-tree", "-r", "-z", "-l", "--end-of-options", ref)
@@ -510,6 +652,29 @@ class FakeGitHub:
     _accept: str = ""  # the request's Accept header
     blob_reads: list[tuple[str, str]] = field(default_factory=list)  # (blob sha, Accept) of each blob read
     altered_blobs: set[str] = field(default_factory=set)  # blob shas whose raw bytes arrive altered
+    # Get a pull request's test merge: answers with `mergeable: null` left before it is computed,
+    # and a commit to answer as `merge_commit_sha` instead of the merge of the base and the head.
+    mergeable_pending: int = 0
+    test_merge_sha: str | None = None
+    _test_merges: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+
+def _in_range(stamp: str, query: str) -> bool:
+    """Whether an ISO time is in a search-syntax range (`a..b`, `>=a`, `>a`, `<=b`, `<b`, `a`)."""
+    at = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+    def parse(text: str) -> datetime:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+    if ".." in query:
+        low, high = query.split("..", 1)
+        return (low == "*" or parse(low) <= at) and (high == "*" or at <= parse(high))
+    for op, test in ((">=", lambda v: at >= v), ("<=", lambda v: at <= v), (">", lambda v: at > v),
+                     ("<", lambda v: at < v)):
+        if query.startswith(op):
+            return bool(test(parse(query[len(op):])))
+    return parse(query) == at
 
 
 def _declared_patch(hunks: list[tuple[int, int]]) -> str:

@@ -134,3 +134,50 @@ def test_the_merged_record_is_the_tips_lines_then_the_lines_the_pr_appended() ->
     assert [str(a) for a in changed_answers(stores["tip"], merged, ITEMS)] == [f"{TEXTS[0]} on R0: yes -> no"]
     assert merged_record(stores["base"], stores["edited"], stores["tip"]) is None  # only a rebase tells
     assert merged_record(stores["base"], stores["base"], stores["tip"]) is stores["tip"]
+
+
+# -- what a trusted source must have answered for a change to stand --------------------------------
+
+def _keyed(answer: str, item: CalibrationItem = ITEMS[0], **key: object) -> dict:
+    return {"item": item.id, "check_text": TEXTS[0], "answer": answer, "judge": "j", "prompt": "p",
+            "task_hash": "t1", "item_hash": item.content_hash, **key}
+
+
+def _needs(base: VerdictStore, head: VerdictStore, judges: dict[str, str] | None = None, tasks=("t1",)):
+    from rubric_gate.guard import confirmation_keys
+
+    (answer,) = changed_answers(base, head, ITEMS, tasks) or filled_answers(base, head, ITEMS, tasks)
+    return confirmation_keys(answer, head, tasks, {"j": "p"} if judges is None else judges)
+
+
+def test_a_keyed_line_is_confirmed_at_its_own_full_key_only() -> None:
+    from rubric_gate.guard import confirmed_at
+
+    base = _store({"item": "R0", "check_text": TEXTS[0], "answer": "yes"})
+    line = _keyed("no", sample=2)
+    needs = _needs(base, _store({"item": "R0", "check_text": TEXTS[0], "answer": "yes"}, line))
+    assert needs == [(("j", "p", "t1", TEXTS[0], ITEMS[0].content_hash, 2), "no")]
+    assert confirmed_at(needs, _store(line))
+    assert not confirmed_at(needs, _store(_keyed("yes", sample=2)))  # the trusted source answers otherwise
+    for other in ({"sample": 0}, {"prompt": "p2"}, {"judge": "k"}, {"task_hash": "t2"}):
+        assert not confirmed_at(needs, _store({**line, **other})), other  # the same answer at another key
+
+
+def test_a_keyed_line_no_configured_judge_reads_cannot_be_confirmed() -> None:
+    base = _store({"item": "R0", "check_text": TEXTS[0], "answer": "yes"})
+    head = _store({"item": "R0", "check_text": TEXTS[0], "answer": "yes"}, _keyed("no"))
+    assert _needs(base, head, judges={"j": "p2"}) is None  # another prompt version
+    assert _needs(base, head, judges={"k": "p"}) is None  # another judge
+    assert _needs(base, head, judges={}) is None  # no judge
+    other_task = _store({"item": "R0", "check_text": TEXTS[0], "answer": "yes"}, _keyed("no", task_hash="t9"))
+    assert _needs(base, other_task, tasks=("t1", "t9")) is not None
+    assert _needs(base, other_task, tasks=("t1", "t2")) is None  # a task no rubric reading the file has
+
+
+def test_a_keyless_line_needs_every_configured_judge_under_every_task() -> None:
+    base = _store({"item": "R0", "check_text": TEXTS[0], "answer": "yes"})
+    head = _store({"item": "R0", "check_text": TEXTS[0], "answer": "no"})
+    needs = _needs(base, head, judges={"j": "p", "k": "q"}, tasks=("t1", "t2"))
+    assert needs is not None and {key[:3] for key, _ in needs} == {("j", "p", "t1"), ("j", "p", "t2"),
+                                                                   ("k", "q", "t1"), ("k", "q", "t2")}
+    assert {answer for _, answer in needs} == {"no"}

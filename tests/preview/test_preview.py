@@ -250,7 +250,7 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
     code, out, err = preview(scenario.git.path, "--base", "main")
     assert code == 1, out + err
     assert "duplicate anchor" in out, out
-    assert f"- ❌ `{RUBRIC}`: git merges it with the base tip" in out, out  # in the comment, no empty "used by"
+    assert f"- ❌ `{RUBRIC}`: git's merge of the head" in out, out  # in the comment, no empty "used by"
 
 
 def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix(scenario: Scenario) -> None:

@@ -7,16 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.cli import example_check
+
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["check", "--base", "rubrics/cloud-security-review.yaml", "--head", "examples/drifting-revision.yaml"]
 
 
 def _run(columns: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    if columns is not None:
-        env["COLUMNS"] = columns
-    proc = subprocess.run([sys.executable, "-m", "rubric_gate", *ARGS], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
+    proc = example_check(ARGS[4], columns=columns)  # each width run once for the session
     assert proc.returncode == 1, proc.stderr
     return proc.stdout
 
@@ -43,8 +41,7 @@ def test_piped_output_keeps_each_line_whole() -> None:
 
 def test_accepted_changes_say_accepted_once() -> None:
     out = _run(None)
-    sound = subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", ARGS[2], "--head",
-                            "examples/sound-revision.yaml"], cwd=ROOT, capture_output=True, text=True, check=False)
+    sound = example_check("examples/sound-revision.yaml")
     assert sound.returncode == 0, sound.stderr
     accepted = [line for line in sound.stdout.splitlines() if line.strip().startswith("accepted")]
     assert accepted and all(line.count("accepted") == 1 for line in accepted)

@@ -5,6 +5,7 @@ subprocess, exactly as a user runs it, with RUBRIC_GATE_TEST_SUBPROCESS=1."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import subprocess
@@ -32,3 +33,21 @@ def rubric_gate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(args))
     return subprocess.CompletedProcess(["rubric-gate", *args], code, out.getvalue(), err.getvalue())
+
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_BASE = "rubrics/cloud-security-review.yaml"
+
+
+@functools.cache
+def example_check(head: str, *fmt: str, columns: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`rubric-gate check --base rubrics/cloud-security-review.yaml --head HEAD FMT...` on the bundled
+    example, as a user runs it: a subprocess in the repository root, COLUMNS as given (else
+    piped, no width) and no LINES. Run once per arguments for the session: its output depends
+    only on committed files (`head` must be one, e.g. examples/drifting-revision.yaml)."""
+    assert head.startswith("examples/"), head
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    return subprocess.run([sys.executable, "-m", "rubric_gate", "check", "--base", EXAMPLE_BASE, "--head", head, *fmt],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=120)

@@ -109,6 +109,45 @@ def test_a_blob_extending_a_parsed_one_holds_their_shared_rows_once() -> None:
     assert base.answers("check 1", ITEMS[1:2])[0].tolist() == [True] and table(head) == before
 
 
+def test_extending_a_blob_holds_its_old_and_new_columns_together_one_column_at_a_time() -> None:
+    """The head's columns are the base's plus the added rows, and the base's become views of
+    them: built a column at a time, so both full sets are never held at once (10k x 128: 39 MiB)."""
+    import tracemalloc
+
+    cache = BlobCache()
+    base_raw = "".join(json.dumps({"item": f"r{i % 1000}", "check_text": f"check {i // 1000}", "answer": "yes"})
+                       + "\n" for i in range(40_000)).encode()
+    head_raw = base_raw + lines(3, "no")
+    tracemalloc.start()  # before the base's columns are made: their release counts too
+    try:
+        base = VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+        columns = sum(a.nbytes for a in base._data.columns.arrays().values())
+        held = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
+        extra = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert len(head) == 40_003 and len(base) == 40_000
+    # The largest column (the int64 offsets) at most beside the old ones: not all seven.
+    assert extra < columns / 2, f"{extra / 2**20:.1f} MiB more while extending {columns / 2**20:.1f} MiB of columns"
+
+
+def test_the_appended_lines_are_read_back_once_for_both_questions() -> None:
+    """`added_since` (the lines a PR wrote) and `differing_lines` (what the gate reads otherwise)
+    of a head appending to its base are the same appended lines: one `Verdict` each, shared."""
+    cache = BlobCache()
+    base_raw = lines(40)
+    head_raw = base_raw + lines(7, answer="no", start=40) + lines(2)  # two copies of base lines
+    base = VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
+    head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
+    added = head.added_since(base)
+    _, differing = head.differing_lines(base)
+    assert [v.model_dump() for v in added] == [v.model_dump() for v in VerdictStore.from_bytes(lines(7, "no", 40), "x")]
+    assert len(differing) == 9 and all(a is b for a, b in zip(added, differing, strict=False))
+    assert VerdictStore.from_blob("head", head_raw, "head:v", cache=cache).added_since(base)[0] is added[0]
+
+
 def test_an_error_in_the_added_lines_names_the_line_of_the_head_file() -> None:
     cache = BlobCache()
     base_raw = lines(12)

@@ -10,7 +10,6 @@ from github.Repository import Repository
 
 from rubric_gate.errors import InputError
 from rubric_gate.globs import matches_any, matches_as_written, normalize_glob, unmatched_globs  # noqa: F401  (one meaning: rubric_gate.globs)
-from rubric_gate.rubric import parse_rubric_text
 
 
 @dataclass(frozen=True)
@@ -54,43 +53,6 @@ def _path(raw: bytes, errors: list[str]) -> str:
 
 def merge_base_via_git(workspace: Path, base_sha: str, head_sha: str) -> str:
     return _git(workspace, "merge-base", base_sha, head_sha).strip() or base_sha
-
-
-def git_merge_problems(workspace: Path, tip_sha: str, head_sha: str, rubric_paths: list[str]) -> list[tuple[str, str]]:
-    """The merge git makes must be the one the gate reviews: one merge base (with two, a
-    criss-cross history, git merges from a virtual base the gate never read), and every rubric
-    file the PR changes loading in the tree git's merge writes (a text merge of two passing
-    sides can break the YAML, e.g. one anchor defined on both). Each problem: (path, message)."""
-    bases = _git(workspace, "merge-base", "--all", tip_sha, head_sha).split()
-    if len(bases) > 1:
-        return [("the merge", f"the head {head_sha[:7]} and the base tip {tip_sha[:7]} have {len(bases)} merge bases "
-                 "(a criss-cross history, e.g. a merge with `-s ours`), so git's merge is not the one the gate "
-                 "reviewed: rebase the PR onto its base branch")]
-    if not rubric_paths or bases == [tip_sha]:
-        return []  # the tip has not moved: the merge is the head
-    merged = subprocess.run(["git", "merge-tree", "--write-tree", tip_sha, head_sha], cwd=workspace,
-                            capture_output=True, check=False)
-    if merged.returncode != 0:
-        return []  # conflicts (GitHub will not merge it as is) or a git without merge-tree: the gate's model stands
-    tree = merged.stdout.split()[0].decode()
-
-    def blobs(treeish: str) -> dict[str, str]:  # path -> blob id, of the given paths
-        listed = _git_bytes(workspace, "--literal-pathspecs", "ls-tree", "-z", treeish, "--", *rubric_paths).split(b"\0")
-        return {name.decode("utf-8", "replace"): meta.split()[2].decode()
-                for meta, _, name in (entry.partition(b"\t") for entry in listed if entry)}
-
-    merged_blobs, head_blobs = blobs(tree), blobs(head_sha)
-    problems: list[tuple[str, str]] = []
-    for path in rubric_paths:
-        if path not in merged_blobs or merged_blobs[path] == head_blobs.get(path):
-            continue  # the head's own version lands: it was read and gated as it is
-        text = _git_bytes(workspace, "cat-file", "blob", merged_blobs[path]).decode("utf-8", "replace")
-        try:
-            parse_rubric_text(text, path)
-        except InputError as exc:
-            problems.append((path, f"git merges it with the base tip {tip_sha[:7]} into a rubric that does not load "
-                             f"({exc.what}): rebase the PR onto its base branch"))
-    return problems
 
 
 def merge_base_via_rest(repo: Repository, base_sha: str, head_sha: str) -> str:

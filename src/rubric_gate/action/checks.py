@@ -58,17 +58,17 @@ def annotations_for(outcomes: list[RubricOutcome]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class CheckRecord:
-    """What a check run records in its `external_id`: the base tip it was gated against, the PR
-    whose run posted it, and whether that PR's override was granted on this head (`override`):
-    a later run of another PR with this head reads it to honour that override."""
+    """What a check run records in its `external_id`: the base tip it was gated against and the
+    PR whose run posted it. Read back only to repeat a failure (`latest_result`), which can only
+    make the gate stricter: any workflow of the repository writes check runs as the app this one
+    writes as, so a record never excuses anything. Older runs wrote an `override` field; it is
+    read as nothing (an override rests on GitHub's own records, `action.override`)."""
 
     base_sha: str
     pull: int | None = None
-    override: bool = False
 
     def external_id(self) -> str:
-        return " ".join([f"base:{self.base_sha}", *([f"pr:{self.pull}"] if self.pull is not None else []),
-                         *(["override"] if self.override else [])])
+        return " ".join([f"base:{self.base_sha}", *([f"pr:{self.pull}"] if self.pull is not None else [])])
 
     @classmethod
     def parse(cls, external_id: str | None) -> CheckRecord | None:
@@ -76,7 +76,7 @@ class CheckRecord:
         if not fields[0].startswith("base:"):
             return None
         pulls = [f[3:] for f in fields[1:] if f.startswith("pr:") and f[3:].isdigit()]
-        return cls(fields[0][5:], int(pulls[0]) if pulls else None, "override" in fields[1:])
+        return cls(fields[0][5:], int(pulls[0]) if pulls else None)
 
 
 def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, summary: str,
@@ -109,12 +109,10 @@ def publish_check(repo: Repository, head_sha: str, conclusion: str, title: str, 
         return CheckResult("none", f"check run refused ({refused}); commit status refused ({describe(exc)})")
 
 
-def _own_runs(repo: Repository, head_sha: str, every: bool = False) -> list[Any]:
-    """The head's `rubric-gate` check runs that the workflow token's app wrote, newest first
-    (`every`: all of them, else the latest, as branch protection reads it)."""
-    commit = repo.get_commit(head_sha)
-    runs = commit.get_check_runs(check_name=CHECK_NAME, filter="all") if every else \
-        commit.get_check_runs(check_name=CHECK_NAME)
+def _own_runs(repo: Repository, head_sha: str) -> list[Any]:
+    """The head's latest `rubric-gate` check runs that the workflow token's app wrote, newest
+    first (as branch protection reads them)."""
+    runs = repo.get_commit(head_sha).get_check_runs(check_name=CHECK_NAME)
     return sorted((r for r in runs if r.app is not None and r.app.slug == "github-actions"), key=lambda r: -r.id)
 
 
@@ -141,16 +139,6 @@ def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
     except GithubException:
         return None
     return None
-
-
-def posted_records(repo: Repository, head_sha: str) -> list[CheckRecord]:
-    """Every record on the head's `rubric-gate` check runs, newest first (empty when they cannot
-    be read: an override then is not carried, which fails closed)."""
-    try:
-        return [record for run in _own_runs(repo, head_sha, every=True)
-                if (record := CheckRecord.parse(run.external_id)) is not None]
-    except GithubException:
-        return []
 
 
 _BASE_MARK = " · base "

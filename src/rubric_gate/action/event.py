@@ -35,6 +35,7 @@ class PullRequest:
     action: str = ""  # the payload's `action` (labeled, synchronize, edited, ...)
     event_label: str | None = None  # for labeled/unlabeled: the label added or removed
     merge_group: bool = False  # a merge queue's group: no PR to comment on
+    head_ref: str | None = None  # the head branch's name (a fork PR's workflow runs are matched by it)
 
     @property
     def is_fork(self) -> bool:
@@ -67,6 +68,7 @@ def pull_request_from(event: dict[str, Any], display: str) -> PullRequest:
             html_url=str(pr.get("html_url", "")),
             action=str(event.get("action") or ""),
             event_label=str((event.get("label") or {}).get("name", "")) if isinstance(event.get("label"), dict) else None,
+            head_ref=str(pr["head"]["ref"]) if isinstance(pr["head"].get("ref"), str) else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(display, f"pull_request payload lacks a field ({exc})") from None

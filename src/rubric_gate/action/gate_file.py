@@ -35,7 +35,7 @@ from rubric_gate.service import (
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
 
-__all__ = ["UNREADABLE_BASE", "GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
+__all__ = ["GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
 
 JUDGE_HINT = ("record verdicts for them in the PR, or set the action's `judge` input "
               "(e.g. `judge: anthropic:claude-sonnet-4-6`) with its API key to judge them")
@@ -227,14 +227,17 @@ def _took(outcome: RubricOutcome, judged: Judged) -> None:
 
 
 def _gate_added(outcome: RubricOutcome, s: GateSettings, base_note: str | None = None) -> None:
-    """A rubric with no base version: scored on its own labels like `rubric-gate attribute`."""
-    changed, at_head = outcome.file, s.snapshots.head
-    head = at_head.rubric(changed.path, changed.path)
+    """A rubric with no base version: scored on its own labels like `rubric-gate attribute`, as the
+    merge leaves them (the proposed snapshot: the files this PR changes as its head has them, every
+    other file as the base tip has it), so labels or verdicts main changed since the PR branched
+    count as they will once merged."""
+    changed, proposed = outcome.file, s.snapshots.proposed
+    head = proposed.rubric(changed.path, changed.path)
     if head is None:
-        raise InputError(at_head.display(changed.path), "rubric not found at the head commit")
+        raise InputError(proposed.display(changed.path), "rubric not found at the head commit")
     outcome.head = head
-    calibration = calibration_split(at_head, head.rubric.calibration)
-    store = verdicts_at(at_head, head.rubric.verdicts)
+    calibration = calibration_split(proposed, head.rubric.calibration)
+    store = verdicts_at(proposed, head.rubric.verdicts)
     outcome.notices.append(base_note or "New rubric: there is no base version to gate against. It was scored "
                            "on its own calibration set; review its labels and checks by hand.")
     if s.judge_unavailable:

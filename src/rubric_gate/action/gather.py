@@ -6,19 +6,22 @@ Everything here reads; nothing posts. The decision is `action.decide`'s, from wh
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
 
 from github import GithubException
 from github.Repository import Repository
 
-from rubric_gate.action.checks import CheckRecord, latest_result, posted_records
+from rubric_gate.action.checks import latest_result
 from rubric_gate.action.client import describe
 from rubric_gate.action.decide import OtherPull, PostedResult
 from rubric_gate.action.event import SHA, PullRequest
 from rubric_gate.action.gate_file import RubricOutcome
 from rubric_gate.action.outputs import command
-from rubric_gate.action.override import Override, check_override
+from rubric_gate.action.override import Attestor, Override, check_override
 from rubric_gate.action.standard import StandardFinding
 from rubric_gate.errors import InputError, RubricGateError
 
@@ -48,7 +51,7 @@ def same_head_pulls(repo: Repository, pr: PullRequest) -> list[PullRequest]:
         pulls = [p for p in repo.get_pulls(state="open") if p.head.sha == pr.head_sha and p.number != pr.number]
         return [PullRequest(number=p.number, base_sha=p.base.sha, head_sha=pr.head_sha, base_repo=pr.base_repo,
                             head_repo=p.head.repo.full_name if p.head.repo is not None else None, labels=(),
-                            html_url=p.html_url or "") for p in pulls]
+                            html_url=p.html_url or "", head_ref=p.head.ref) for p in pulls]
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", "cannot list the open pull requests with its head through the API "
                                    f"({describe(exc)}): the check on {pr.head_sha[:7]} is read by each of them") from None
@@ -65,23 +68,6 @@ def _why(outcome: RubricOutcome) -> str:
         return outcome.error
     rejected = [f"{c.change} {c.check}" for c in (outcome.report.changes if outcome.report else []) if not c.accepted]
     return "; ".join([*(f"rejected {r}" for r in rejected), *outcome.failures]) or "failed"
-
-
-class HeadRecords:
-    """The head's check-run records, read once, when an override label first needs them."""
-
-    def __init__(self, repo: Repository, head_sha: str) -> None:
-        self._repo, self._head = repo, head_sha
-        self._records: list[CheckRecord] | None = None
-
-    def __call__(self) -> list[CheckRecord]:
-        if self._records is None:
-            self._records = posted_records(self._repo, self._head)
-        return self._records
-
-    def forget(self) -> None:
-        """Read them again next time (another PR's run may have posted its grant since)."""
-        self._records = None
 
 
 class SameHead:
@@ -121,8 +107,8 @@ class SameHead:
         return changed
 
     def reread_refused_overrides(self) -> bool:
-        """Judge again the override labels refused on failing PRs (their own `labeled` run may have
-        recorded the grant since they were read); True when any of them changed."""
+        """Judge again the override labels refused on failing PRs (their label, or the workflow run
+        of its `labeled` event, may be there since they were read); True when any of them changed."""
         changed = False
         for number, (pull, other) in list(self._known.items()):
             if other.failing and other.override is not None and not other.override.granted:
@@ -140,8 +126,27 @@ class SameHead:
         return OtherPull(pull.number, pull.base_sha, failing, override=override)
 
 
-def override_reader(repo: Repository, label: str, records: HeadRecords) -> Callable[[PullRequest], Override | None]:
-    return lambda pull: check_override(repo, pull, label, records)
+def commit_date(repo: Repository, workspace: Path) -> Callable[[str], datetime | None]:
+    """When a commit was committed: from git when the checkout has it, else the commits API
+    (None when neither can say). The override reads the base tip's, to tell a moved base."""
+    def read(sha: str) -> datetime | None:
+        proc = subprocess.run(["git", "show", "-s", "--format=%cI", "--end-of-options", sha], cwd=workspace,
+                              capture_output=True, text=True, check=False)
+        if proc.returncode == 0 and proc.stdout.strip():
+            try:
+                return datetime.fromisoformat(proc.stdout.strip())
+            except ValueError:
+                pass
+        try:
+            committer = repo.get_commit(sha).commit.committer
+            return committer.date if committer is not None else None
+        except (GithubException, AttributeError):
+            return None
+    return read
+
+
+def override_reader(repo: Repository, label: str, attestor: Attestor) -> Callable[[PullRequest], Override | None]:
+    return lambda pull: check_override(repo, pull, label, attestor)
 
 
 def standing(repo: Repository, pr: PullRequest) -> tuple[PostedResult | None, str]:

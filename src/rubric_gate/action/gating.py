@@ -7,7 +7,7 @@ are what `action.decide` decides on; `rubric-gate preview` calls `gate_changes` 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from github import GithubException
 from github.Repository import Repository
@@ -17,7 +17,6 @@ from rubric_gate.action.changed import (
     ChangedFile,
     changed_via_git,
     changed_via_rest,
-    git_merge_problems,
     merge_base_via_git,
     merge_base_via_rest,
     rubric_changes,
@@ -25,19 +24,22 @@ from rubric_gate.action.changed import (
 )
 from rubric_gate.action.client import describe
 from rubric_gate.action.config import ActionConfig
+from rubric_gate.action.confirm import LiveConfirmer
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gate_file import GateSettings, RubricOutcome, gate_file
 from rubric_gate.action.gather import current_base
-from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget, JudgeBackend, load_backend
+from rubric_gate.action.judging import SECRET_VARIABLES, JudgeBackend, load_backend
+from rubric_gate.action.merge_check import landing_problems
 from rubric_gate.action.outputs import command
 from rubric_gate.action.pairing import pair_rewrites
-from rubric_gate.action.snapshot import Snapshots, load_snapshots
+from rubric_gate.action.provenance import base_branch_cache, base_ref_of
+from rubric_gate.action.snapshot import Snapshots, diff_snapshots, load_snapshots
 from rubric_gate.action.sources import FileReader, GitReader, RestReader, has_commit, is_shallow
-from rubric_gate.action.standard import StandardFinding, gate_standard
+from rubric_gate.action.standard import StandardFinding, findings_of
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
+from rubric_gate.boundary.differences import Difference
 from rubric_gate.errors import InputError
-from rubric_gate.guard import JudgedKey
-from rubric_gate.service import GateRequest, RequestError
+from rubric_gate.service import CallBudget, GateRequest, RequestError
 from rubric_gate.tuning import env_number
 
 
@@ -50,7 +52,8 @@ class GatedPull:
     merge_base: str
     changes: list[ChangedFile]
     outcomes: list[RubricOutcome]
-    standard: list[StandardFinding]
+    standard: list[StandardFinding]  # the diff's findings, then the merge's (`action.merge_check`)
+    differences: list[Difference] = field(default_factory=list)  # every one the diff classified
 
     @property
     def failing(self) -> list[RubricOutcome | StandardFinding]:
@@ -60,6 +63,9 @@ class GatedPull:
 def gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: VerdictCache, budget: CallBudget,
                notices: list[str]) -> GatedPull:
     pr = current_base(repo, pr)
+    # What actions/cache restored here may have been saved by any workflow running for the PR:
+    # the gate reads the cache a push run on the base branch left as an artifact instead.
+    cache.distrust_restored(lambda: base_branch_cache(repo, base_ref_of(os.environ)))
     reader, files, gate_base = _detect(config, repo, pr)
     return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
 
@@ -78,16 +84,20 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
         raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
                          "fix the glob (a typo would otherwise pass every PR unchecked)")
     changes = pair_rewrites(rubric_changes(files, config.rubric_globs), snapshots, config.rubric_globs)
-    outcomes, judged = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges)
-                        if changes else ([], {}))
-    standard = gate_standard(snapshots, config.rubric_globs, changes, judged)
-    if reader.kind == "git":
-        # The gate reviews a model of the merge (check by check, from one merge base): where git's
-        # own merge differs from it, the PR fails (the override covers it, a reviewer's call).
-        rubric_paths = [c.path for c in changes if c.status != "removed"]
-        standard += [StandardFinding(path, (), message, True) for path, message in
-                     git_merge_problems(config.workspace, pr.base_sha, pr.head_sha, rubric_paths)]
-    return GatedPull(pr, reader, gate_base, changes, outcomes, standard)
+    outcomes, specs = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges)
+                       if changes else ([], ()))
+    # A changed recorded answer stands where the configured judge, live in this run, gives it at
+    # the line's full key (`action.confirm`); the restored verdict cache never confirms one.
+    confirms = LiveConfirmer(tuple(dict.fromkeys((*config.judges, *specs))), cache, budget,
+                             concurrency=config.concurrency, notices=notices)
+    # Every difference of the classified diff is kept for report.json; the comment reads findings.
+    differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms)
+    standard = findings_of(differences)
+    # The gate reviews a model of the merge (check by check, from one merge base): where the merge
+    # git or GitHub writes differs from it, the PR fails (the override covers it, a reviewer's call).
+    standard += landing_problems(config.workspace, pr, reader, snapshots, changes, config.rubric_globs,
+                                 changes_facts=bool(changes or differences))
+    return GatedPull(pr, reader, gate_base, changes, outcomes, standard, differences)
 
 
 def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[FileReader, list[ChangedFile], str]:
@@ -122,10 +132,11 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snapshots, cache: VerdictCache,
               budget: CallBudget, notices: list[str],
-              rubric_judges: bool = True) -> tuple[list[RubricOutcome], dict[JudgedKey, str]]:
+              rubric_judges: bool = True) -> tuple[list[RubricOutcome], tuple[str, ...]]:
+    """Each changed rubric gated; and the judges that gated them (the base versions' own `judge`
+    keys too), which also re-judge the recorded answers the PR changes."""
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
     outcomes = []
-    judged: dict[JudgedKey, str] = {}
     unjudged: list[str] = []
     for change in changes:
         # The `judge` input wins; else the rubric's own `judge` key; else replay mode.
@@ -149,8 +160,6 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
                                 request=gate_request(config, specs if judge else ()), budget=budget, cache=cache)
         outcome = gate_file(change, settings)
         outcomes.append(outcome)
-        if outcome.judging is not None:  # these pairs were judged live: their recorded answers unused
-            judged.update(outcome.judged_pairs)
         for notice in outcome.notices:
             command("notice", f"{change.path}: {notice}")
         if outcome.error:
@@ -162,7 +171,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
                    "(e.g. `judge: anthropic:claude-sonnet-4-6`) or the rubric's `judge` key to judge.")
         command("notice", message)
         notices.append(message)
-    return outcomes, judged
+    return outcomes, tuple(backends)
 
 
 def gate_request(config: ActionConfig, judges: tuple[str, ...]) -> GateRequest:

@@ -10,11 +10,9 @@ from typing import Any
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.llm.registry import PROVIDERS, secret_variables
 from rubric_gate.rubric import RubricDocument
-from rubric_gate.service.request import CallBudget
 from rubric_gate.verdicts import VerdictStore
 
-__all__ = ["SECRET_VARIABLES", "CallBudget", "JudgeBackend", "has_credentials", "load_backend",
-           "secret_values"]  # CallBudget: the gate service's, one per run
+__all__ = ["SECRET_VARIABLES", "JudgeBackend", "has_credentials", "load_backend", "secret_values"]
 
 # Every provider's secret variables, from the provider registry (which loads no SDK).
 SECRET_VARIABLES = secret_variables()

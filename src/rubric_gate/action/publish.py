@@ -5,6 +5,7 @@ the step outputs and the job summary)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from github import GithubException
@@ -17,8 +18,10 @@ from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.decide import Decision
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gate_file import RubricOutcome
+from rubric_gate.action.merge_check import MergeFinding
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.render import RunSummary, fit, render_body
+from rubric_gate.boundary.differences import Difference
 from rubric_gate.report import write_html_report
 
 FORK_DOCS = "see docs/action.md, 'Fork pull requests', for the two-workflow pattern that comments on forks"
@@ -37,7 +40,7 @@ def post(config: ActionConfig, repo: Repository, pr: PullRequest, summary: RunSu
             why = ("this PR comes from a fork, whose token is read-only" if pr.is_fork
                    else "the token may not write pull request comments (needs `pull-requests: write`)")
             posted_notices.append(f"No PR comment was posted: {why} ({result.detail}); {FORK_DOCS}.")
-    record = CheckRecord(pr.base_sha, pr.number if not pr.merge_group else None, decision.override is not None)
+    record = CheckRecord(pr.base_sha, pr.number if not pr.merge_group else None)
     check = publish_check(repo, pr.head_sha, decision.conclusion, decision.title,
                           fit(render_body(summary), SUMMARY_LIMIT, WHERE, unit="bytes"),
                           annotations_for(summary.outcomes) + _audit_annotations(summary.outcomes), summary.run_url,
@@ -53,7 +56,11 @@ def post(config: ActionConfig, repo: Repository, pr: PullRequest, summary: RunSu
     return body, posted_notices
 
 
-def write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, source: str) -> Path:
+def write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, source: str,
+                 differences: Sequence[Difference] = ()) -> Path:
+    """report.json (its schema: schema/report.schema.json): the decision, each rubric's outcome,
+    the findings the comment lists (`standard`), and every difference the run classified, with
+    its kind and rule (`differences`: the diff's, allowed and gated ones too, then the merge's)."""
     config.output_dir.mkdir(parents=True, exist_ok=True)
     path = config.output_dir / "report.json"
     data = {
@@ -66,6 +73,8 @@ def write_report(config: ActionConfig, pr: PullRequest, summary: RunSummary, sou
         "files_from": source,
         "rubrics": [o.to_dict() for o in summary.outcomes],
         "standard": [f.to_dict() for f in summary.standard],
+        "differences": [d.to_dict() for d in [*differences, *(f.as_difference() for f in summary.standard
+                                                                if isinstance(f, MergeFinding))]],
     }
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     gated = [o for o in summary.outcomes if o.report is not None]

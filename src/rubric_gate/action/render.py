@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from rubric_gate import __version__
 from rubric_gate.action.gate_file import RubricOutcome
+from rubric_gate.action.merge_check import THE_MERGE, MergeFinding
 from rubric_gate.action.standard import StandardFinding
 from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
 from rubric_gate.report.markdown import code_span
@@ -81,6 +82,25 @@ def _standard_section(findings: list[StandardFinding], label: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+MERGE_HEADING = "The merge: what would land is not what the gate reviewed; rebase the PR onto its base branch"
+
+
+def _merge_section(findings: list[MergeFinding], label: str) -> str:
+    """The merge findings (`action.merge_check`): the merge git or GitHub writes is not the one
+    the gate reviewed, or there is none to compare. Each says why and what to do."""
+    lines = [f"### {MERGE_HEADING}", "",
+             "The gate reviews this PR's changes as they merge onto the base branch's tip. The merge that would land "
+             "differs from that, or could not be made, so it was never reviewed:", ""]
+    for f in findings:
+        where = "The merge" if f.path == THE_MERGE else code_span(f.path, table=False)
+        lines.append(f"- {'❌' if f.blocking else '⚠️'} {where}: {neutralize(f.message, table=False)}")
+    cover = (f"; {label} from someone with write access covers it as a reviewer's call"
+             if any(f.blocking for f in findings) else "")
+    lines += ["", "Rebase the PR onto its base branch (or merge the base branch into it) and push, so the gate reviews "
+              f"the merge as it will land{cover}."]
+    return "\n".join(lines) + "\n"
+
+
 def _status(outcome: RubricOutcome) -> str:
     """One line per changed rubric file for the list at the top: its mark, path and what happened."""
     path = code_span(outcome.file.path, table=False)
@@ -129,10 +149,13 @@ def render_body(summary: RunSummary) -> str:
         parts += [""] + [f"- {_status(o)}" for o in summary.outcomes]
     parts += ["", _base_line(summary)]
     label = f"the {code_span(summary.override_label, table=False)} label" if summary.override_label else "the override label"
-    blocking = sum(f.blocking for f in summary.standard)
-    if blocking:  # else "1 passed, 0 failed" under a FAIL heading reads as a contradiction
-        parts += ["", f"{blocking} finding{'s' if blocking != 1 else ''} under \"Labels and recorded verdicts\" "
-                      f"need{'s' if blocking == 1 else ''} {label}."]
+    merge = [f for f in summary.standard if isinstance(f, MergeFinding)]
+    standard = [f for f in summary.standard if not isinstance(f, MergeFinding)]
+    for section, findings in (("Labels and recorded verdicts", standard), ("The merge", merge)):
+        blocking = sum(f.blocking for f in findings)
+        if blocking:  # else "1 passed, 0 failed" under a FAIL heading reads as a contradiction
+            parts += ["", f"{blocking} finding{'s' if blocking != 1 else ''} under \"{section}\" "
+                          f"need{'s' if blocking == 1 else ''} {label}."]
     if summary.decision == "fail" and failed:
         fix = "**To merge:** fix what is marked ❌ below and push (the gate runs again on the new head)"
         if any(o.error is not None for o in summary.outcomes):  # never covered by an override
@@ -143,10 +166,12 @@ def render_body(summary: RunSummary) -> str:
         parts += ["", "> [!WARNING]", f"> The gate failed, but {neutralize(summary.override, table=False)}."]
     for notice in summary.notices:
         parts += ["", "> [!NOTE]", f"> {neutralize(notice, table=False)}"]
-    if summary.standard:
-        parts += ["", _standard_section(summary.standard, label).rstrip("\n")]
+    if standard:
+        parts += ["", _standard_section(standard, label).rstrip("\n")]
     for outcome in summary.outcomes:
         parts += ["", _section(outcome, override_shown=bool(summary.override)).rstrip("\n")]
+    if merge:  # after the rubrics: the merge of all of them
+        parts += ["", _merge_section(merge, label).rstrip("\n")]
     footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} (merge base) → head {summary.head_sha[:7]}"
     if summary.run_url:
         footer += f" · [workflow run]({summary.run_url})"

@@ -20,21 +20,22 @@ from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_
 from rubric_gate.action.event import GATED_EVENTS, gate_target, load_event
 from rubric_gate.action.gate_file import RubricOutcome
 from rubric_gate.action.gather import (
-    HeadRecords,
     SameHead,
+    commit_date,
     failing_reasons,
     override_reader,
     standing,
 )
 from rubric_gate.action.gating import GatedPull, gate_pull
-from rubric_gate.action.judging import CallBudget, secret_values
+from rubric_gate.action.judging import secret_values
 from rubric_gate.action.outputs import command
-from rubric_gate.action.override import Override
+from rubric_gate.action.override import Attestor, Override, workflow_path
 from rubric_gate.action.publish import nothing_to_do, post, write_job_files, write_report
 from rubric_gate.action.render import RunSummary
 from rubric_gate.action.warm import warm_cache
 from rubric_gate.action.workspace import check_output_location, check_untracked, clear_output_dir
 from rubric_gate.errors import EXIT_PASS, InputError
+from rubric_gate.service import CallBudget
 
 SETTLE_ROUNDS = 3  # listings of the open PRs with this head that may each change before a pass is refused
 AFTER_POST_ROUNDS = 2  # a failure turned pass by a grant posted meanwhile, then that pass read again
@@ -86,8 +87,9 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     for finding in standard:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
-    records = HeadRecords(repo, pr.head_sha)
-    override_of = override_reader(repo, config.override_label, records)
+    # GitHub's own records of who applied the label and on which head (never a check run).
+    attestor = Attestor(repo, workflow_path(env), config.event_name, commit_date(repo, config.workspace))
+    override_of = override_reader(repo, config.override_label, attestor)
     # The check run (and this job's status) belong to the head commit, not to this PR: a green
     # one would satisfy the required check of every PR with this head, whatever its base.
     same_head = SameHead(repo, pr, lambda other: failing_reasons(
@@ -99,11 +101,11 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
     refresh = _refresher(same_head, lambda: override_of(pr))
     facts, decision = _settle(facts, refresh)
     _show(summary, gated, decision, notices)
-    report_path = write_report(config, pr, summary, reader.kind)
+    report_path = write_report(config, pr, summary, reader.kind, gated.differences)
     body, posted = post(config, repo, pr, summary, decision)
     for _ in range(AFTER_POST_ROUNDS):
         try:
-            facts, after = _after_post(facts, decision, refresh, lambda: _regranted(records, same_head))
+            facts, after = _after_post(facts, decision, refresh, lambda: _regranted(attestor, same_head))
         except InputError as exc:  # e.g. the open PRs cannot be listed now: a pass is not left standing
             facts = replace(facts, unverified=exc.what)
             after = decide(facts)
@@ -111,7 +113,7 @@ def run_action(env: Mapping[str, str] | None = None) -> int:
             break
         decision = after
         _show(summary, gated, decision, notices)
-        report_path = write_report(config, pr, summary, reader.kind)
+        report_path = write_report(config, pr, summary, reader.kind, gated.differences)
         body, posted_again = post(config, repo, pr, summary, decision, repairs=False)
         posted += posted_again
     write_job_files(config, pr, summary, report_path, body, posted)
@@ -164,9 +166,9 @@ def _after_post(facts: RunFacts, decision: Decision, refresh: Refresh,
 
     A pass reads its facts once more: a PR opened between the last listing and the post has its
     own run, which may have posted its red first, so a pass that no longer holds is posted again
-    as what it is now. A failure that another PR's refused override label caused reads the
-    head's records again: that PR's own `labeled` run, overlapping this one, may have recorded
-    its grant since (else each of two runs misses the other's grant and both stay red).
+    as what it is now. A failure that another PR's refused override label caused reads that
+    label again: the workflow run of its `labeled` event, overlapping this one, may exist now
+    (else each of two runs misses the other's label and both stay red).
     """
     if decision.decision == "pass":
         facts, verified, _ = _recheck(facts, decision, refresh)
@@ -176,8 +178,8 @@ def _after_post(facts: RunFacts, decision: Decision, refresh: Refresh,
     return facts, decision
 
 
-def _regranted(records: HeadRecords, same_head: SameHead) -> bool:
-    records.forget()
+def _regranted(attestor: Attestor, same_head: SameHead) -> bool:
+    attestor.forget()
     return same_head.reread_refused_overrides()
 
 

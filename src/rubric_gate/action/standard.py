@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rubric_gate.action.changed import ChangedFile
 from rubric_gate.action.snapshot import Snapshots, diff_snapshots
 from rubric_gate.boundary.differences import Difference
-from rubric_gate.guard import JudgedKey
+from rubric_gate.guard import Confirms
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,11 @@ class StandardFinding:
 
 
 def gate_standard(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes: list[ChangedFile],
-                  judged: dict[JudgedKey, str]) -> list[StandardFinding]:
+                  confirms: Confirms | None = None) -> list[StandardFinding]:
     """The findings of the PR's classified diff: every difference that needs the override (an
-    unclassified one too), and the allowed ones a reviewer should read."""
-    return findings_of(diff_snapshots(snapshots, globs, rubric_changes, judged))
+    unclassified one too), and the allowed ones a reviewer should read. `confirms`: which changed
+    recorded answers a trusted source gave (`action.confirm`); None: none."""
+    return findings_of(diff_snapshots(snapshots, globs, rubric_changes, confirms))
 
 
 def findings_of(differences: list[Difference]) -> list[StandardFinding]:

@@ -13,7 +13,7 @@ from rubric_gate.action.cache import VerdictCache, judging_store
 from rubric_gate.action.changed import matches_any, unmatched_globs
 from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.gate_file import calibration_split, verdicts_at
-from rubric_gate.action.judging import CallBudget, JudgeBackend, load_backend
+from rubric_gate.action.judging import JudgeBackend, load_backend
 from rubric_gate.action.outputs import append_summary, command, write_outputs
 from rubric_gate.action.snapshot import Snapshot
 from rubric_gate.action.sources import GitReader
@@ -22,6 +22,7 @@ from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_PASS, InputError, RubricGateError
 from rubric_gate.report.markdown import code_span, neutralize
 from rubric_gate.rubric import RubricDocument
+from rubric_gate.service import CallBudget
 from rubric_gate.verdicts import VerdictStore
 
 

@@ -24,7 +24,7 @@ from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.llm.cache import CallKey, stored_ask, unstored
 from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.llm.protocols import JudgeRequest
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, YES_NO, reply_object, strict_object
 from rubric_gate.rubric import Check
 
 PACKAGE = "rubric_gate.audit"
@@ -41,18 +41,8 @@ STRATEGIES = (
     "add long, plausible detail that is beside the point of the task",
 )
 
-ATTACK_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"output": {"type": "string"}},
-    "required": ["output"],
-    "additionalProperties": False,
-}
-VERIFY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"meets_check": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"}},
-    "required": ["meets_check", "reason"],
-    "additionalProperties": False,
-}
+ATTACK_SCHEMA: dict[str, Any] = strict_object({"output": STRING})
+VERIFY_SCHEMA: dict[str, Any] = strict_object({"meets_check": YES_NO, "reason": STRING})
 
 
 def parse_attack(text: str) -> str:

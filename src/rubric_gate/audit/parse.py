@@ -6,35 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, YES_NO, reply_object, strict_object
 
 PROPERTIES = ("atomic", "consistent", "observable", "operational", "scoped")
 MAX_REASON_CHARS = 400
 
-_PROPERTY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"answer": {"type": "string", "enum": ["yes", "no"]}, "reason": {"type": "string"}},
-    "required": ["answer", "reason"],
-    "additionalProperties": False,
-}
-
-STRUCTURE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {name: _PROPERTY_SCHEMA for name in PROPERTIES},
-    "required": list(PROPERTIES),
-    "additionalProperties": False,
-}
-
-GROUNDING_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "beyond_task": {"type": "string", "enum": ["yes", "no"]},
-        "quote": {"type": "string"},
-        "reason": {"type": "string"},
-    },
-    "required": ["beyond_task", "quote", "reason"],
-    "additionalProperties": False,
-}
+_PROPERTY_SCHEMA: dict[str, Any] = strict_object({"answer": YES_NO, "reason": STRING})
+STRUCTURE_SCHEMA: dict[str, Any] = strict_object({name: _PROPERTY_SCHEMA for name in PROPERTIES})
+GROUNDING_SCHEMA: dict[str, Any] = strict_object({"beyond_task": YES_NO, "quote": STRING, "reason": STRING})
 
 
 @dataclass(frozen=True)

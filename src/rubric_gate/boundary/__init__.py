@@ -13,8 +13,8 @@ from rubric_gate.boundary.evidence import (
            unweighed_record,
            usable_pr_verdicts,
 )
-from rubric_gate.boundary.merge import apply_check_changes, check_conflicts
+from rubric_gate.boundary.merge import apply_check_changes, check_conflicts, landing_differences
 from rubric_gate.boundary.rubric_diff import KeyChange, classify_rubric_changes
 
-__all__ = ["Evidence", "KeyChange", "apply_check_changes", "catches_withheld", "check_conflicts", "classify_rubric_changes",
+__all__ = ["Evidence", "KeyChange", "apply_check_changes", "catches_withheld", "check_conflicts", "classify_rubric_changes", "landing_differences",
            "split_evidence", "unweighed_record", "usable_pr_verdicts"]

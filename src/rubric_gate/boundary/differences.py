@@ -51,6 +51,11 @@ class Kind(StrEnum):
     ANSWER_FOR_NO_CHECK = "answer.for_no_check"  # a text no gated rubric reading the file has at the head
     ANSWER_REMOVED = "answer.removed"  # of a check still in use
     ANSWER_REMOVED_WITH_CHECK = "answer.removed_with_check"  # the check's deletion is gated
+    # The merge that will land against the one the gate reviewed (`action.merge_check`).
+    MERGE_BASES = "merge.bases"  # more than one merge base: git merges from one the gate never read
+    MERGE_MISSING = "merge.missing"  # no merge to compare: GitHub has not made it, git cannot
+    MERGE_CONFLICTS = "merge.conflicts"  # it does not merge as it is: a push resolves it, and is gated
+    MERGE_DIFFERS = "merge.differs"  # a file the gate reads lands other than reviewed (or does not load)
 
 
 KIND_RULES: dict[str, str] = {
@@ -86,6 +91,12 @@ KIND_RULES: dict[str, str] = {
     Kind.ANSWER_FOR_NO_CHECK: "allowed",
     Kind.ANSWER_REMOVED: "override",
     Kind.ANSWER_REMOVED_WITH_CHECK: "gate",
+    Kind.MERGE_BASES: "override",
+    Kind.MERGE_MISSING: "override",
+    # GitHub merges nothing with conflicts; resolving them is a push (or a base move: see the
+    # docs' "Required-check setup" on a base that moved since the run), gated again.
+    Kind.MERGE_CONFLICTS: "allowed",
+    Kind.MERGE_DIFFERS: "override",
 }
 
 
@@ -124,6 +135,11 @@ class Difference:
     @property
     def needs_override(self) -> bool:
         return self.rule in ("override", "unclassified")
+
+    def to_dict(self) -> dict[str, object]:
+        """As report.json lists it (`differences`), allowed and gated ones too."""
+        return {"kind": self.kind, "file": self.path, "used_by": list(self.used_by), "rule": self.rule,
+                "message": self.message, "count": self.count, "needs_override": self.needs_override}
 
 
 def rule_of(kind: str, rules: dict[str, str] = DIFFERENCE_RULES) -> str:

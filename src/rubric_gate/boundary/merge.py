@@ -43,3 +43,19 @@ def check_conflicts(merge_base: Rubric, head: Rubric, tip: Rubric) -> list[str]:
         elif ours_before != check and ours_before != theirs:
             out.append(f"check `{check.id}` is edited by this PR and, differently, by the base branch since")
     return out
+
+
+def landing_differences(reviewed: Rubric, merged: Rubric) -> list[str]:
+    """How the rubric a merge writes differs from the one the gate reviewed, one phrase each
+    (empty: the same rubric). Checks are compared by id, in any order (a reorder is allowed);
+    every other key as it is."""
+    before = {c.id: c for c in reviewed.checks}
+    after = {c.id: c for c in merged.checks}
+    out = [f"drops check `{cid}`" for cid in before if cid not in after]
+    out += [f"adds check `{cid}`" for cid in after if cid not in before]
+    out += [f"changes check `{cid}`" for cid in before if cid in after and before[cid] != after[cid]]
+    if len(merged.checks) != len(after):
+        out.append("holds a check id twice")
+    out += [f"changes `{name}`" for name in Rubric.model_fields
+            if name != "checks" and getattr(reviewed, name) != getattr(merged, name)]
+    return out

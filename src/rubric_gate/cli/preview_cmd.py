@@ -33,12 +33,14 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     HTML reports. Exit codes are the action's: 0 pass, 1 gate failed, 2 bad input.
     """
     from rubric_gate.preview import run_preview
-    from rubric_gate.preview.local import EXIT_MEANINGS
+    from rubric_gate.preview.local import EXIT_MEANINGS, REJECTED
 
     width = stderr_width()
 
     def echo(kind: str, message: str) -> None:
-        print(wrap_message(f"rubric-gate preview: {kind + ': ' if kind else ''}{message}", width), file=sys.stderr)
+        # `REJECTED path: why` as check prints a rejected change; `error:` only for bad input (exit 2).
+        label = f"{kind} " if kind == REJECTED else f"{kind}: " if kind else ""
+        print(wrap_message(f"rubric-gate preview: {label}{message}", width), file=sys.stderr)
 
     result = run_preview(Path.cwd(), base_ref, head_ref, workflow=workflow, judges=tuple(unique_judges(judges)),
                          out=out, echo=echo)

@@ -8,55 +8,18 @@ from typing import Any
 from rubric_gate.audit.parse import one_line
 from rubric_gate.audit.render import plain
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, list_of, reply_object, strict_object
 
 MIN_CRITERIA = 5
 MAX_CRITERIA = 15
 MAX_CHECK_CHARS = 400
 MAX_NAME_CHARS = 80
 
-EXTRACT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "criteria": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "check": {"type": "string"},
-                    "preferred_score": {"type": "integer"},
-                    "other_score": {"type": "integer"},
-                },
-                "required": ["name", "check", "preferred_score", "other_score"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["criteria"],
-    "additionalProperties": False,
-}
-
-MERGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "groups": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "members": {"type": "array", "items": {"type": "string"}},
-                    "name": {"type": "string"},
-                    "check": {"type": "string"},
-                },
-                "required": ["members", "name", "check"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["groups"],
-    "additionalProperties": False,
-}
+_INTEGER: dict[str, Any] = {"type": "integer"}
+EXTRACT_SCHEMA: dict[str, Any] = list_of("criteria", strict_object(
+    {"name": STRING, "check": STRING, "preferred_score": _INTEGER, "other_score": _INTEGER}))
+MERGE_SCHEMA: dict[str, Any] = list_of("groups", strict_object(
+    {"members": {"type": "array", "items": STRING}, "name": STRING, "check": STRING}))
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.rubric import normalize_text
@@ -14,14 +15,70 @@ from rubric_gate.verdicts import VerdictStore
 # says nothing about the same text and item read under another's.
 JudgedKey = tuple[str, str, str]
 
+# Everything a judge read, and who read it: (judge, prompt version, task hash, normalised check
+# text, item content hash, sample). A trusted answer confirms a recorded one only at the same key.
+FullKey = tuple[str, str, str, str, str, int]
 
-def confirmed_by_judge(text: str, item_hash: str, answer: str, judged: Mapping[JudgedKey, str],
-                       tasks: Iterable[str]) -> bool:
-    """Whether the judge gave `answer` for this (check text, item) pair under every task that reads
-    it (each rubric using the verdict file): only then does a changed recorded answer stand excused."""
+
+class Confirms(Protocol):
+    """Which of `answers` (changed or filled in `head`) a trusted source confirms: given the tasks
+    reading the file (task hash -> task text) and its items by id (`confirmation_keys`)."""
+
+    def __call__(self, answers: list[ChangedAnswer], head: VerdictStore, task_texts: Mapping[str, str],
+                 items: Mapping[str, CalibrationItem]) -> set[ChangedAnswer]: ...
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """An item as a lookup reads it (`verdicts.ItemKey`): its id and content hash."""
+
+    id: str
+    content_hash: str
+
+
+def confirmation_keys(answer: ChangedAnswer, head: VerdictStore, tasks: Iterable[str],
+                      judges: Mapping[str, str]) -> list[tuple[FullKey, str]] | None:
+    """The full keys at which a trusted source must have given the answers the head reads for
+    `answer`'s pair (with those answers), for the change to stand; None when none can (fail closed).
+
+    At each lookup key where the head reads the pair differently, the line that wins it is the
+    evidence: a keyed line (judge, prompt, task and item hash recorded) must be confirmed at its own
+    key, so only a configured judge (`judges`: spec -> its prompt version) under the current prompt,
+    under the task of a rubric reading the file (`tasks`), for the item as it is, can confirm it; a
+    line that differs from those in any field is the judge's answer nobody can re-judge here. A
+    keyless line stands for every judge under every task: each configured judge must give it under
+    every task reading the file, at its sample."""
     tasks = tuple(dict.fromkeys(tasks))
-    key = normalize_text(text)
-    return bool(tasks) and all(judged.get((task, key, item_hash)) == answer for task in tasks)
+    item = ItemRef(answer.item, answer.item_hash)
+    text = normalize_text(answer.text)
+    out: list[tuple[FullKey, str]] = []
+    for judge, prompt, task, sample in answer.keys:
+        winner = head.find(answer.text, item, judge=judge, prompt=prompt, sample=sample, task=task)
+        if winner is None:
+            return None
+        at = winner.sample or 0
+        if winner.judge or winner.prompt or winner.task_hash:
+            if not (winner.judge and winner.prompt and winner.task_hash and winner.item_hash == item.content_hash
+                    and judges.get(winner.judge) == winner.prompt and winner.task_hash in tasks):
+                return None
+            out.append(((winner.judge, winner.prompt, winner.task_hash, text, item.content_hash, at), winner.answer))
+            continue
+        if not judges or not tasks:
+            return None
+        out.extend(((spec, version, t, text, item.content_hash, at), winner.answer)
+                   for spec, version in judges.items() for t in tasks)
+    return list(dict.fromkeys(out)) or None
+
+
+def confirmed_at(needs: Iterable[tuple[FullKey, str]], trusted: VerdictStore) -> bool:
+    """Whether `trusted` (what a trusted source judged) gives each answer at its full key."""
+    needs = list(needs)
+    if not needs:
+        return False
+    # A keyed lookup matches the item by content hash alone.
+    found = trusted.find_answers([(text, ItemRef("", item_hash), judge, prompt, task, sample)
+                                  for (judge, prompt, task, text, item_hash, sample), _ in needs])
+    return all(got == want for got, (_, want) in zip(found, needs, strict=True))
 
 
 @dataclass(frozen=True)
@@ -32,6 +89,9 @@ class ChangedAnswer:
     head: str
     text: str = ""  # the check text as recorded
     item_hash: str = ""  # the item's content hash: a judge's re-judging excuses (text, item) pairs
+    # Every lookup key at which the head reads the pair differently (and reads an answer): what
+    # a trusted source must confirm, each at the key of the line that wins it.
+    keys: tuple[LookupKey, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.check} on {self.item}: {self.base} -> {self.head}"
@@ -120,12 +180,12 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     """
     out = []
     for reading in answer_readings(base, head, items, tasks):
-        for key, before, after in reading.answers:
-            if after is None or before == after or (before is None and key[0] is None):
-                continue
-            out.append(ChangedAnswer(reading.name, reading.item.id, before or "none", after,
-                                     reading.text, reading.item.content_hash))
-            break
+        moved = [(key, before, after) for key, before, after in reading.answers
+                 if not (after is None or before == after or (before is None and key[0] is None))]
+        if moved:
+            _, before, after = moved[0]
+            out.append(ChangedAnswer(reading.name, reading.item.id, before or "none", after or "none",
+                                     reading.text, reading.item.content_hash, tuple(key for key, _, _ in moved)))
     return out
 
 
@@ -179,8 +239,9 @@ def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Calib
     """
     out = []
     for reading in answer_readings(base, head, items, tasks):
-        filled = next((after for before, after in reading.replay() if before is None and after is not None), None)
-        if filled is not None:
-            out.append(ChangedAnswer(reading.name, reading.item.id, "none", filled, reading.text,
-                                     reading.item.content_hash))
+        fills = [(key, after) for key, before, after in reading.answers
+                 if key[0] is None and key[3] == 0 and before is None and after is not None]
+        if fills:
+            out.append(ChangedAnswer(reading.name, reading.item.id, "none", fills[0][1], reading.text,
+                                     reading.item.content_hash, tuple(key for key, _ in fills)))
     return out

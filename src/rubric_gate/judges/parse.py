@@ -7,39 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, list_of, reply_object, strict_object
 from rubric_gate.verdicts.model import AnswerWord
 
-ANSWER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string", "enum": ["yes", "no", "n/a"]},
-        "quote": {"type": "string"},
-    },
-    "required": ["answer", "quote"],
-    "additionalProperties": False,
-}
-
-CHECKLIST_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answers": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "answer": {"type": "string", "enum": ["yes", "no", "n/a"]},
-                    "quote": {"type": "string"},
-                },
-                "required": ["id", "answer", "quote"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["answers"],
-    "additionalProperties": False,
-}
+_ANSWER = {"type": "string", "enum": ["yes", "no", "n/a"]}
+ANSWER_SCHEMA: dict[str, Any] = strict_object({"answer": _ANSWER, "quote": STRING})
+CHECKLIST_SCHEMA: dict[str, Any] = list_of("answers", strict_object({"id": STRING, "answer": _ANSWER, "quote": STRING}))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,21 @@ from typing import Any
 
 from rubric_gate.llm.errors import MalformedReply
 
+YES_NO: dict[str, Any] = {"type": "string", "enum": ["yes", "no"]}
+STRING: dict[str, Any] = {"type": "string"}
+
+
+def strict_object(properties: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of an object the providers' strict structured output accepts: every
+    property required and no other key (OpenAI's strict mode demands both; `reply_object` then
+    checks the keys). One place, so no schema can leave a property optional by a missed name."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def list_of(key: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A strict object holding one array, `{key: [item, ...]}`."""
+    return strict_object({key: {"type": "array", "items": item}})
+
 
 def reply_object(text: str, keys: Set[str] | None = None) -> dict[str, Any]:
     """The reply as a JSON object; with `keys`, exactly those keys."""

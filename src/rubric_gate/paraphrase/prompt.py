@@ -5,14 +5,9 @@ from __future__ import annotations
 import re
 
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, reply_object, strict_object
 
-SCHEMA = {
-    "type": "object",
-    "properties": {"paraphrase": {"type": "string"}},
-    "required": ["paraphrase"],
-    "additionalProperties": False,
-}
+SCHEMA = strict_object({"paraphrase": STRING})
 _TAG = re.compile(r"<(/?)(original)\b", re.IGNORECASE)
 
 

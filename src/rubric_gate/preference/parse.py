@@ -6,31 +6,10 @@ from typing import Any
 
 from rubric_gate.audit.parse import yes_no
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, YES_NO, list_of, reply_object, strict_object
 
-PREFER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"better": {"type": "string", "enum": ["A", "B"]}},
-    "required": ["better"],
-    "additionalProperties": False,
-}
-
-APPLIES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answers": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"id": {"type": "string"}, "applies": {"type": "string", "enum": ["yes", "no"]}},
-                "required": ["id", "applies"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["answers"],
-    "additionalProperties": False,
-}
+PREFER_SCHEMA: dict[str, Any] = strict_object({"better": {"type": "string", "enum": ["A", "B"]}})
+APPLIES_SCHEMA: dict[str, Any] = list_of("answers", strict_object({"id": STRING, "applies": YES_NO}))
 
 
 def parse_prefer(text: str) -> str:

@@ -22,7 +22,7 @@ from rubric_gate.action.config import load_config
 from rubric_gate.action.decide import exit_code, run_decision
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gating import gate_changes
-from rubric_gate.action.judging import SECRET_VARIABLES, CallBudget
+from rubric_gate.action.judging import SECRET_VARIABLES
 from rubric_gate.action.outputs import command, commands_to
 from rubric_gate.action.publish import write_report
 from rubric_gate.action.render import RunSummary, fit, render_body
@@ -30,9 +30,14 @@ from rubric_gate.action.sources import GitReader
 from rubric_gate.action.workspace import tracked_under
 from rubric_gate.errors import InputError
 from rubric_gate.preview.workflow import workflow_inputs
+from rubric_gate.report.terminal import strip_controls
+from rubric_gate.service import CallBudget
 
 DEFAULT_OUT = Path(".rubric-gate/preview")
 EXIT_MEANINGS = {0: "pass", 1: "gate failed", 2: "bad input"}
+# The kind `echo` gets for a change the gate rejects, in `check`'s word for it: a rejection is
+# the gate's answer, not an input error (`error` means bad input, exit 2).
+REJECTED = "REJECTED"
 
 
 @dataclass
@@ -156,8 +161,12 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
             command("warning", warning)
         gated = gate_changes(config, pr, GitReader(root), files, merge_base, cache,
                              CallBudget(config.max_judge_calls), notices, rubric_judges=bool(judges))
-        for finding in gated.standard:
-            command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
+        for finding in gated.standard:  # the action annotates a blocking one as an error; here it is said as check says it
+            line = strip_controls(f"{finding.path}: {finding.message}")
+            if finding.blocking:
+                echo(REJECTED, line)
+            else:
+                command("notice", line)
     summary = RunSummary("pass", gated.outcomes, head_sha, merge_base, base_branch_sha=base_sha,
                          standard=gated.standard, notices=notices, override_label=config.override_label)
     errors = any(o.error is not None for o in gated.outcomes)
@@ -166,7 +175,7 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
                                     pending=any(o.pending for o in gated.outcomes), failing_elsewhere=False)
     code = exit_code(config.fail_on, summary.decision, errors)
     _prepare_out(root, out)
-    report = write_report(config, pr, summary, "git")
+    report = write_report(config, pr, summary, "git", gated.differences)
     comment = fit(render_body(summary), where="report.json")
     (out / "comment.md").write_text(comment, encoding="utf-8")
     (out / "event.json").unlink(missing_ok=True)

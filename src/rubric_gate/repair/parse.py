@@ -8,7 +8,7 @@ from typing import Any
 
 from rubric_gate.audit.parse import one_line
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, list_of, reply_object, strict_object
 from rubric_gate.repair.operators import (
     MAX_ANTI_GAMING,
     MAX_APPLICABILITY_GATES,
@@ -21,26 +21,11 @@ from rubric_gate.rubric import normalize_text
 
 MAX_CHECK_CHARS = 600
 
-REPAIR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "candidates": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "operator": {"type": "string", "enum": list(OPERATORS)},
-                    "checks": {"type": "array", "items": {"type": "string"}},
-                    "why": {"type": "string"},
-                },
-                "required": ["operator", "checks", "why"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["candidates"],
-    "additionalProperties": False,
-}
+REPAIR_SCHEMA: dict[str, Any] = list_of("candidates", strict_object({
+    "operator": {"type": "string", "enum": list(OPERATORS)},
+    "checks": {"type": "array", "items": STRING},
+    "why": STRING,
+}))
 
 
 _ANTI_GAMING = re.compile(r"\bdo not (?:answer (?:yes|no)|reward|penali[sz]e|credit|count)\b|\bnot merely because\b",

@@ -36,7 +36,9 @@ def _one_line(value: str) -> str:
 # GitHub links more than Markdown does, after parsing, in every text node outside code: "@name"
 # (and e-mail addresses), "#12", "GH-12", "owner/repo#12", custom prefixes such as "JIRA-12",
 # 7- to 40-digit hex commit ids, bare URLs and "www.". A zero-width space breaks each pattern
-# while the text reads the same; an escape would not (the escaped text is the same text node).
+# but the commit id while the text reads the same; an escape would not (the escaped text is the
+# same text node). A commit id is shown in <code> instead (see `_HEX_RUN`): split by an invisible
+# character it would no longer be the id when copied.
 _LINKED = re.compile(
     r"(?<=@)(?=[A-Za-z0-9_-])"  # @name, e-mail
     r"|(?<=#)(?=[0-9])"  # #12, owner/repo#12
@@ -44,6 +46,11 @@ _LINKED = re.compile(
     r"|(?<=:/)(?=/)"  # https://
     r"|(?i:(?<=\bww)(?=w\.))"  # www.
 )
+# A run of 7 or more hex digits: a commit id (ours, such as `abc1234:rubrics/x.yaml`, or one in
+# user text). GitHub's reference filters skip text inside <code>, <pre> and <a>, so the run is
+# put in a <code> element, as typed: not linked, and copied as the id. The HTML element, not a
+# backtick code span, because one of the lines `neutralize` fills is raw HTML (the gated
+# rubric's <summary>), where a code span is not parsed and its backticks would show.
 _HEX_RUN = re.compile(r"(?i)(?<![0-9a-z])[0-9a-f]{7,}(?![0-9a-z])")
 # Markdown syntax in one line of prose: escaped with a backslash (shown as typed). The backslash
 # itself too, so "\\[x](url)" cannot turn the next escape back into a live bracket.
@@ -52,16 +59,20 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"}  # HTML, and 
 
 
 def _break_links(value: str) -> str:
-    value = _LINKED.sub(_ZERO_WIDTH_SPACE, value)
-    # hex runs in pieces of 6: no piece is long enough to be read as a commit id
-    return _HEX_RUN.sub(lambda m: _ZERO_WIDTH_SPACE.join(m.group(0)[i:i + 6] for i in range(0, len(m.group(0)), 6)),
-                        value)
+    return _LINKED.sub(_ZERO_WIDTH_SPACE, value)
+
+
+def _commit_ids_as_code(value: str) -> str:
+    """Each hex run of escaped prose in <code>: hex digits need no escape there, and prose can
+    hold no "<" of its own (it is an entity by then), so the element is the only markup."""
+    return _HEX_RUN.sub(lambda m: f"<code>{m.group(0)}</code>", value)
 
 
 def neutralize(text: Any, *, table: bool = True) -> str:
     """Make user text inert in GitHub Markdown prose: shown as typed, on one line, with no
     mention, reference, link, image, autolink, math, HTML, bidirectional reordering, or line
-    and table break. (`table` is kept for callers: the pipe is always escaped.)"""
+    and table break; a commit id in a <code> element, so that it copies as written. (`table` is
+    kept for callers: the pipe is always escaped.)"""
     value = _one_line(strip_controls(str(text)))
     value = _break_links(value)
     value = _SYNTAX.sub(r"\\\1", value).replace("`", "'")  # no code span can open in prose
@@ -69,7 +80,7 @@ def neutralize(text: Any, *, table: bool = True) -> str:
     # A line-start marker ("- ", "+ ", "> ", "1. ") matters only at the start of a blockquote
     # line; the callers never put user text there, but one escape costs nothing.
     value = re.sub(r"^(\s*)([-+=])", r"\1\\\2", value)
-    return re.sub(r"^(\s*\d+)([.)])", r"\1\\\2", value)
+    return _commit_ids_as_code(re.sub(r"^(\s*\d+)([.)])", r"\1\\\2", value))
 
 
 def code_span(text: Any, *, table: bool = True) -> str:

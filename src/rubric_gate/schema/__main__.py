@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rubric_gate.schema.generate import SCHEMA_FILES, packaged_schema_path, render_schema
+from rubric_gate.schema.generate import ALL_SCHEMA_FILES, packaged_schema_path, render_schema
 
 
 def _default_dirs() -> list[Path]:
@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
     dirs = parser.parse_args(argv).dirs or _default_dirs()
     for directory in dirs:
         directory.mkdir(parents=True, exist_ok=True)
-        for name in SCHEMA_FILES:
+        for name in ALL_SCHEMA_FILES:
             target = directory / name
             text = render_schema(name)
             if not target.exists() or target.read_text(encoding="utf-8") != text:

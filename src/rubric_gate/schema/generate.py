@@ -13,6 +13,7 @@ from pydantic_core import core_schema
 
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.rubric.model import Rubric
+from rubric_gate.schema.report import RunReport
 from rubric_gate.verdicts.model import Verdict
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -81,16 +82,26 @@ def verdict_schema() -> dict[str, Any]:
     return schema
 
 
+def report_schema() -> dict[str, Any]:
+    return _schema(RunReport, "rubric-gate action report (report.json)", "report.schema.json")
+
+
+# The schemas of what a team writes (for editors, and listed in the README) ...
 SCHEMA_FILES: dict[str, Callable[[], dict[str, Any]]] = {
     "rubric.schema.json": rubric_schema,
     "calibration-item.schema.json": calibration_item_schema,
     "verdict.schema.json": verdict_schema,
 }
+# ... and of what the action writes for a reviewer's tooling (docs/action.md, "Outputs").
+OUTPUT_SCHEMA_FILES: dict[str, Callable[[], dict[str, Any]]] = {
+    "report.schema.json": report_schema,
+}
+ALL_SCHEMA_FILES = {**SCHEMA_FILES, **OUTPUT_SCHEMA_FILES}
 
 
 def render_schema(name: str) -> str:
     """The exact text committed for schema file `name`."""
-    return json.dumps(SCHEMA_FILES[name](), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(ALL_SCHEMA_FILES[name](), indent=2, ensure_ascii=False) + "\n"
 
 
 def packaged_schema_path(name: str) -> Path:

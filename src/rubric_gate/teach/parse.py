@@ -8,16 +8,11 @@ from typing import Any
 from rubric_gate.audit.parse import one_line
 from rubric_gate.audit.render import plain
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import reply_object
+from rubric_gate.llm.replies import STRING, reply_object, strict_object
 
 MAX_CHECK_CHARS = 600
 
-TEACH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"text": {"type": "string"}, "why": {"type": "string"}},
-    "required": ["text", "why"],
-    "additionalProperties": False,
-}
+TEACH_SCHEMA: dict[str, Any] = strict_object({"text": STRING, "why": STRING})
 
 
 @dataclass(frozen=True)

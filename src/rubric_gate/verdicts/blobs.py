@@ -26,7 +26,7 @@ from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks, parse
 from rubric_gate.verdicts.table_data import Segment, VerdictData
 
 MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)
-COMPARE_CHUNK = 1 << 22
+COMPARE_CHUNK = 1 << 18  # as the parser's blocks: small buffers, which the allocator hands back
 GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
 Loader = Callable[[], "bytes | str | Path | None"]
 _T = TypeVar("_T")

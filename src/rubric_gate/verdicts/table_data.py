@@ -57,6 +57,9 @@ COLUMNS: tuple[tuple[str, str, Any], ...] = (
 )
 
 
+_CODES = {name: (code, dtype) for name, code, dtype in COLUMNS}
+
+
 @dataclass
 class Segment:
     """Where rows [row_start, ...) came from, to read a full verdict back."""
@@ -78,14 +81,21 @@ class Columns:
         return len(self.frozen["text"]) + len(self.tail["text"])
 
     def arrays(self) -> dict[str, np.ndarray]:
-        if len(self.tail["text"]):
-            for name, code, dtype in COLUMNS:
-                # The tail's buffer becomes the array itself (no copy) when nothing is frozen yet;
-                # a fresh `array` takes further appends.
-                extra = np.frombuffer(self.tail[name], dtype=dtype)
-                self.frozen[name] = extra if not len(self.frozen[name]) else np.concatenate([self.frozen[name], extra])
-                self.tail[name] = array(code)
+        if len(self.tail["text"]) or len(self.tail["offset"]):
+            for name, _, _ in COLUMNS:
+                self.column(name)
         return self.frozen
+
+    def column(self, name: str) -> np.ndarray:
+        """One column as an array, its tail moved into it (the other columns' tails left alone)."""
+        if len(self.tail[name]):
+            code, dtype = _CODES[name]
+            # The tail's buffer becomes the array itself (no copy) when nothing is frozen yet;
+            # a fresh `array` takes further appends.
+            extra = np.frombuffer(self.tail[name], dtype=dtype)
+            self.frozen[name] = extra if not len(self.frozen[name]) else np.concatenate([self.frozen[name], extra])
+            self.tail[name] = array(code)
+        return self.frozen[name]
 
     def extend_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         current = self.arrays()
@@ -102,10 +112,11 @@ class Columns:
         """Hold these rows as a view of `longer`'s first rows, which are the same rows (a blob
         extending this one): the columns are then held once for both."""
         rows = len(self)
-        theirs = longer.arrays()
-        assert len(theirs["text"]) >= rows
-        self.frozen = {name: _read_only(array_[:rows]) for name, array_ in theirs.items()}
-        self.tail = {name: array(code) for name, code, _ in COLUMNS}
+        self.arrays()
+        for name, _, _ in COLUMNS:  # a column at a time: its old and new arrays are held together, not all of them
+            theirs = longer.column(name)
+            assert len(theirs) >= rows
+            self.frozen[name] = _read_only(theirs[:rows])
 
 
 def _read_only(array_: np.ndarray) -> np.ndarray:

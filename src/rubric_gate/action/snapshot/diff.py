@@ -21,10 +21,9 @@ from rubric_gate.boundary import classify_rubric_changes
 from rubric_gate.boundary.differences import VERDICT_FIELD_RULES, Difference, Kind, rubric_key_kind
 from rubric_gate.errors import InputError
 from rubric_gate.guard import (
-    JudgedKey,
+    Confirms,
     LabelDiff,
     changed_answers,
-    confirmed_by_judge,
     diff_labels,
     filled_answers,
     merged_record,
@@ -42,12 +41,12 @@ UNREADABLE_BASE = ("{what} does not load at the base ({why}), so the gate cannot
 
 
 def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes: list[ChangedFile],
-                   judged: dict[JudgedKey, str]) -> list[Difference]:
+                   confirms: Confirms | None = None) -> list[Difference]:
     """Every difference, in the order reviewers read them: labels, verdicts, rubric keys, ids.
 
-    `rubric_changes`: the PR's rubric files (rewrites paired). `judged`: what a configured judge
-    answered in this run, by (task, check text, item): a changed answer is excused only where the
-    judge gave the same one under the task of every rubric reading the file."""
+    `rubric_changes`: the PR's rubric files (rewrites paired). `confirms`: which changed recorded
+    answers a trusted source gave at the full key of the line the head reads (`guard.Confirms`:
+    the configured judge, live in this run); None: none is confirmed."""
     files = snapshots.files
     # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
     # in the cache) is created as the record the next PR is gated on; a calibration set so
@@ -69,7 +68,7 @@ def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes:
             v_users = tuple(u for u, _ in users_and_cal)
             cal_paths = tuple(sorted({c for _, c in users_and_cal if c}))  # rubrics sharing it may not share labels
             out.extend(_verdict_differences(snapshots, v_path, changed.get(v_path) or created[v_path], cal_paths,
-                                            v_users, judged, rubric_changes))
+                                            v_users, confirms, rubric_changes))
     for change in rubric_changes:
         out.extend(_rubric_differences(snapshots, change))
     out.extend(_shared_ids(snapshots, globs))
@@ -218,7 +217,7 @@ def _label_differences(snapshots: Snapshots, path: str, change: ChangedFile,
 # -- verdicts ------------------------------------------------------------------------------------
 
 def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, cal_paths: tuple[str, ...],
-                         users: tuple[str, ...], judged: dict[JudgedKey, str],
+                         users: tuple[str, ...], confirms: Confirms | None,
                          rubric_changes: list[ChangedFile]) -> list[Difference]:
     base_snapshot, head_snapshot = snapshots.merge_base, snapshots.head
     base_snapshot.blob_id(path)  # a symlink or submodule is refused (exit 2), not "does not load"
@@ -262,18 +261,24 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
     in_use = _texts_in_use(snapshots.head, users, rubric_changes)
     trusted = _trusted_texts(snapshots.trusted, users)
     # The tasks its rubrics read it under, on the merge base and the tip alike.
-    tasks = {task_hash(keys["task"]) for snapshot in snapshots.trusted
-             for keys in (snapshot.rubric_keys(u) for u in users) if "task" in keys}
-
-    def confirmed(answer: ChangedAnswer) -> bool:
-        return confirmed_by_judge(answer.text, answer.item_hash, answer.head, judged, tasks)
-
+    task_texts = {task_hash(keys["task"]): keys["task"] for snapshot in snapshots.trusted
+                  for keys in (snapshot.rubric_keys(u) for u in users) if "task" in keys}
+    tasks = set(task_texts)
     answers = list(dict.fromkeys(a for items in item_sets for a in changed_answers(base, head, items, tasks)))
     removed = list(dict.fromkeys(r for items in item_sets for r in removed_answers(base, head, items, tasks)))
     filled = list(dict.fromkeys(a for items in item_sets for a in filled_answers(base, head, items, tasks)))
 
     def in_trusted(answer: ChangedAnswer) -> bool:
         return trusted is None or normalize_text(answer.text) in trusted
+
+    # Confirmed: a trusted source (the configured judge, live in this run) gave the answer the head
+    # reads, at the full key of the line that wins each lookup (`guard.confirmation_keys`).
+    items_by_id = {i.id: i for items in item_sets for i in items}
+    asked = [*answers, *(a for a in filled if in_trusted(a))]
+    confirmed_set = confirms(asked, head, task_texts, items_by_id) if confirms is not None and asked else set()
+
+    def confirmed(answer: ChangedAnswer) -> bool:
+        return answer in confirmed_set
 
     def gated(answer: ChangedAnswer) -> bool:  # a check of a rubric reading the file, as the head has it
         return in_use is None or normalize_text(answer.text) in in_use
@@ -287,8 +292,9 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
          lambda shown: f"({shown}); the configured judge re-judged these pairs and gave the same answers"),
         (Kind.ANSWER_CHANGED, [a for a in answers if not confirmed(a)],
          lambda shown: (f"({shown}) that a judge did not confirm in this run (with the `judge` input set, the "
-                        "action re-judges each changed pair under every task reading it; an answer it confirms "
-                        "passes)")),
+                        "action re-judges each changed pair live, at the key of the line the head reads, under "
+                        "every task reading it; an answer it confirms passes, and the verdict cache never "
+                        "confirms one)")),
         # A PR's answers for checks the base already has would become the record the next PR is
         # gated on; those for a new check text are the gate's to weigh (they may reject, never excuse).
         (Kind.ANSWER_FILLED, [a for a in filled if in_trusted(a) and not confirmed(a)],
@@ -314,7 +320,8 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
         if answered:
             message = None if describe is None else lead[kind].format(n=len(answered)) + describe(_shown(answered))
             out.append(Difference(kind, path, users, message, len(answered)))
-    out.extend(_merged_onto_tip(snapshots, path, users, cal_paths, item_sets, base, head, tasks, confirmed, in_trusted))
+    out.extend(_merged_onto_tip(snapshots, path, users, cal_paths, item_sets, base, head, task_texts, confirms,
+                                in_trusted))
     unknown = _unclassified_fields(base, head)
     if unknown:
         out.append(Difference(Kind.VERDICTS_UNCLASSIFIED, path, users, f"changes verdict fields no rule of the gate "
@@ -323,8 +330,8 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
 
 
 def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], cal_paths: tuple[str, ...],
-                     item_sets: list, base: VerdictStore, head: VerdictStore, tasks: set[str],
-                     confirmed: Callable[[ChangedAnswer], bool],
+                     item_sets: list, base: VerdictStore, head: VerdictStore, task_texts: dict[str, str],
+                     confirms: Confirms | None,
                      in_trusted: Callable[[ChangedAnswer], bool]) -> list[Difference]:
     """The answers as the merge leaves them, against the tip's, when main changed the file since
     the merge base (`guard.merged_record`): a line the PR appends can outrank one main recorded."""
@@ -351,10 +358,13 @@ def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], ca
         return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} which changed this file too, it changes "
                            "lines other than by appending: the record the merge leaves cannot be compared with the "
                            "tip's; rebase the PR onto its base branch")]
-    changed = [a for a in dict.fromkeys(a for items in tip_sets for a in changed_answers(tip, merged, items, tasks))
-               if not confirmed(a)]
-    changed += [a for a in dict.fromkeys(a for items in tip_sets for a in filled_answers(tip, merged, items, tasks))
-                if in_trusted(a) and not confirmed(a)]
+    tasks = set(task_texts)
+    asked = list(dict.fromkeys(a for items in tip_sets for a in changed_answers(tip, merged, items, tasks)))
+    asked += [a for a in dict.fromkeys(a for items in tip_sets for a in filled_answers(tip, merged, items, tasks))
+              if in_trusted(a)]
+    items_by_id = {i.id: i for items in tip_sets for i in items}
+    confirmed = confirms(asked, merged, task_texts, items_by_id) if confirms is not None and asked else set()
+    changed = [a for a in asked if a not in confirmed]
     lost = list(dict.fromkeys(r for items in tip_sets for r in removed_answers(tip, merged, items, tasks)))
     out = []
     if changed:

@@ -13,7 +13,7 @@ import posixpath
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NoReturn, TypeVar
 
 from rubric_gate.calibration import CalibrationSet, parse_calibration
 from rubric_gate.calibration.model import CalibrationItem
@@ -39,7 +39,7 @@ class _Failed:
     what: str
     line: int | None
 
-    def raise_as(self, display: str) -> None:
+    def raise_as(self, display: str) -> NoReturn:
         raise InputError(display, self.what, self.line)
 
 
@@ -62,7 +62,7 @@ class _Lru(Generic[T]):
                 self._entries.popitem(last=False)
         if isinstance(found, _Failed):
             found.raise_as(display)
-        return found  # type: ignore[return-value]
+        return found
 
     def clear(self) -> None:
         self._entries.clear()

@@ -1,0 +1,241 @@
+"""Gate the merge, not the branch, whatever reads the files: the merge that will land must be the
+one the gate reviewed (`action.merge_check`). With history, git's merge in the checkout; in a
+shallow checkout read through the REST API, GitHub's test merge commit of the PR
+(`merge_commit_sha`), from the fake GitHub, which makes it with git's merge as GitHub does.
+End to end through `rubric-gate action`."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.action.harness import (
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Result,
+    Scenario,
+    rubric_yaml,
+    verdicts_jsonl,
+)
+from tests.action.test_hostile_round3 import _gate, _verdict
+from tests.action.test_integrity import _on_main
+
+DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
+Y = "Is MFA required for administrators?"
+NO_WAIT = {"RUBRIC_GATE_MERGE_POLL_SECONDS": "0"}
+
+
+def _shallow(scenario: Scenario) -> Path:
+    """The PR's head alone (`fetch-depth: 1`): git cannot merge, so files are read through the API."""
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True, capture_output=True)
+    return workspace
+
+
+def _run(scenario: Scenario, head: str, reader: str, **kwargs) -> Result:
+    workspace = _shallow(scenario) if reader == "rest" else None
+    env = {**NO_WAIT, **kwargs.pop("env_extra", {})}
+    result = _gate(scenario, head, workspace=workspace, env_extra=env, **kwargs)
+    assert result.report()["files_from"] == reader, result.stdout
+    return result
+
+
+def _conclusion(scenario: Scenario, head: str) -> str | None:
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head]
+    return max(runs, key=lambda r: r["id"]).get("conclusion") if runs else None
+
+
+def _merge_findings(result: Result) -> list[dict]:
+    return [f for f in result.report()["standard"] if f.get("kind", "").startswith("merge.")]
+
+
+def _criss_cross(scenario: Scenario) -> str:
+    """main: O1 (A retired) -> m1 (README); feat: O1 -> f1 (A back); the tip merges feat. The PR
+    starts at m1 and merges f1 keeping m1's tree (`-s ours`), then changes the README: the tip
+    and the head have two merge bases, m1 and f1, and git's merge (from a virtual base that has
+    A) deletes A, which no diff from one merge base shows."""
+    o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
+    scenario.git("checkout", "-q", "-b", "feat", o1)
+    f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+    scenario.git("checkout", "-q", "main")
+    m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+    scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+    scenario.git("checkout", "-q", "-B", "pr", m1)
+    scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+    head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+    tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
+    assert "id: A\n" not in scenario.git("show", f"{tree}:{RUBRIC}")  # what would land: A deleted
+    return head
+
+
+def _duplicate_anchor(scenario: Scenario) -> str:
+    """main and the PR each define the YAML anchor `&tb`: both load, and git merges them cleanly
+    into a rubric that does not (a duplicate anchor)."""
+    base_text = rubric_yaml(["A", "B", "C", "D"])
+    main_text = base_text.replace(f"  text: {TEXTS['B']}\n", f"  text: &tb {TEXTS['B']}\n") + \
+        "- id: Z\n  text: *tb\n  origin: label\n"
+    _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+    lenient = "Is the design written in English?"
+    lines = "".join(_verdict(lenient, i, "yes") for i in LABELS)
+    return scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
+                                VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+
+
+@pytest.mark.parametrize("reader", ["git", "rest"])
+class TestTheMergeThatLands:
+    def test_a_criss_cross_history(self, scenario: Scenario, reader: str) -> None:
+        head = _criss_cross(scenario)
+        result = _run(scenario, head, reader)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+        (finding,) = _merge_findings(result)
+        if reader == "git":
+            assert finding["kind"] == "merge.bases" and "2 merge bases" in finding["message"], finding
+        else:  # one merge base through the API: what the merge does to the rubric shows it
+            assert finding["kind"] == "merge.differs" and finding["file"] == RUBRIC, finding
+            assert finding["message"].startswith("GitHub's test merge commit "), finding
+            assert "drops check `A`" in finding["message"], finding
+        assert finding["rule"] == "override" and finding["blocking"], finding
+
+    def test_a_duplicate_anchor_the_text_merge_makes(self, scenario: Scenario, reader: str) -> None:
+        head = _duplicate_anchor(scenario)
+        result = _run(scenario, head, reader)
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+        (finding,) = _merge_findings(result)
+        assert finding["file"] == RUBRIC and "into a rubric that does not load" in finding["message"], finding
+        assert "duplicate anchor" in finding["message"], finding
+        named = "GitHub's test merge commit " if reader == "rest" else "git's merge of the head "
+        assert finding["message"].startswith(named), finding
+
+    def test_both_sides_changing_the_rubric_merge_as_reviewed(self, scenario: Scenario, reader: str) -> None:
+        """main gives A a `source`, the PR adds Y after B: git's merge puts Y after B, the gate's
+        model (the PR's changes applied onto the tip) at the end; checks compare by id, so the
+        merge is the one reviewed: no finding."""
+        a_text = f"  text: {TEXTS['A']}\n"
+        _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(a_text, a_text + "  source: R1\n")},
+                 "main: where A came from")
+        lines = "".join(_verdict(Y, i, "yes") for i in LABELS)
+        pr_text = rubric_yaml(["A", "B", "C", "D"]).replace("- id: C\n", f"- id: Y\n  text: {Y}\n- id: C\n")
+        head = scenario.git.commit({RUBRIC: pr_text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
+        tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
+        merged = scenario.git("show", f"{tree}:{RUBRIC}")
+        assert "source: R1" in merged and merged.index("id: Y") < merged.index("id: C")  # a clean merge
+        result = _run(scenario, head, reader)
+        assert _merge_findings(result) == [], result.stdout
+        assert result.code == 0 and _conclusion(scenario, head) == "success", result.stdout + result.stderr
+
+    def test_a_merge_with_conflicts_is_said_not_skipped(self, scenario: Scenario, reader: str) -> None:
+        """GitHub merges nothing with conflicts, and resolving them is a push the gate runs on:
+        the gate's own model of the merge stands, and the comment says there was none to compare."""
+        _on_main(scenario, {"README.md": "main's\n"}, "main edits the README")
+        head = scenario.git.commit({"README.md": "the PR's\n", RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])},
+                                   "the PR edits it too; adds A2")
+        result = _run(scenario, head, reader)
+        assert result.code == 0 and _conclusion(scenario, head) == "success", result.stdout + result.stderr
+        (finding,) = _merge_findings(result)
+        assert (finding["kind"], finding["rule"], finding["blocking"]) == ("merge.conflicts", "allowed", False), finding
+        assert "conflicts" in finding["message"] and "will not merge it until they are resolved" in finding["message"]
+        body = scenario.fake.marked_comments()[-1]["body"]
+        assert "- ⚠️ The merge: " in body and 'under "The merge" need' not in body, body
+
+
+class TestGitHubsTestMerge:
+    """A checkout read through the API compares GitHub's test merge commit, the one of this head
+    and this base tip; where there is none (yet), the PR fails, saying why."""
+
+    def _moved(self, scenario: Scenario) -> str:
+        _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
+        return scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
+
+    def test_asked_again_while_github_computes_it(self, scenario: Scenario) -> None:
+        head = self._moved(scenario)
+        scenario.fake.mergeable_pending = 3  # `mergeable: null` on three reads, then computed
+        result = _run(scenario, head, "rest")
+        assert _merge_findings(result) == [] and result.code == 0, result.stdout + result.stderr
+        assert scenario.fake.mergeable_pending == 0
+
+    def test_never_computed(self, scenario: Scenario) -> None:
+        head = self._moved(scenario)
+        scenario.fake.mergeable_pending = 10**6
+        result = _run(scenario, head, "rest")
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+        (finding,) = _merge_findings(result)
+        assert finding["kind"] == "merge.missing" and "`mergeable` is null" in finding["message"], finding
+        assert "`fetch-depth: 0`" in finding["message"], finding
+
+    def test_a_test_merge_of_another_head(self, scenario: Scenario) -> None:
+        """A stale `merge_commit_sha` (made before the last push): not the merge of this head."""
+        older = scenario.git.commit({"README.md": "older head\n"}, "an older head")
+        head = self._moved(scenario)
+        scenario.fake.test_merge_sha = older
+        result = _run(scenario, head, "rest")
+        assert result.code == 1, result.stdout + result.stderr
+        (finding,) = _merge_findings(result)
+        assert finding["kind"] == "merge.missing" and f"not the head {head[:7]}" in finding["message"], finding
+
+    def test_a_test_merge_of_an_older_base_tip(self, scenario: Scenario) -> None:
+        """GitHub makes the test merge anew on a push, a new merge base or after 12 hours, not when
+        the base branch merely moves on: one of an older tip is not the merge that lands."""
+        first = _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
+        tree = scenario.git("merge-tree", "--write-tree", first, head).split()[0]
+        scenario.fake.test_merge_sha = scenario.git("commit-tree", tree, "-p", first, "-p", head, "-m", "test merge")
+        tip = _on_main(scenario, {"NOTES.md": "later\n"}, "main moves on again (same merge base)")
+        result = _run(scenario, head, "rest")
+        assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
+        (finding,) = _merge_findings(result)
+        assert finding["kind"] == "merge.missing" and f"the base tip {tip[:7]}" in finding["message"], finding
+        assert "12 hours old" in finding["message"] and "`fetch-depth: 0`" in finding["message"], finding
+
+    def test_a_head_the_tip_is_an_ancestor_of_reads_no_merge(self, scenario: Scenario) -> None:
+        """The merge of a head built on the tip is the head's own tree: nothing to ask GitHub."""
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
+        scenario.fake.mergeable_pending = 10**6
+        result = _run(scenario, head, "rest")
+        assert result.code == 0 and _merge_findings(result) == [], result.stdout + result.stderr
+
+
+# -- what a reviewer reads ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reader", ["git", "rest"])
+def test_the_comment_gives_the_merge_its_own_section(scenario: Scenario, reader: str) -> None:
+    """The criss-cross finding under its own heading, which says what it is and what to do, not
+    under "Labels and recorded verdicts"; the summary line points there; nothing in it is live."""
+    from rubric_gate.action.render import MERGE_HEADING
+    from tests.support import gfm
+
+    head = _criss_cross(scenario)
+    result = _run(scenario, head, reader)
+    body = scenario.fake.marked_comments()[-1]["body"]
+    root = gfm.parse(body)
+    top = gfm.top_level(root)
+    headings = [e.text() for e in top if e.tag == "h3"]
+    assert MERGE_HEADING in headings and "Labels and recorded verdicts" not in headings, headings
+    assert MERGE_HEADING.startswith("The merge:") and "rebase" in MERGE_HEADING
+    section = top[[e.text() for e in top].index(MERGE_HEADING) + 1:]
+    listed = next(e for e in section if e.tag == "ul")
+    (item,) = listed.find_all("li")
+    message = _merge_findings(result)[0]["message"]
+    where = "The merge" if reader == "git" else RUBRIC
+    shown = item.text().replace("\u200b", "")  # commit ids are broken up, so they do not link
+    assert shown == f"❌ {where}: {message}".replace("`", "'"), shown
+    assert (reader == "rest") == bool(item.find_all("code")), item  # a file is a code span
+    assert any(p.text().startswith("Rebase the PR onto its base branch") for p in section if p.tag == "p")
+    assert '1 finding under "The merge" needs the `rubric-gate:override` label.' in body
+    assert 'under "Labels and recorded verdicts"' not in body
+    own = (scenario.base_sha[:7], head[:7], result.report()["base_sha"][:7])
+    run_link = "https://github.test/acme/rubrics/actions/runs/42"
+    assert gfm.live_spans(root, allowed_links=(run_link,), own=own) == []
+
+
+def test_conflicts_of_a_pr_that_changes_nothing_the_gate_reads_go_unsaid(scenario: Scenario) -> None:
+    _on_main(scenario, {"README.md": "main's\n"}, "main edits the README")
+    head = scenario.git.commit({"README.md": "the PR's\n"}, "the PR edits it too")
+    result = _run(scenario, head, "git")
+    assert result.code == 0 and result.report()["standard"] == [], result.stdout
+    assert scenario.fake.marked_comments() == []  # no comment on a PR that changes no rubric
