@@ -114,10 +114,10 @@ def percent(rate: Rate) -> str:
 
 
 def percent_cell(rate: Rate) -> str:
-    """`percent` for a table cell: no-break spaces (and a word joiner after the interval's hyphen)
-    keep "100.0% (3/3; 44-100%)" on one line, so a narrow comment wraps the labels and headers
-    rather than splitting a figure from its interval."""
-    return percent(rate).replace(" ", "\u00a0").replace("-", "-\u2060")
+    """`percent` for a table cell: no-break spaces and a non-breaking hyphen (a visible one: the
+    comment holds no invisible marks) keep "100.0% (3/3; 44-100%)" on one line, so a narrow
+    comment wraps the labels and headers rather than splitting a figure from its interval."""
+    return percent(rate).replace(" ", "\u00a0").replace("-", "\u2011")
 
 
 def number(value: float) -> str:
