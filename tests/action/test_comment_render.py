@@ -125,6 +125,11 @@ def test_a_rejected_deletion_of_a_unique_catch(scenario: Scenario) -> None:
     gfm.assert_report_structure(body, rubric["report"], allowed_links=(RUN_LINK,), own=(head[:7], scenario.base_sha[:7]))
     item = next(li.text() for li in root.iter("li") if li.text().startswith("A (deleted)"))
     assert "it alone catches 1 flawed item (R1)" in item.replace("\u200b", "")
+    # A rate's figure and its interval never wrap apart in a narrow comment (no breaking space).
+    rates = next(t for t in gfm.tables(root) if gfm.table_header(t)[0] == "Rate")
+    figures = [cell for row in gfm.table_rows(rates) for cell in row[1:]]
+    assert "66.7%\u00a0(2/3;\u00a021\u201194%)" in figures and not any(" " in cell for cell in figures), figures
+    assert not any("-" in cell for cell in figures), figures
 
 
 def test_a_rejected_addition_with_blame(scenario: Scenario) -> None:

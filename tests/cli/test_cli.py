@@ -77,5 +77,5 @@ def test_attribute_scores_one_split_at_a_time(project: Project) -> None:
 def test_attribute_markdown_table(project: Project) -> None:
     proc = project.run("attribute", "rubrics/demo.yaml", "--format", "markdown")
     assert proc.returncode == 0
-    assert "| `A` | label | yes | 1.50 | 0.00 | 1 | 0 | 2 |" in proc.stdout
+    assert "| `A` | label, frozen | 1.50 | 0.00 | 1 | 0 | 2 |" in proc.stdout
     assert "Correct outputs passed: 50.0% (1/2; 9-91%)" in proc.stdout

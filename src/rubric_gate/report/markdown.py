@@ -113,6 +113,13 @@ def percent(rate: Rate) -> str:
     return f"{100 * rate.value:.1f}% ({rate.count}/{rate.total}{interval})"
 
 
+def percent_cell(rate: Rate) -> str:
+    """`percent` for a table cell: no-break spaces and a non-breaking hyphen (a visible one: the
+    comment holds no invisible marks) keep "100.0% (3/3; 44-100%)" on one line, so a narrow
+    comment wraps the labels and headers rather than splitting a figure from its interval."""
+    return percent(rate).replace(" ", "\u00a0").replace("-", "\u2011")
+
+
 def number(value: float) -> str:
     return f"{value:.2f}"
 
@@ -134,6 +141,7 @@ def _environment() -> Environment:
     # A code block shows text as typed, bidirectional controls included: those are replaced (U+FFFD).
     env.filters["shown"] = strip_controls
     env.filters["pct"] = percent
+    env.filters["pct_cell"] = percent_cell
     env.filters["num"] = number
     env.filters["agreement"] = agreement_text
     env.filters["share"] = share
