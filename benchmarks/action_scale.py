@@ -153,6 +153,7 @@ def run_case(n_items: int, n_checks: int, tool: str) -> dict[str, bool]:
         size = (repo / "calibration/verdicts.jsonl").stat().st_size / 2**20
         print(f"\n== {n_items:,} items x {n_checks} checks, {RUBRICS} rubrics sharing one store of {lines:,} "
               f"verdict lines ({size:.0f} MiB; the appending PR adds {n_items:,})")
+        load = os.getloadavg()[0]
         fake = FakeGitHub(REPO, repo, base_sha=heads["base"])
         server = serve(fake)
         rows: dict[str, tuple[float, float, int, float]] = {}
@@ -175,6 +176,8 @@ def run_case(n_items: int, n_checks: int, tool: str) -> dict[str, bool]:
         finally:
             server.shutdown()
             server.server_close()
+        print(f"(machine: {os.cpu_count()} cores, load average {load:.1f} at the start, "
+              f"{os.getloadavg()[0]:.1f} at the end: read CPU, not wall, when others run)")
         for label, (wall, rss, code, cpu) in rows.items():
             print(f"{label:50s} CPU {cpu:6.2f} s  wall {wall:6.2f} s  {rss:5.0f} MiB  exit {code}")
         check = rows["check, 1 rubric, appends verdicts"]
