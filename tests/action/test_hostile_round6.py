@@ -63,13 +63,9 @@ def _not_green(scenario: Scenario, head: str, **kwargs) -> Result:
     return result
 
 
-# Closed (evidence): a PR's run reads none of the verdicts `actions/cache` restored; the base
-# branch's cache is read as an artifact of a push run on it (`action.provenance`). The batch
-# journal travels in the same directory and is still read:
-PLANTED_CACHE = pytest.mark.xfail(strict=True, reason=(
-    "route: a PR-scoped verdict cache another workflow of the PR saved (restore-keys pick the PR scope's newest) "
-    "holds the batch journal, which says which request's answer is which pair; a swapped journal files one "
-    "pair's answer as another's (owner: evidence)"))
+# Closed: a gated run removes what `actions/cache` restored before any reader opens it (the
+# base branch's cache is read as an artifact of a push run on it, `action.provenance`); the batch
+# journal it keeps binds each result to its pairs by the custom_id the provider echoes.
 
 
 def _cache_file(scenario: Scenario) -> Path:
@@ -271,7 +267,7 @@ class TestPlantedCache:
         _rejected(scenario, head)
 
 
-    @pytest.mark.parametrize("swap", [pytest.param(True, marks=PLANTED_CACHE, id="swapped"),
+    @pytest.mark.parametrize("swap", [pytest.param(True, id="swapped"),
                                       pytest.param(False, id="control")])
     def test_a_planted_batch_journal_maps_a_result_to_another_pair(self, scenario: Scenario, swap: bool) -> None:
         """With `batch: true` the journal of open batches lives in the cache too
@@ -337,10 +333,7 @@ class TestPlantedParaphrases:
     its paraphrases differently. The paraphrases live beside the cache file
     (`verdicts.paraphrases.jsonl`), restored with it."""
 
-    @pytest.mark.parametrize("plant", [pytest.param(True, id="planted", marks=pytest.mark.xfail(strict=True, reason=(
-        "route: the paraphrase store beside the cache file (`verdicts.paraphrases.jsonl`) is restored with the "
-        "PR-scoped cache and still read: planted paraphrases (the check's own wording) make an unstable added check "
-        "pass `min_stability` (owner: evidence)"))), pytest.param(False, id="control")])
+    @pytest.mark.parametrize("plant", [pytest.param(True, id="planted"), pytest.param(False, id="control")])
     def test_planted_paraphrases_do_not_make_an_unstable_check_stable(self, scenario: Scenario, plant: bool) -> None:
         from tests.fakes.llm import FakeLLM
 
