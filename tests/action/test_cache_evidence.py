@@ -181,6 +181,7 @@ class ActionsRuns:
 
     def __init__(self, scenario: Scenario) -> None:
         self.fake = scenario.fake
+        self.base_sha = scenario.base_sha  # a push run of the branch ran on one of its commits
         self.runs: list[dict] = []
         self.zips: dict[int, bytes] = {}
         answer = self.fake._answer
@@ -191,10 +192,12 @@ class ActionsRuns:
 
         self.fake._answer = _answer  # type: ignore[method-assign]
 
-    def add_run(self, *, event: str, branch: str, head_repo: str = REPO, verdicts: str | None = None) -> int:
+    def add_run(self, *, event: str, branch: str, head_repo: str = REPO, verdicts: str | None = None,
+                head_sha: str | None = None) -> int:
         run_id = self.fake.new_id()
         api = f"{self.fake.url}/repos/{REPO}"
-        self.runs.insert(0, {"id": run_id, "event": event, "head_branch": branch, "head_sha": "f" * 40,
+        self.runs.insert(0, {"id": run_id, "event": event, "head_branch": branch,
+                             "head_sha": head_sha or self.base_sha,
                              "status": "completed", "conclusion": "success",
                              "head_repository": {"full_name": head_repo, "name": head_repo.split("/")[1]},
                              "artifacts_url": f"{api}/actions/runs/{run_id}/artifacts",

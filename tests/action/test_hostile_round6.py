@@ -372,11 +372,6 @@ class TestCacheArtifactProvenance:
         runs.runs[0]["head_sha"] = head_sha
         return {"GITHUB_BASE_REF": "main", **_judged(scenario)["env_extra"]}
 
-    @pytest.mark.xfail(strict=True, reason=(
-        "route: the base branch's cache artifact is taken from the newest successful push run whose head_branch is "
-        "the base branch's name, whatever its commit: a tag named `main` on a commit of the PR author's (its own "
-        "workflow uploads the artifact) vouches for a planted keyed (B, R1) no, and deleting A is green. Check the "
-        "run's head_sha is on the base branch (and its workflow path) (owner: evidence)"))
     def test_a_push_run_of_a_tag_named_like_the_base_branch(self, scenario: Scenario) -> None:
         tagged = scenario.git.commit({"notes.txt": "a commit of mine, tagged main\n"}, "tag me")
         scenario.git("reset", "-q", "--hard", "HEAD~1")

@@ -65,7 +65,7 @@ def gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: Ve
     pr = current_base(repo, pr)
     # What actions/cache restored here may have been saved by any workflow running for the PR:
     # the gate reads the cache a push run on the base branch left as an artifact instead.
-    cache.distrust_restored(lambda: base_branch_cache(repo, base_ref_of(os.environ)))
+    cache.distrust_restored(lambda: base_branch_cache(repo, base_ref_of(os.environ), pr.base_sha))
     reader, files, gate_base = _detect(config, repo, pr)
     return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
 

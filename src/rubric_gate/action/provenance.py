@@ -49,7 +49,7 @@ def base_ref_of(env: Mapping[str, str]) -> str | None:
     return ref.removeprefix("refs/heads/") if isinstance(ref, str) and ref.strip() else None
 
 
-def base_branch_cache(repo: Repository, base_ref: str | None) -> tuple[VerdictStore | None, str]:
+def base_branch_cache(repo: Repository, base_ref: str | None, base_tip: str) -> tuple[VerdictStore | None, str]:
     """The keyed verdicts of the newest verified cache artifact on `base_ref`, and what was read
     (or why none was: then the gate judges live what it would have read from it)."""
     if not base_ref:
@@ -60,6 +60,8 @@ def base_branch_cache(repo: Repository, base_ref: str | None) -> tuple[VerdictSt
             # Checked here too: the filters are the server's, the trust is ours.
             if run.event != "push" or run.head_branch != base_ref or run.head_repository.full_name != repo.full_name:
                 continue
+            if not _on_base(repo, run.head_sha, base_tip):
+                continue  # e.g. a tag named like the base branch, on a commit of anyone's
             for artifact in run.get_artifacts():
                 if artifact.name != CACHE_ARTIFACT or artifact.expired:
                     continue
@@ -73,6 +75,14 @@ def base_branch_cache(repo: Repository, base_ref: str | None) -> tuple[VerdictSt
             why = getattr(exc, "message", str(exc))
         return None, f"the base branch's verdict cache could not be read ({why}), so what it holds is judged live"
     return None, f"no push run on `{base_ref}` left a `{CACHE_ARTIFACT}` artifact"
+
+
+def _on_base(repo: Repository, sha: str, base_tip: str) -> bool:
+    """Whether the run's commit is the base tip or an ancestor of it: a push of the branch itself.
+    `head_branch` names a tag as well as a branch, and a tag can point at any commit."""
+    if sha == base_tip:
+        return True
+    return repo.compare(sha, base_tip).status == "ahead"  # the tip is ahead of it: it is in the branch
 
 
 def _read(repo: Repository, url: str, display: str) -> VerdictStore:
