@@ -247,7 +247,8 @@ def test_three_runs_with_a_judge_reuse_the_cache(scenario: Scenario) -> None:
     # A PR cannot plant cached verdicts: the cache directory must not be tracked.
     cache = scenario.git.path / ".rubric-gate" / "cache" / "verdicts.jsonl"
     lines = cache.read_text().splitlines()
-    assert len(lines) == 35 and all(json.loads(line)["judge"] == "openai:fake-model" for line in lines)
+    # What a PR's run restored is set aside before it runs: the file holds the last run's own judging.
+    assert len(lines) == 5 and all(json.loads(line)["judge"] == "openai:fake-model" for line in lines)
     assert scenario.git("status", "--porcelain", "--", VERDICTS) == ""
 
 
