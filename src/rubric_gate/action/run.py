@@ -73,8 +73,7 @@ def _index_dir(config: ActionConfig, env: Mapping[str, str]) -> Iterator[None]:
         if config.event_name == "push":
             directory = str(config.cache_dir / "index")
         else:
-            directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="rubric-gate-index-",
-                                                                       dir=env.get("RUNNER_TEMP") or None))
+            directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="rubric-gate-index-"))
         with _env_set("RUBRIC_GATE_INDEX_DIR", directory):
             yield
 
