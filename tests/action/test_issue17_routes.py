@@ -253,9 +253,6 @@ def _workflow(source: str) -> dict:
     ".github/workflows/rubric-gate.yml",
     "src/rubric_gate/scaffold/files/rubric-gate.yml",
     "docs/action.md",
-    pytest.param("README.md", marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-        "open: README's copy-paste workflow lists no `edited` and no `merge_group` (README is the "
-        "newcomer's; reported to the lead)"))),
 ])
 def test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues(source: str) -> None:
     workflow = _workflow(source)
@@ -508,8 +505,6 @@ ROUTES: dict[str, list[str]] = {
 
 # Routes known open at this commit: strict xfails (checked below to stay strict xfails until closed).
 OPEN: dict[str, list[str]] = {
-    "5. ... the copy-paste workflow listens for it (README's copy)": [
-        I17 + "test_the_copy_paste_workflow_gates_retargets_label_removals_and_merge_queues[README.md]"],
 }
 
 # How each sampled route was shown to fail with its fix disabled (a temporary, uncommitted patch of
