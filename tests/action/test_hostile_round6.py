@@ -638,11 +638,6 @@ def _duplicate_anchor(scenario: Scenario) -> str:
                                 VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
 
 
-MERGE_ON_REST = pytest.mark.xfail(strict=True, reason=(
-    "route: in a shallow checkout (the REST reader) the merge git makes is not checked: round 5's criss-cross "
-    "history and duplicate-anchor merge pass there (owner: merge)"))
-
-
 class TestMergeModel:
     """Each scenario in a full checkout and in a shallow one (the REST reader)."""
 
@@ -702,12 +697,11 @@ class TestMergeModel:
                                     VERDICTS: verdicts_jsonl(TEXTS) + lines}, "the PR adds its own X, first")
         self._run(scenario, head, where)
 
-    @MERGE_ON_REST
+    # Closed by `action.merge_check` (GitHub's test merge commit is compared on a REST-read checkout).
     def test_the_criss_cross_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _criss_cross(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))
 
-    @MERGE_ON_REST
     def test_the_duplicate_anchor_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _duplicate_anchor(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))
