@@ -236,7 +236,7 @@ def test_the_comment_gives_the_merge_its_own_section(scenario: Scenario, reader:
     where = "The merge" if reader == "git" else RUBRIC
     shown = item.text().replace("\u200b", "")  # commit ids are broken up, so they do not link
     assert shown == f"❌ {where}: {message}".replace("`", "'"), shown
-    assert (reader == "rest") == bool(item.find_all("code")), item  # a file is a code span
+    assert (reader == "rest") == (RUBRIC in [c.text() for c in item.find_all("code")]), item  # a file: a code span
     assert any(p.text().startswith("Rebase the PR onto its base branch") for p in section if p.tag == "p")
     assert '1 finding under "The merge" needs the `rubric-gate:override` label.' in body
     assert 'under "Labels and recorded verdicts"' not in body
