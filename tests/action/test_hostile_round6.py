@@ -774,6 +774,7 @@ class TestMergeModel:
                                     VERDICTS: verdicts_jsonl(TEXTS) + lines}, "the PR adds its own X, first")
         self._run(scenario, head, where)
 
+    # Closed by `action.merge_check` (GitHub's test merge commit is compared on a REST-read checkout).
     def test_the_criss_cross_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _criss_cross(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))
