@@ -8,7 +8,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from unittest import mock
 
@@ -67,10 +69,17 @@ def verdicts_jsonl(texts: dict[str, str], fails: dict[str, set[str]] = FAILS,
 class Git:
     def __init__(self, path: Path) -> None:
         self.path = path
+        # What a commit made now is dated (None: the wall clock). A scenario dates commits by the
+        # fake GitHub's clock, so a commit made after a label was applied reads as later than it.
+        self.clock: Callable[[], str] | None = None
 
     def __call__(self, *args: str) -> str:
+        env = None
+        if self.clock is not None:
+            when = self.clock()
+            env = {**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when}
         proc = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                              cwd=self.path, capture_output=True, text=True, check=True)
+                              cwd=self.path, capture_output=True, text=True, check=True, env=env)
         return proc.stdout.strip()
 
     def commit(self, files: dict[str, str | None], message: str = "change") -> str:
@@ -126,6 +135,11 @@ class Scenario:
     fake: FakeGitHub
     tmp: Path
     base_sha: str
+
+    def __post_init__(self) -> None:
+        # A second after GitHub's last stamp: later than anything stamped so far, and not later
+        # than what is stamped next (the base tip's date is what tells a moved base).
+        self.git.clock = lambda: (self.fake.clock + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def sender(self, action: str, labels: tuple[str, ...]) -> str:
         """Who triggered the event: for a label's, whoever the fake's last such label event names."""
@@ -197,7 +211,7 @@ class Scenario:
         event = self.event(head_sha, fork=fork, labels=labels, action=action, extra=payload, sender=sender)
         if event_name == "merge_group":
             event.write_text(json.dumps(payload), encoding="utf-8")
-        else:
+        elif int((env_extra or {}).get("GITHUB_RUN_ATTEMPT", "1")) == 1:  # a re-run creates no new run
             data = json.loads(event.read_text(encoding="utf-8"))
             self.fake.record_workflow_run(head_sha=head_sha, actor=data["sender"]["login"], event=event_name,
                                           head_repo="mallory/rubrics" if fork else REPO, fork=fork)

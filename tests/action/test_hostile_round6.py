@@ -806,6 +806,8 @@ class TestForgedRecords:
         return head, pulls, prs
 
     def test_a_forged_grant_for_the_other_pr_with_this_head(self, scenario: Scenario) -> None:
+        """Closed by override: no check-run record grants an override (the other PR's label is
+        honoured only as GitHub's workflow run of its `labeled` event shows it)."""
         head, pulls, prs = self._two_prs(scenario)
         prs.label(7)
         prs.label(8)  # a writer's label on #8, applied before this head: never granted here
@@ -1234,12 +1236,9 @@ class TestRubricIds:
 # -- the override, as the label's own run and its re-runs grant it -------------------------------
 
 class TestOverrideReRuns:
-    @pytest.mark.xfail(strict=True, reason=(
-        "route: a re-run of the override label's own `labeled` run replays its payload, which grants without asking "
-        "whether the base moved since the label (other runs ask): after main deleted B, the re-run passes deleting A "
-        "against a base where the merge also loses R2, which the writer never saw (owner: override)"))
     def test_a_re_run_of_the_labeled_run_after_main_moved(self, scenario: Scenario) -> None:
-        """The writer overrides deleting A against B0. main then deletes B (overridden there): the
+        """Closed by override: every run, the label's own included, refuses a base tip committed
+        after the label. The writer overrides deleting A against B0. main then deletes B (overridden there): the
         merge now loses R1 and R2. A re-run of the old `labeled` run (anyone with write access,
         the PR's author among them, may re-run a workflow) replays its payload: the label's own
         run, on the same head, against a base the writer never saw."""
@@ -1251,11 +1250,8 @@ class TestOverrideReRuns:
         rerun = scenario.run(head, payload=labeled)
         assert rerun.code == 1 and _conclusion(scenario, head) == "failure", rerun.stdout + rerun.summary
 
-    @pytest.mark.xfail(strict=True, reason=(
-        "route: the same re-run after the PR was retargeted: the label's own run grants against the new base "
-        "(owner: override)"))
     def test_a_re_run_of_the_labeled_run_after_a_retarget(self, scenario: Scenario) -> None:
-        """Overridden into main; then retargeted to `release`, where B is gone already."""
+        """Closed by override: a `base_ref_changed` event after the label refuses it. Overridden into main; then retargeted to `release`, where B is gone already."""
         head = scenario.git.commit(DELETE_A, "delete A")
         _label(scenario, "labeled")
         labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())

@@ -13,8 +13,10 @@ workflow runs the harness records for every event it runs the action for.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import pytest
 
@@ -26,6 +28,8 @@ from rubric_gate.action.override import (
     WorkflowRun,
     base_moved_since,
     labeled_head,
+    last_labeling,
+    replayed,
     workflow_path,
 )
 from tests.action.harness import REPO, RUBRIC, WORKFLOW, Scenario, rubric_yaml
@@ -190,12 +194,11 @@ def test_a_retarget_after_the_label_refuses_it(scenario: Scenario) -> None:
     assert "retargeted" in _said(retargeted)
 
 
-def test_a_base_that_moved_after_the_label_refuses_it(scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_base_that_moved_after_the_label_refuses_it(scenario: Scenario) -> None:
+    """Another PR merged after the label (the harness dates commits by the fake GitHub's clock)."""
     head = scenario.git.commit(DELETE_A, "delete A")
     _labeled_on(scenario, head)
     assert _gate(scenario, head, labels=(OVERRIDE,), action="reopened").code == 0
-    later = (scenario.fake.clock + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    monkeypatch.setenv("GIT_COMMITTER_DATE", later)
     scenario.git("checkout", "-q", "main")
     tip = scenario.git.commit({"notes.txt": "main moves on\n"}, "another PR merged")
     scenario.git("checkout", "-q", "pr")
@@ -206,14 +209,39 @@ def test_a_base_that_moved_after_the_label_refuses_it(scenario: Scenario, monkey
     assert "the base branch moved since" in _said(result)
 
 
+def test_the_labeled_run_itself_refuses_a_base_that_moved_after_the_label(scenario: Scenario) -> None:
+    """The `labeled` run started after another PR merged (a queued runner): its payload says
+    nothing about the base it runs against."""
+    head = scenario.git.commit(DELETE_A, "delete A")
+    _label(scenario, "labeled")
+    scenario.fake.stamp_events()
+    scenario.git("checkout", "-q", "main")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git.commit({"notes.txt": "x\n"}, "another PR merged")
+    scenario.git("checkout", "-q", "pr")
+    result = _gate(scenario, head, labels=(OVERRIDE,))
+    assert result.code == 1 and "the base branch moved since" in _said(result), result.stdout + result.summary
+
+
+def test_a_re_run_of_the_labeled_run_reads_the_head_from_the_workflow_runs(scenario: Scenario) -> None:
+    """A re-run (GITHUB_RUN_ATTEMPT 2) replays the first attempt's `labeled` payload: it reads the
+    head from GitHub's workflow runs like any other run (refused where they cannot be read)."""
+    head = scenario.git.commit(DELETE_A, "delete A")
+    _label(scenario, "labeled")
+    labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())
+    assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0
+    rerun = scenario.run(head, payload=labeled, env_extra={"GITHUB_RUN_ATTEMPT": "2"})
+    assert rerun.code == 0, rerun.stdout + rerun.summary  # the first attempt's workflow run shows this head
+    scenario.fake.actions_forbidden = True
+    refused = scenario.run(head, payload=labeled, env_extra={"GITHUB_RUN_ATTEMPT": "3"})
+    assert refused.code == 1 and "'actions: read'" in _said(refused), refused.stdout + refused.summary
+
+
 @pytest.mark.parametrize("moved", [False, True])
-def test_in_a_shallow_checkout_the_base_tips_date_comes_from_the_api(scenario: Scenario, moved: bool,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_in_a_shallow_checkout_the_base_tips_date_comes_from_the_api(scenario: Scenario, moved: bool) -> None:
     """The checkout lacks the base tip: its commit date is read through the commits API."""
     head = scenario.git.commit(DELETE_A, "delete A")
     _labeled_on(scenario, head)
     if moved:
-        monkeypatch.setenv("GIT_COMMITTER_DATE", (scenario.fake.clock + timedelta(minutes=1)).isoformat())
         scenario.git("checkout", "-q", "main")
         scenario.base_sha = scenario.fake.base_sha = scenario.git.commit({"notes.txt": "x\n"}, "another PR merged")
         scenario.git("checkout", "-q", "pr")
@@ -333,3 +361,27 @@ def test_base_moved_since(committed: datetime | None, labeling: Labeling, moved:
 ])
 def test_workflow_path(ref: str, path: str | None) -> None:
     assert workflow_path({"GITHUB_WORKFLOW_REF": ref} if ref else {}) == path
+
+
+@pytest.mark.parametrize(("attempt", "replay"), [(None, False), ("1", False), ("2", True), ("x", True)])
+def test_a_re_run_is_told_by_its_attempt(attempt: str | None, replay: bool) -> None:
+    assert replayed({"GITHUB_RUN_ATTEMPT": attempt} if attempt is not None else {}) is replay
+
+
+def _event(kind: str, who: str = "maintainer", seconds: int = 0, label: str | None = OVERRIDE) -> SimpleNamespace:
+    return SimpleNamespace(event=kind, actor=SimpleNamespace(login=who), created_at=T + timedelta(seconds=seconds),
+                           label=SimpleNamespace(name=label) if label else None)
+
+
+@pytest.mark.parametrize(("events", "labeling"), [
+    ([], Labeling(None, None, False)),
+    ([_event("labeled", "a", 1), _event("unlabeled", "a", 2), _event("labeled", "b", 3)],
+     Labeling("b", T + timedelta(seconds=3), False)),  # the last one counts
+    ([_event("labeled", "a", 1), _event("base_ref_changed", label=None, seconds=2)],
+     Labeling("a", T + timedelta(seconds=1), True)),  # retargeted after it
+    ([_event("base_ref_changed", label=None, seconds=1), _event("labeled", "a", 2)],
+     Labeling("a", T + timedelta(seconds=2), False)),  # retargeted before it: applied against the new base
+    ([_event("labeled", "a", 1), _event("labeled", "b", 2, label="docs")], Labeling("a", T + timedelta(seconds=1), False)),
+])
+def test_last_labeling(events: list[SimpleNamespace], labeling: Labeling) -> None:
+    assert last_labeling(events, OVERRIDE) == labeling  # type: ignore[arg-type]

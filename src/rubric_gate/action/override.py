@@ -16,7 +16,9 @@ Every fact a grant rests on is one GitHub itself attests; nothing another workfl
   and created within `RUN_WINDOW` of `t`; its `head_sha` is the PR's head when the label was
   applied. See `labeled_head`, and docs/action.md ("Override") for what that leaves open;
 - the base it covers: no retarget (`base_ref_changed` issue event) since `t`, and the base tip
-  was committed no later than `t` (see `base_moved_since`).
+  was committed no later than `t` (see `base_moved_since`). Every run asks this, the label's own
+  too: it may start late, or be re-run (GITHUB_RUN_ATTEMPT above 1: a re-run replays the first
+  attempt's payload, so it also reads the head as any other run does).
 
 A push is a head nobody overrode, and a merge queue's group has no label.
 
@@ -145,6 +147,13 @@ def base_moved_since(committed: datetime | None, labeling: Labeling) -> str | No
     return None
 
 
+def replayed(env: Mapping[str, str]) -> bool:
+    """Whether this run is a re-run (GITHUB_RUN_ATTEMPT above 1), which replays the payload of its
+    first attempt: a `labeled` payload then says nothing about the head when it runs."""
+    attempt = env.get("GITHUB_RUN_ATTEMPT", "1")
+    return not attempt.isdigit() or int(attempt) > 1
+
+
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -160,8 +169,10 @@ class Attestor:
     same label several times: before and after posting, and for each PR with this head)."""
 
     def __init__(self, repo: Repository, path: str | None, event: str,
-                 base_committed: Callable[[str], datetime | None] = lambda _sha: None) -> None:
+                 base_committed: Callable[[str], datetime | None] = lambda _sha: None, *,
+                 replayed: bool = False) -> None:
         self._repo, self.path, self.event, self._base_committed = repo, path, event, base_committed
+        self.replayed = replayed  # this run is a re-run: its payload is its first attempt's
         self._runs: dict[datetime, list[WorkflowRun]] = {}
 
     def forget(self) -> None:
@@ -229,11 +240,13 @@ def check_override(repo: Repository, pr: PullRequest, label: str, attestor: Atte
         labeling = last_labeling(issue.get_events(), label)
         if labeling.actor is None or labeling.at is None:
             return Override(False, f"{on} who applied it is unknown, so it was ignored")
-        labeled_now = pr.action == "labeled" and pr.event_label == label
-        if not labeled_now:
-            refused = _attested(attestor, pr, labeling, on)
-            if refused is not None:
-                return refused
+        # The label's own run knows the head from its payload, built when the label was applied;
+        # a re-run replays that payload later, so it reads the head as any other run does.
+        labeled_now = pr.action == "labeled" and pr.event_label == label and not attestor.replayed
+        refused = (None if labeled_now else _head_refused(attestor, pr, labeling, on)) or \
+            _base_refused(attestor, pr, labeling, on)
+        if refused is not None:
+            return refused
         permission = repo.get_collaborator_permission(labeling.actor)
     except GithubException as exc:
         return Override(False, f"{on} its state or its author's permission could not be checked ({describe(exc)}), "
@@ -245,14 +258,15 @@ def check_override(repo: Repository, pr: PullRequest, label: str, attestor: Atte
     return Override(False, f"the `{label}` label was applied by @{actor}, who has {permission} access (write is required), so it was ignored")
 
 
-def _attested(attestor: Attestor, pr: PullRequest, labeling: Labeling, on: str) -> Override | None:
-    """The refusal when GitHub's own records do not show the label applied on this head, against
-    this base; None when they do."""
+AGAIN = "remove and re-apply it to override this head"
+
+
+def _head_refused(attestor: Attestor, pr: PullRequest, labeling: Labeling, on: str) -> Override | None:
+    """The refusal when GitHub's workflow runs do not show the label applied on this head."""
     assert labeling.at is not None
-    again = "remove and re-apply it to override this head"
     if attestor.path is None:
         return Override(False, f"{on} this run cannot tell which workflow it is (GITHUB_WORKFLOW_REF is not set), so "
-                        f"the head it was applied on cannot be read: {again}")
+                        f"the head it was applied on cannot be read: {AGAIN}")
     try:
         runs = attestor.runs(labeling.at)
     except GithubException as exc:
@@ -260,12 +274,17 @@ def _attested(attestor: Attestor, pr: PullRequest, labeling: Labeling, on: str) 
                         f"({describe(exc)}; {ACTIONS_READ}), so it was ignored")
     head, why = labeled_head(runs, pr, labeling, attestor.path, attestor.event)
     if head is None:
-        return Override(False, f"{on} {why}: {again}")
+        return Override(False, f"{on} {why}: {AGAIN}")
     if head != pr.head_sha:
         return Override(False, f"{on} it was applied before its head {pr.head_sha[:7]} (on {head[:7]}; an override "
-                        f"covers the head it was applied on only): {again}")
-    moved = base_moved_since(attestor.committed(pr.base_sha), labeling)
-    if moved is not None:
-        return Override(False, f"{on} {moved} (an override covers the base it was applied against only): {again}")
+                        f"covers the head it was applied on only): {AGAIN}")
     return None
 
+
+def _base_refused(attestor: Attestor, pr: PullRequest, labeling: Labeling, on: str) -> Override | None:
+    """The refusal when the base is not the one the label was applied against (every run asks,
+    the label's own included: it may run, or be re-run, after the base moved)."""
+    moved = base_moved_since(attestor.committed(pr.base_sha), labeling)
+    if moved is not None:
+        return Override(False, f"{on} {moved} (an override covers the base it was applied against only): {AGAIN}")
+    return None

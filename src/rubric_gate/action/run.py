@@ -31,7 +31,7 @@ from rubric_gate.action.gather import (
 from rubric_gate.action.gating import GatedPull, gate_pull
 from rubric_gate.action.judging import secret_values
 from rubric_gate.action.outputs import command
-from rubric_gate.action.override import Attestor, Override, workflow_path
+from rubric_gate.action.override import Attestor, Override, replayed, workflow_path
 from rubric_gate.action.publish import nothing_to_do, post, write_job_files, write_report
 from rubric_gate.action.render import RunSummary
 from rubric_gate.action.warm import warm_cache
@@ -134,7 +134,8 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
     # GitHub's own records of who applied the label and on which head (never a check run).
-    attestor = Attestor(repo, workflow_path(env), config.event_name, commit_date(repo, config.workspace))
+    attestor = Attestor(repo, workflow_path(env), config.event_name, commit_date(repo, config.workspace),
+                        replayed=replayed(env))
     override_of = override_reader(repo, config.override_label, attestor)
     # The check run (and this job's status) belong to the head commit, not to this PR: a green
     # one would satisfy the required check of every PR with this head, whatever its base.
