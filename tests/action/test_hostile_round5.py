@@ -218,7 +218,7 @@ class TestCalibrationIdentity:
     def test_the_same_content_under_a_new_id_with_the_other_label(self, scenario: Scenario) -> None:
         head = scenario.git.commit({CALIBRATION: calibration_jsonl() + _item("R1b", "pass", content="R1")},
                                    "R1's content again, as pass")
-        _rejected(scenario, head)  # the new set does not load: a blocking finding
+        _rejected(scenario, head, code=2)  # the new set does not load: bad input, no override covers it
 
     @pytest.mark.parametrize("split", ["Calibration", "calibration ", "calibratio\u0578"],
                              ids=["case", "trailing-space", "armenian-n"])
@@ -231,8 +231,8 @@ class TestCalibrationIdentity:
         _merge_pr(scenario)
         second = scenario.git.commit(DELETE_A, "PR 2: delete A")
         two = _gate(scenario, second)
-        # `split` is an enum: PR 1's set does not load (a blocking finding), and so the base of PR 2.
-        assert (one.code, two.code) == (1, 2), one.stdout + two.stdout
+        # `split` is an enum: PR 1's set does not load (bad input), and so the base of PR 2.
+        assert (one.code, two.code) == (2, 2), one.stdout + two.stdout
 
     def test_a_meta_field_changed_on_a_caught_item_then_a_deletion(self, scenario: Scenario) -> None:
         cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "meta": {"note": "x"}}', 1)
@@ -245,7 +245,7 @@ class TestCalibrationIdentity:
     def test_a_label_spelled_in_upper_case(self, scenario: Scenario) -> None:
         cal = calibration_jsonl().replace('"label": "fail"}', '"label": "FAIL"}', 1)
         head = scenario.git.commit({CALIBRATION: cal, **DELETE_A}, "FAIL")
-        _rejected(scenario, head)  # the new set does not load: a blocking finding
+        _rejected(scenario, head, code=2)  # the new set does not load: bad input, no override covers it
 
     def test_an_item_id_with_a_trailing_space(self, scenario: Scenario) -> None:
         cal = calibration_jsonl().replace('"id": "R1"', '"id": "R1 "')
@@ -886,17 +886,17 @@ class TestCalibrationLines:
     def test_an_escaped_duplicate_label_key(self, scenario: Scenario) -> None:
         cal = calibration_jsonl().replace('"label": "fail"}', '"label": "fail", "l\\u0061bel": "pass"}', 1)
         head = scenario.git.commit({CALIBRATION: cal}, "label twice, escaped")
-        _rejected(scenario, head)
+        _rejected(scenario, head, code=2)  # a set that does not load is bad input
 
     def test_an_item_id_given_as_a_number(self, scenario: Scenario) -> None:
         cal = calibration_jsonl().replace('"id": "R1"', '"id": 1')
         head = scenario.git.commit({CALIBRATION: cal}, "R1 -> 1")
-        _rejected(scenario, head)
+        _rejected(scenario, head, code=2)  # a set that does not load is bad input
 
     def test_a_blank_line_and_a_comment_line(self, scenario: Scenario) -> None:
         cal = calibration_jsonl().replace(_item("R1", "fail"), "\n// R1 removed\n", 1)
         head = scenario.git.commit({CALIBRATION: cal, **DELETE_A}, "R1 commented out; delete A")
-        _rejected(scenario, head)
+        _rejected(scenario, head, code=2)  # a set that does not load is bad input
 
 
 # -- rubric YAML: documents and streams ---------------------------------------------------------

@@ -91,7 +91,14 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     confirms = LiveConfirmer(tuple(dict.fromkeys((*config.judges, *specs))), cache, budget,
                              concurrency=config.concurrency, notices=notices)
     # Every difference of the classified diff is kept for report.json; the comment reads findings.
-    differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms)
+    try:
+        differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms)
+    except InputError as exc:
+        # A calibration set or verdict file the PR leaves unloadable is bad input: exit 2 with a
+        # failed check naming its line, which no override covers.
+        outcomes = [*outcomes, RubricOutcome(_file_named(files, exc.path), error=exc.message)]
+        command("error", exc.message)
+        differences = []
     standard = findings_of(differences)
     # The gate reviews a model of the merge (check by check, from one merge base): where the merge
     # git or GitHub writes differs from it, the PR fails (the override covers it, a reviewer's call).
@@ -197,3 +204,9 @@ def _rubric_judge(snapshots: Snapshots, change: ChangedFile) -> str | None:
     if change.status == "added":
         return None
     return snapshots.merge_base.rubric_keys(change.base_path).get("judge") or None
+
+
+def _file_named(files: list[ChangedFile], display: str | None) -> ChangedFile:
+    """The changed file an error names (its display may carry a commit prefix, `abc1234:path`)."""
+    path = (display or "").rpartition(":")[2] if display and ":" in display else (display or "")
+    return next((f for f in files if f.path == path), ChangedFile(path or "(unknown file)", None, "modified"))
