@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 Rule = Literal["gate", "allowed", "override", "unclassified"]
 
@@ -60,7 +60,9 @@ class RunReport(BaseModel):
     head_sha: Annotated[str, Field(description="The head commit gated.")]
     files_from: Annotated[Literal["git", "rest"], Field(description="Where the files were read: git, or the "
                                                                     "GitHub REST API (a shallow checkout).")]
-    rubrics: Annotated[list[dict[str, Any]], Field(description="Each changed rubric file's outcome.")]
+    # The open object spelled out: pydantic before 2.11 leaves `additionalProperties` unsaid.
+    rubrics: Annotated[list[Annotated[dict[str, Any], WithJsonSchema({"type": "object", "additionalProperties": True})]],
+                       Field(description="Each changed rubric file's outcome.")]
     standard: Annotated[list[Finding], Field(description="The findings the comment lists.")]
     differences: Annotated[list[ClassifiedDifference], Field(
         description="Every difference the run classified, allowed and gated ones too, then the merge's.")] = []
