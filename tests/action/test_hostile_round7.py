@@ -22,7 +22,7 @@ from tests.action.harness import (
 )
 from tests.action.test_hostile_round3 import _gate
 from tests.action.test_hostile_round4 import OVERRIDE, _judged, _keyed, _label
-from tests.action.test_hostile_round6 import _conclusion, _not_green, _rejected
+from tests.action.test_hostile_round6 import _not_green, _rejected
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
 # What lets a deletion of A through: B catching R1 (the keyed "no" the judge never gave).
@@ -125,15 +125,10 @@ class TestSetAside:
 # -- 4. rubric id changes need the override -----------------------------------------------------
 
 class TestIdChanges:
-    @pytest.mark.parametrize("new_id", ["Demo", "DEMO", "demo ", "ｄｅｍｏ"])
+    @pytest.mark.parametrize("new_id", ["Demo", "DEMO", "demo ", "\uff44\uff45\uff4d\uff4f"])
     def test_a_look_alike_id(self, scenario: Scenario, new_id: str) -> None:
         head = scenario.git.commit({RUBRIC: _with_id(new_id)}, "id look-alike")
-        result = _gate(scenario, head)
-        if result.code == 0:
-            # only acceptable if the id loads as exactly the base's
-            assert new_id.strip() == "demo", result.stdout
-        else:
-            assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout
+        _rejected(scenario, head)
 
     def test_an_nfd_id_change(self, scenario: Scenario) -> None:
         scenario.git("checkout", "-q", "main")
@@ -142,12 +137,7 @@ class TestIdChanges:
         scenario.git("merge", "-q", "--ff-only", "main")
         scenario.base_sha = scenario.fake.base_sha = base
         head = scenario.git.commit({RUBRIC: _with_id(unicodedata.normalize("NFD", "caf\u00e9"))}, "id café (NFD)")
-        result = _gate(scenario, head)
-        # NFC and NFD are one id only if the loader normalises it; either way never a crash
-        assert result.code in (0, 1, 2), result.stdout + result.stderr
-        if result.code == 0:
-            from rubric_gate.rubric import Rubric  # noqa: F401
-            assert "changed" not in result.stdout.lower() or "id" not in result.stdout
+        _rejected(scenario, head)  # consumers look ids up by their bytes
 
     def test_an_id_moved_with_a_rename(self, scenario: Scenario) -> None:
         scenario.git("mv", RUBRIC, "rubrics/demo2.yaml")
@@ -221,3 +211,156 @@ class TestUnloadable:
         record = verdicts_jsonl(TEXTS) + '{"item": "R1", "check_text": "' + TEXTS["A"] + '"}\n'
         head = scenario.git.commit({VERDICTS: record, **DELETE_A}, "bad line; delete A")
         _not_green(scenario, head)
+
+
+# -- 2. the batch journal a PR's cache scope restores -------------------------------------------
+
+EXTRA = {"X": "Is key rotation automated?"}
+
+
+def _pending_then(scenario: Scenario, mutate) -> None:
+    """A batch run goes pending with X added (X answers no on R1, the keyword judge); the journal
+    restored for the next run is `mutate(lines)`d; the next commit drops X and deletes A."""
+    from tests.action.test_hostile_round6 import _keyword_labels
+    from tests.fakes.batches import FakeBatches
+
+    _keyword_labels(scenario)
+    batches = FakeBatches().start()
+    try:
+        env = {"OPENAI_BASE_URL": batches.openai_url, "OPENAI_API_KEY": "sk-test",
+               "RUBRIC_GATE_BATCH_POLL_SECONDS": "0.05"}
+        inputs = {"judge": "openai:fake-model", "batch": "true", "env_extra": env}
+        first = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X"], extra=EXTRA)}, "add X")
+        batches.hold = True
+        assert _gate(scenario, first, batch_wait="0", **inputs).outputs["decision"] == "pending"
+        journal = scenario.git.path / ".rubric-gate" / "cache" / "verdicts.jsonl.batches"
+        lines = journal.read_text().splitlines()
+        journal.write_text("".join(line + "\n" for line in mutate(lines)))
+        batches.hold = False
+        second = scenario.git.commit(DELETE_A, "drop X; delete A")
+        _rejected(scenario, second, batch_wait="1", **inputs)
+    finally:
+        batches.stop()
+
+
+def _requests(lines: list[str]) -> list[dict]:
+    return [r for r in map(json.loads, lines) if r.get("event") == "request"]
+
+
+def _find(lines: list[str], text: str, item: str = "R1") -> dict:
+    for record in _requests(lines):
+        if any(p[0] == item and p[3] == text for p in record["pairs"]):
+            return record
+    raise AssertionError(lines[:3])
+
+
+def _swap_custom_ids(lines: list[str]) -> list[str]:
+    records = [json.loads(line) for line in lines]
+    b = next(r for r in records if r.get("event") == "request" and any(
+        p[0] == "R1" and p[3] == TEXTS["B"] for p in r["pairs"]))
+    x = next(r for r in records if r.get("event") == "request" and any(
+        p[0] == "R1" and p[3] == EXTRA["X"] for p in r["pairs"]))
+    if b is x:  # one request holds both: swap the pairs inside it
+        bi = next(i for i, p in enumerate(b["pairs"]) if p[0] == "R1" and p[3] == TEXTS["B"])
+        xi = next(i for i, p in enumerate(b["pairs"]) if p[0] == "R1" and p[3] == EXTRA["X"])
+        b["pairs"][bi], b["pairs"][xi] = b["pairs"][xi], b["pairs"][bi]
+    else:
+        b["custom_id"], x["custom_id"] = x["custom_id"], b["custom_id"]
+    return [json.dumps(r) for r in records]
+
+
+def _strip_digests(lines: list[str]) -> list[str]:
+    out = []
+    for record in map(json.loads, _swap_custom_ids(lines)):
+        if record.get("event") == "request":
+            record["custom_id"] = record["custom_id"].rsplit("-", 1)[0]
+        out.append(json.dumps(record))
+    return out
+
+
+def _duplicate_swapped(lines: list[str]) -> list[str]:
+    return lines + [line for line in _swap_custom_ids(lines) if json.loads(line).get("event") == "request"]
+
+
+def _relabel_x_as_b(lines: list[str]) -> list[str]:
+    """X's pair keeps X's key fields but names check B's id and text (the stored key is B's)."""
+    records = [json.loads(line) for line in lines]
+    for r in records:
+        if r.get("event") == "request":
+            for p in r["pairs"]:
+                if p[3] == EXTRA["X"]:
+                    p[2], p[3] = "B", TEXTS["B"]
+    return [json.dumps(r) for r in records]
+
+
+def _second_batch_reusing_ids(lines: list[str]) -> list[str]:
+    """A second journaled batch (another local) naming the same provider batch, with swapped pairs."""
+    records = [json.loads(line) for line in _swap_custom_ids(lines)]
+    out = list(lines)
+    for r in records:
+        if r.get("local"):
+            r["local"] = "rg000000000000"
+        out.append(json.dumps(r))
+    return out
+
+
+def _drop_closed(lines: list[str]) -> list[str]:
+    return [line for line in lines if json.loads(line).get("event") != "closed"]
+
+
+@pytest.mark.parametrize("mutate", [
+    pytest.param(lambda lines: lines, id="control"),
+    pytest.param(_swap_custom_ids, id="swap-custom-ids"),
+    pytest.param(_strip_digests, id="ids-without-digest"),
+    pytest.param(_duplicate_swapped, id="duplicate-request-lines"),
+    pytest.param(_relabel_x_as_b, id="relabel-pair"),
+    pytest.param(_second_batch_reusing_ids, id="second-batch-same-ids"),
+    pytest.param(_drop_closed, id="drop-closed"),
+])
+def test_a_planted_batch_journal(scenario: Scenario, mutate) -> None:
+    _pending_then(scenario, mutate)
+
+
+GARBAGE = [
+    "{not json",
+    "[]",
+    "null",
+    '"string"',
+    '{"event": "request"}',
+    '{"event": "request", "local": 5, "custom_id": null, "pairs": 7}',
+    pytest.param('{"event": "submitted"}', marks=pytest.mark.xfail(strict=True, reason=(
+        "route: crash: a restored journal's `submitted` line without batch_id is KeyError in "
+        "journal.known_batch_ids (exit 3, internal error)"))),
+    '{"event": "open", "local": null}',
+    '{"event": "closed", "local": "x", "batch_id": {"a": 1}}',
+]
+
+
+@pytest.mark.parametrize("line", GARBAGE)
+def test_a_garbage_journal_line_is_not_a_crash(scenario: Scenario, line: str) -> None:
+    def mutate(lines: list[str]) -> list[str]:
+        return [*lines, line]
+    _pending_then(scenario, mutate)
+
+
+CRASH = pytest.mark.xfail(strict=True, reason=(
+    "route: crash: a restored journal's malformed request line of the open batch is an uncaught "
+    "IndexError/TypeError in journal.open_batches/pair_key (exit 3, internal error)"))
+
+
+@pytest.mark.parametrize("how", [pytest.param(h, marks=CRASH) for h in
+                                 ("pairs-not-lists", "short-pairs", "int-fields", "local-request-of-garbage")])
+def test_a_malformed_request_line_of_the_open_batch(scenario: Scenario, how: str) -> None:
+    def mutate(lines: list[str]) -> list[str]:
+        records = [json.loads(line) for line in lines]
+        req = next(r for r in records if r.get("event") == "request")
+        if how == "pairs-not-lists":
+            req["pairs"] = ["R1", "R2"]
+        elif how == "short-pairs":
+            req["pairs"] = [p[:2] for p in req["pairs"]]
+        elif how == "int-fields":
+            req["pairs"] = [[1, 2, 3, 4, 5] for _ in req["pairs"]]
+        else:
+            records.append({"event": "request", "local": req["local"], "custom_id": req["custom_id"], "pairs": None})
+        return [json.dumps(r) for r in records]
+    _pending_then(scenario, mutate)
