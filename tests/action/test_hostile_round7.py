@@ -364,3 +364,24 @@ def test_a_malformed_request_line_of_the_open_batch(scenario: Scenario, how: str
             records.append({"event": "request", "local": req["local"], "custom_id": req["custom_id"], "pairs": None})
         return [json.dumps(r) for r in records]
     _pending_then(scenario, mutate)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "route: crash/DoS: one planted request line `<local>-999999999` in the restored journal has "
+    "RequestIndex.add allocate ~9 GB (offsets by n): MemoryError or the runner OOM-killed"))
+def test_a_planted_huge_request_number_does_not_allocate_by_its_value(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "from pathlib import Path\n"
+        "from rubric_gate.batch.journal import RequestIndex\n"
+        f"index = RequestIndex(Path({str(tmp_path / 'j')!r}), 'rgabcdef012345')\n"
+        "index.add('rgabcdef012345-999999999', 0)\n"
+        "print(len(index))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-500:]
