@@ -385,3 +385,70 @@ def test_a_planted_huge_request_number_does_not_allocate_by_its_value(tmp_path: 
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-500:]
+
+
+# -- 3. the base branch's cache artifact: which push runs vouch --------------------------------
+
+def _side_commit(scenario: Scenario, merge: bool) -> str:
+    """A commit off main (the PR author's): merged into main with a merge commit (so an ancestor
+    of the new tip), or left off main (main pushed there once, then force-pushed back)."""
+    scenario.git("checkout", "-q", "main")
+    scenario.git("checkout", "-q", "-b", "side")
+    side = scenario.git.commit({"notes/side.txt": "an intermediate commit of a merged PR\n"}, "side")
+    scenario.git("checkout", "-q", "main")
+    if merge:
+        scenario.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+        tip = scenario.git("rev-parse", "HEAD")
+        scenario.base_sha = scenario.fake.base_sha = tip
+    scenario.git("checkout", "-q", "pr")
+    scenario.git("merge", "-q", "--ff-only", "main")
+    return side
+
+
+def _planted_artifact_pr(scenario: Scenario, head_sha_of_run, route=None) -> None:
+    from tests.action.test_cache_evidence import ActionsRuns, _base_ref_env, _copied, _lines, _standard, _warm_main
+
+    lines = _warm_main(scenario)
+    planted = [dict(v, answer="no") if (v["item"], v["check_text"]) == ("R4", TEXTS["C"]) else v for v in lines]
+    runs = ActionsRuns(scenario)
+    runs.add_run(event="push", branch="main", verdicts=_lines(planted), head_sha=head_sha_of_run(scenario))
+    if route is not None:
+        original = runs._route
+        runs._route = lambda method, path: route(method, path) or original(method, path)  # type: ignore[method-assign]
+    head = scenario.git.commit({VERDICTS: _copied(planted)}, "record the 'cache's' verdicts")
+    result = _gate(scenario, head, judge="openai:fake-model", env_extra=_base_ref_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    blocking = [f for f in _standard(result) if f["blocking"]]
+    assert len(blocking) == 1 and "C on R4: yes -> no" in blocking[0]["message"], _standard(result)
+
+
+class TestBaseArtifact:
+    def test_a_run_on_a_commit_main_force_pushed_away(self, scenario: Scenario) -> None:
+        side = _side_commit(scenario, merge=False)
+        _planted_artifact_pr(scenario, lambda s: side)
+
+    def test_a_run_on_a_descendant_of_the_tip(self, scenario: Scenario) -> None:
+        """A tag `main` at a commit on top of main (the PR's own, say)."""
+        def ahead(s: Scenario) -> str:
+            s.git("checkout", "-q", "-b", "ahead", "main")
+            sha = s.git.commit({"notes/ahead.txt": "x\n"}, "ahead")
+            s.git("checkout", "-q", "pr")
+            return sha
+        _planted_artifact_pr(scenario, ahead)
+
+    def test_a_run_on_an_unknown_commit(self, scenario: Scenario) -> None:
+        _planted_artifact_pr(scenario, lambda s: "0" * 40)
+
+    @pytest.mark.parametrize("status", [500, 404, 422])
+    def test_a_compare_that_errors(self, scenario: Scenario, status: int) -> None:
+        side = _side_commit(scenario, merge=False)
+        scenario.fake._compare = lambda base, head: (status, {"message": "boom"})  # type: ignore[method-assign]
+        _planted_artifact_pr(scenario, lambda s: side)
+
+    @pytest.mark.xfail(strict=True, reason=(
+        "route: _on_base takes any ancestor of the tip; a push of a tag named `main` at a merged PR's "
+        "intermediate commit runs that commit's workflows (the author's, later removed from the PR) "
+        "and its artifact is read as the base branch's verdict cache"))
+    def test_a_tag_named_main_at_a_merged_intermediate_commit(self, scenario: Scenario) -> None:
+        side = _side_commit(scenario, merge=True)
+        _planted_artifact_pr(scenario, lambda s: side)
