@@ -406,7 +406,14 @@ def _side_commit(scenario: Scenario, merge: bool) -> str:
 
 
 def _planted_artifact_pr(scenario: Scenario, head_sha_of_run, route=None) -> None:
-    from tests.action.test_cache_evidence import ActionsRuns, _base_ref_env, _copied, _lines, _standard, _warm_main
+    from tests.action.test_cache_evidence import (
+        ActionsRuns,
+        _base_ref_env,
+        _copied,
+        _lines,
+        _standard,
+        _warm_main,
+    )
 
     lines = _warm_main(scenario)
     planted = [dict(v, answer="no") if (v["item"], v["check_text"]) == ("R4", TEXTS["C"]) else v for v in lines]
