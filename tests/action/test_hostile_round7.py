@@ -459,3 +459,16 @@ class TestBaseArtifact:
     def test_a_tag_named_main_at_a_merged_intermediate_commit(self, scenario: Scenario) -> None:
         side = _side_commit(scenario, merge=True)
         _planted_artifact_pr(scenario, lambda s: side)
+
+
+class TestIdCollisions:
+    def test_an_added_rubric_taking_an_existing_id(self, scenario: Scenario) -> None:
+        """A second file with id `demo` and A left out: whoever loads `demo` by id may get it."""
+        head = scenario.git.commit({"rubrics/demo-lite.yaml": rubric_yaml(["B", "C", "D"])}, "add a lighter demo")
+        _not_green(scenario, head)
+
+    def test_a_rename_and_a_new_file_under_the_old_path_with_the_old_id(self, scenario: Scenario) -> None:
+        """demo.yaml moves to kept.yaml (id kept: `demo`); a new demo.yaml without A takes id `demo` too."""
+        scenario.git("mv", RUBRIC, "rubrics/kept.yaml")
+        head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "move; a new demo without A")
+        _not_green(scenario, head)
