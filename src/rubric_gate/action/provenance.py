@@ -60,7 +60,7 @@ def base_branch_cache(repo: Repository, base_ref: str | None, base_tip: str) -> 
             # Checked here too: the filters are the server's, the trust is ours.
             if run.event != "push" or run.head_branch != base_ref or run.head_repository.full_name != repo.full_name:
                 continue
-            if not _on_base(repo, run.head_sha, base_tip):
+            if not _on_base(run.head_sha, base_tip):
                 continue  # e.g. a tag named like the base branch, on a commit of anyone's
             for artifact in run.get_artifacts():
                 if artifact.name != CACHE_ARTIFACT or artifact.expired:
@@ -77,12 +77,13 @@ def base_branch_cache(repo: Repository, base_ref: str | None, base_tip: str) -> 
     return None, f"no push run on `{base_ref}` left a `{CACHE_ARTIFACT}` artifact"
 
 
-def _on_base(repo: Repository, sha: str, base_tip: str) -> bool:
-    """Whether the run's commit is the base tip or an ancestor of it: a push of the branch itself.
-    `head_branch` names a tag as well as a branch, and a tag can point at any commit."""
-    if sha == base_tip:
-        return True
-    return repo.compare(sha, base_tip).status == "ahead"  # the tip is ahead of it: it is in the branch
+def _on_base(sha: str, base_tip: str) -> bool:
+    """Whether the run ran on the base tip itself. `head_branch` names a tag as well as a branch,
+    and a tag can point at any commit: an older commit of the branch too, such as a merged PR's
+    intermediate commit whose workflows the PR removed later (hostile round 7). The tip's own
+    workflows are the base branch's; after the branch moves, its next push run leaves the next
+    artifact (until then the pairs are judged live)."""
+    return sha == base_tip
 
 
 def _read(repo: Repository, url: str, display: str) -> VerdictStore:

@@ -123,7 +123,8 @@ def binds(custom_id: str, judge: str, prompt: str, records: list[PairRecord]) ->
     return custom_id.rpartition("-")[2] == request_digest(judge, prompt, records)
 
 
-DIGEST_CHARS = 24  # "rg" + 12 hex, "-n", "-" + 24 hex: within the providers' 64 characters
+DIGEST_CHARS = 24
+MAX_INDEXED_REQUESTS = 1_000_000  # above every provider's requests per batch (100k, 50k)  # "rg" + 12 hex, "-n", "-" + 24 hex: within the providers' 64 characters
 
 
 @dataclass
@@ -309,6 +310,9 @@ class RequestIndex:
             self._other[custom_id] = offset  # a repeated id: the last line, as before
             return
         n = int(match.group(1))
+        if n >= MAX_INDEXED_REQUESTS:  # no batch holds this many: a dict entry, not an array of n
+            self._other[custom_id] = offset
+            return
         if n >= len(self._offsets):
             grow = n + 1 - len(self._offsets)
             self._offsets.extend(array("q", [-1]) * grow)
@@ -372,12 +376,35 @@ class RequestIndex:
         self.close()
 
 
+# The fields each event must carry, with their types: a line without them does not read (the
+# journal can come back from a place others write, so its shape is checked, never assumed).
+_EVENT_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "open": {"local": (str,), "provider": (str,), "judge": (str,), "prompt": (str,)},
+    "request": {"local": (str,), "custom_id": (str,), "pairs": (list,)},
+    "submitted": {"local": (str,), "batch_id": (str,)},
+    "closed": {"local": (str,), "batch_id": (str,)},
+    "abandoned": {"local": (str,)},
+}
+
+
 def _record(line: bytes) -> dict[str, Any] | None:
     try:
         record = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    return record if isinstance(record, dict) else None
+    if not isinstance(record, dict):
+        return None
+    event = record.get("event")
+    fields = _EVENT_FIELDS.get(event) if isinstance(event, str) else None
+    if fields is None or not all(isinstance(record.get(k), t) for k, t in fields.items()):
+        return None
+    if "created_after" in record and not isinstance(record["created_after"], int | float):
+        return None
+    if record["event"] == "request" and not all(
+            isinstance(p, list) and 4 <= len(p) <= 5 and all(isinstance(v, str) or v is None for v in p)
+            for p in record["pairs"]):
+        return None
+    return record
 
 
 def _drop_torn_tail(path: Path) -> None:
