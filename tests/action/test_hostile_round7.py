@@ -457,3 +457,49 @@ class TestIdCollisions:
         scenario.git("mv", RUBRIC, "rubrics/kept.yaml")
         head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "move; a new demo without A")
         _not_green(scenario, head)
+
+
+def _commit_link(scenario: Scenario, name: str, target: str) -> str:
+    path = scenario.git.path / name
+    path.unlink()
+    os.symlink(target, path)
+    scenario.git("add", "--", name)
+    scenario.git("commit", "-q", "-m", f"{name} -> {target}")
+    return scenario.git("rev-parse", "HEAD")
+
+
+class TestUnloadableShapes:
+    @pytest.mark.parametrize("name", [CALIBRATION, VERDICTS])
+    @pytest.mark.parametrize("target", ["missing.jsonl", "/etc/hostname", "../../../../etc/hostname"])
+    def test_a_data_file_made_a_symlink(self, scenario: Scenario, name: str, target: str) -> None:
+        head = _commit_link(scenario, name, target)
+        _label(scenario, "labeled")
+        _not_green(scenario, head, labels=(OVERRIDE,))
+
+    @pytest.mark.parametrize("name", [CALIBRATION, VERDICTS])
+    def test_a_data_file_made_a_directory(self, scenario: Scenario, name: str) -> None:
+        scenario.git("rm", "-q", "--", name)
+        head = scenario.git.commit({f"{name}/x": "{}\n"}, "a directory now")
+        # Read as the file's deletion (which the override may pass, as it passes a plain deletion).
+        _not_green(scenario, head)
+
+    @pytest.mark.parametrize("name", [CALIBRATION, VERDICTS])
+    def test_a_data_file_with_invalid_utf8(self, scenario: Scenario, name: str) -> None:
+        path = scenario.git.path / name
+        path.write_bytes(path.read_bytes() + b'{"id": "\xff\xfe"}\n')
+        scenario.git("add", "--", name)
+        scenario.git("commit", "-q", "-m", "bad bytes")
+        head = scenario.git("rev-parse", "HEAD")
+        _label(scenario, "labeled")
+        _not_green(scenario, head, labels=(OVERRIDE,))
+
+    @pytest.mark.xfail(strict=True, reason=(
+        "defect (not a route: the input is the workflow's): verdict_cache `.git` passes "
+        "check_untracked (git tracks nothing there) and set_aside_restored_cache empties the "
+        "checkout's .git"))
+    def test_a_verdict_cache_input_at_dot_git(self, scenario: Scenario) -> None:
+        """A misconfigured `verdict_cache: .git` must be refused, not have the run empty the repository."""
+        head = scenario.git.commit(DELETE_A, "delete A")
+        result = _gate(scenario, head, verdict_cache=".git")
+        assert result.code in (1, 2), result.stdout + result.stderr
+        assert (scenario.git.path / ".git" / "HEAD").exists()
