@@ -493,10 +493,6 @@ class TestUnloadableShapes:
         _label(scenario, "labeled")
         _not_green(scenario, head, labels=(OVERRIDE,))
 
-    @pytest.mark.xfail(strict=True, reason=(
-        "defect (not a route: the input is the workflow's): verdict_cache `.git` passes "
-        "check_untracked (git tracks nothing there) and set_aside_restored_cache empties the "
-        "checkout's .git"))
     def test_a_verdict_cache_input_at_dot_git(self, scenario: Scenario) -> None:
         """A misconfigured `verdict_cache: .git` must be refused, not have the run empty the repository."""
         head = scenario.git.commit(DELETE_A, "delete A")

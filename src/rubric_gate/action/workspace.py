@@ -46,6 +46,8 @@ def check_output_location(output_dir: Path, workspace: Path, cache_dir: Path) ->
             raise InputError(f"input {name} ({path})", "must be a directory inside the workspace")
         if inside == Path("."):
             raise InputError(f"input {name}", "must be a directory of its own, not the workspace root")
+        if inside.parts[0] == ".git":  # git's own files: the action removes and rewrites what is there
+            raise InputError(f"input {name} ({inside})", "is inside .git: choose a directory of its own")
     cache, output = cache_dir.resolve(), output_dir.resolve()
     for name in ("", *OUTPUT_NAMES):
         target = output / name if name else output
