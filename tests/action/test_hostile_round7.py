@@ -22,7 +22,7 @@ from tests.action.harness import (
 )
 from tests.action.test_hostile_round3 import _gate
 from tests.action.test_hostile_round4 import OVERRIDE, _judged, _keyed, _label
-from tests.action.test_hostile_round6 import _not_green, _rejected
+from tests.action.test_hostile_round6 import _conclusion, _not_green, _rejected
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
 # What lets a deletion of A through: B catching R1 (the keyed "no" the judge never gave).
@@ -218,7 +218,7 @@ class TestUnloadable:
 EXTRA = {"X": "Is key rotation automated?"}
 
 
-def _pending_then(scenario: Scenario, mutate) -> None:
+def _pending_then(scenario: Scenario, mutate, fake_errors: bool = False) -> None:
     """A batch run goes pending with X added (X answers no on R1, the keyword judge); the journal
     restored for the next run is `mutate(lines)`d; the next commit drops X and deletes A."""
     from tests.action.test_hostile_round6 import _keyword_labels
@@ -238,7 +238,12 @@ def _pending_then(scenario: Scenario, mutate) -> None:
         journal.write_text("".join(line + "\n" for line in mutate(lines)))
         batches.hold = False
         second = scenario.git.commit(DELETE_A, "drop X; delete A")
-        _rejected(scenario, second, batch_wait="1", **inputs)
+        if fake_errors:  # the fake provider's handler raises on an id it does not hold (stderr)
+            result = scenario.run(second, batch_wait="1", **inputs)
+            assert result.code in (1, 2) and "internal error" not in result.stdout, result.stdout
+            assert _conclusion(scenario, second) == "failure", result.stdout
+        else:
+            _rejected(scenario, second, batch_wait="1", **inputs)
     finally:
         batches.stop()
 
@@ -499,3 +504,33 @@ class TestUnloadableShapes:
         result = _gate(scenario, head, verdict_cache=".git")
         assert result.code in (1, 2), result.stdout + result.stderr
         assert (scenario.git.path / ".git" / "HEAD").exists()
+
+
+@pytest.mark.parametrize("batch_id", ["batch_missing", "../files/file_1", "batch_1/../../files", pytest.param(
+    "", marks=pytest.mark.xfail(strict=True, reason=(
+        "route: crash: a restored journal's `submitted` line with an empty batch_id reaches the "
+        "OpenAI client (ValueError: Expected a non-empty value for `batch_id`), exit 3"))), "x" * 5000])
+def test_a_planted_open_batch_with_a_batch_id_the_provider_does_not_hold(scenario: Scenario, batch_id: str) -> None:
+    def mutate(lines: list[str]) -> list[str]:
+        records = [json.loads(line) for line in lines]
+        opened = next(r for r in records if r.get("event") == "open")
+        req = next(r for r in records if r.get("event") == "request")
+        local = "rg0123456789ab"
+        return [*lines, json.dumps({**opened, "local": local}),
+                json.dumps({**req, "local": local, "custom_id": local + req["custom_id"][len(req["local"]):]}),
+                json.dumps({"event": "submitted", "local": local, "batch_id": batch_id})]
+    _pending_then(scenario, mutate, fake_errors=True)
+
+
+def test_a_planted_second_journal_entry_for_the_real_batch_with_its_pairs_swapped(scenario: Scenario) -> None:
+    """The real batch_id under a planted local whose request lines keep the provider's custom_ids."""
+    def mutate(lines: list[str]) -> list[str]:
+        records = [json.loads(line) for line in _swap_custom_ids(lines)]
+        opened = next(r for r in records if r.get("event") == "open")
+        sub = next(r for r in records if r.get("event") == "submitted")
+        local = "rg0123456789ab"
+        extra = [{**opened, "local": local}]
+        extra += [{**r, "local": local} for r in records if r.get("event") == "request"]
+        extra.append({**sub, "local": local})
+        return [*lines, *map(json.dumps, extra)]
+    _pending_then(scenario, mutate)
