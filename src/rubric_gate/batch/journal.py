@@ -400,6 +400,8 @@ def _record(line: bytes) -> dict[str, Any] | None:
         return None
     if "created_after" in record and not isinstance(record["created_after"], int | float):
         return None
+    if any(not record[k].strip() for k in ("local", "batch_id", "custom_id") if k in fields):
+        return None  # an empty id names nothing (and a provider client refuses it outright)
     if record["event"] == "request" and not all(
             isinstance(p, list) and 4 <= len(p) <= 5 and all(isinstance(v, str) or v is None for v in p)
             for p in record["pairs"]):
