@@ -252,8 +252,21 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2, show_overrid
         paraphrased=[(r, r.reliability.paraphrase) for r in report.head.checks
                      if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.paraphrases],
         comparisons=comparison_lines(report.comparisons),
+        **_judge_change(report),
         show_override=show_override,
     ).rstrip("\n") + "\n"
+
+
+def _judge_change(report: CheckReport) -> dict[str, Any]:
+    """The judge change's section (`judge_change.md.j2`), when the judge changed."""
+    jc = report.judge_change
+    if jc is None:
+        return {"jc": None}
+    from rubric_gate.report import judge_change as parts
+
+    return {"jc": jc, "jc_headers": [*parts.CHECK_HEADERS, parts.catches_header(jc)], "jc_cells": parts.check_cells,
+            "jc_reading": parts.READING, "jc_rates": parts.rate_rows(jc),
+            "jc_comparisons": comparison_lines(jc.comparisons), "jc_decisions": parts.decisions_sentence(jc)}
 
 
 def render_attribution_markdown(summary: RubricSummary, *, heading_level: int = 2) -> str:

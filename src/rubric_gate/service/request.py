@@ -76,10 +76,23 @@ class GateRequest:
     repair_count: int = 3
     repair_model: str | None = None
     repair_objective: Any = field(default=None, compare=False)  # a repair.vfr.VfrObjective, or None
+    # A judge change (rule J): the judges the rubric was graded by before, `()` for the recorded
+    # verdicts; None: no judge change to gate. `judges` (or the recorded verdicts) is the new side.
+    against: tuple[str, ...] | None = None
+    judge_change_alpha: float = 0.05  # rule J's level for a paired drop in a rate
 
     def __post_init__(self) -> None:
         check_judging(judges=len(self.judges), samples=self.samples, paraphrases=self.paraphrases,
                       min_stability=self.min_stability, batch=self.batch)
+        if self.against is not None:
+            check_judging(judges=len(self.against), samples=self.samples, paraphrases=0, min_stability=None,
+                          batch=self.batch)
+            if tuple(self.against) == tuple(self.judges):
+                raise RequestError("against_judge", "the old and the new judge are the same: there is no judge "
+                                                    "change to gate")
+            if not 0 < self.judge_change_alpha < 1:
+                raise RequestError("judge_change_alpha", f"expected a level between 0 and 1, got "
+                                                         f"{self.judge_change_alpha}")
         if not self.judges and (self.samples > 1 or self.paraphrases or self.min_stability is not None):
             raise RequestError("judge", "samples, paraphrases and a minimum stability need a judge")
         if self.batch and not self.judges:
