@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubric_gate.scaffold import workflow_template
+from rubric_gate.scaffold import drift_workflow_template, workflow_template
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -54,6 +54,8 @@ def copied_workflows(tmp_path: Path) -> Path:
     target.mkdir(parents=True)
     (target / "init-default.yml").write_text(workflow_template())
     (target / "init-pinned.yml").write_text(workflow_template("acme/rubric-gate@" + "a" * 40))
+    (target / "init-drift.yml").write_text(drift_workflow_template())
+    (target / "init-drift-pinned.yml").write_text(drift_workflow_template("acme/rubric-gate@" + "a" * 40))
     for name, text in _doc_workflows().items():
         (target / name).write_text(text)
     return target
@@ -120,7 +122,8 @@ def _uses_lines(text: str) -> list[str]:
 
 
 def test_every_action_is_pinned_to_a_node24_release_the_same_way_everywhere() -> None:
-    texts = [p.read_text() for p in WORKFLOWS] + list(_doc_workflows().values()) + [workflow_template()]
+    texts = [p.read_text() for p in WORKFLOWS] + list(_doc_workflows().values()) + [workflow_template(),
+                                                                                    drift_workflow_template()]
     seen: dict[str, str] = {}
     for text in texts:
         assert _uses(yaml.safe_load(text)), text[:80]
@@ -132,3 +135,14 @@ def test_every_action_is_pinned_to_a_node24_release_the_same_way_everywhere() ->
             assert int(match["major"]) >= FIRST_NODE24_MAJOR[match["action"]], value
             assert seen.setdefault(match["action"], value) == value, "one version of each action everywhere"
     assert set(seen) == set(FIRST_NODE24_MAJOR)
+
+
+def test_the_drift_workflow_asks_for_least_privilege() -> None:
+    """Read the repository, write issues: nothing else, and nothing workflow-wide."""
+    data = yaml.safe_load(drift_workflow_template("acme/rubric-gate@v2"))
+    assert data["permissions"] == {}
+    (job,) = data["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "issues": "write"}
+    assert set(data[True]) == {"schedule", "workflow_dispatch"}  # `on:` reads as True in YAML 1.1
+    install = next(step["run"] for step in job["steps"] if step.get("name") == "Install rubric-gate")
+    assert "git+https://github.com/acme/rubric-gate@v2" in install

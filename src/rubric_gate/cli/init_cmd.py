@@ -30,8 +30,10 @@ def _default_name(root: Path) -> str:
 @click.option("--name", help="Rubric name (file names and id). Default: the repository's directory name.")
 @click.option("--action", "action", default=DEFAULT_ACTION, show_default=True,
               help="The action the workflow uses, OWNER/REPO@REF.")
+@click.option("--drift", is_flag=True, help="Also write .github/workflows/rubric-gate-drift.yml: each rubric's judge "
+                                            "asked again weekly on a sample of its stored verdicts (`rubric-gate drift`).")
 @handle_errors
-def init_command(name: str | None, action: str) -> int:
+def init_command(name: str | None, action: str, drift: bool = False) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed.
@@ -39,7 +41,7 @@ def init_command(name: str | None, action: str) -> int:
     root = _git_root()
     name = name or _default_name(root)
     try:
-        files = scaffold_files(name, action)
+        files = scaffold_files(name, action, drift=drift)
     except ValueError as exc:
         raise InputError("--name", str(exc)) from None
     created, skipped = write_new_files(root, files)
