@@ -10,6 +10,7 @@ from rubric_gate.gate.run import (
     GateOptions,
     GateResult,
     decision_order,
+    gated_rubric,
     parse_gates,
     run_gate,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "Violation",
     "decision_order",
     "diff_rubrics",
+    "gated_rubric",
     "judge_rule",
     "parse_gates",
     "run_gate",

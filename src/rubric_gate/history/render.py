@@ -82,13 +82,7 @@ def render_history_text(history: History, console: Console) -> None:
     console.print(table)
     console.print(Text("correct: correct outputs passed; flawed: flawed outputs caught; [low-high]: 95% "
                        "Wilson interval; rates on the current labels"), soft_wrap=True)
-    for report, previous in _pairs(history):
-        console.print(_plain(f"{report.revision.commit[:8]} {_changes_text(report, previous)}"), soft_wrap=True,
-                      highlight=False)
-        for change in report.changes:
-            if change.get("decision") == "rejected":
-                console.print(_plain(f"         {change['check']}: {change['reason']}"), soft_wrap=True,
-                              highlight=False)
+    _print_changes(history, console)
 
 
 def _render_chain_text(history: History, console: Console) -> None:
@@ -109,6 +103,10 @@ def _render_chain_text(history: History, console: Console) -> None:
     console.print(Text("cells: correct passed / flawed caught / unplanned caught (%); committed: the revision as "
                        "committed; gated: what the gate kept when each round's edits are applied to the round "
                        "before's; rates on the current labels"), soft_wrap=True)
+    _print_changes(history, console)
+
+
+def _print_changes(history: History, console: Console) -> None:
     for report, previous in _pairs(history):
         console.print(_plain(f"{report.revision.commit[:8]} {_changes_text(report, previous)}"), soft_wrap=True,
                       highlight=False)

@@ -12,7 +12,7 @@ from typing import Any
 
 from rubric_gate.attribution import compute_rates
 from rubric_gate.calibration import CalibrationSet
-from rubric_gate.gate import GateOptions, GateResult, diff_rubrics, run_gate
+from rubric_gate.gate import GateOptions, GateResult, diff_rubrics, gated_rubric, run_gate
 from rubric_gate.history.git_log import Revision
 from rubric_gate.rubric import Check, Rubric
 from rubric_gate.scoring import VerdictLookup
@@ -109,15 +109,7 @@ def apply_edits(previous: Rubric, revision: Rubric, kept: Rubric) -> Rubric:
         else:  # added or modified
             assert change.head is not None
             state[change.check_id] = change.head
-    ordered = [state[c.id] for c in revision.checks if c.id in state]
-    placed = {c.id for c in ordered}
-    for index, check in enumerate(kept.checks):  # kept only by the gate: after its neighbour
-        if check.id in state and check.id not in placed:
-            before = [c.id for c in kept.checks[:index] if c.id in placed]
-            at = next((i + 1 for i, c in enumerate(ordered) if before and c.id == before[-1]), 0)
-            ordered.insert(at, state[check.id])
-            placed.add(check.id)
-    return revision.model_copy(update={"checks": ordered, "aggregation": aggregation})
+    return gated_rubric(kept, revision, list(state.values()), aggregation)
 
 
 def replay_history(path: str, revisions: list[tuple[Revision, Rubric | None, str | None]],
