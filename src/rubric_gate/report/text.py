@@ -23,7 +23,7 @@ from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
 from rubric_gate.results import ChangeRow, CheckReport, CheckRow, JudgeChange, RubricSummary
 
-SHORT_HEADERS = {"alpha": "alpha", "flip_rate": "flip", "paraphrase_agreement": "para"}
+SHORT_HEADERS = {"alpha": "alpha", "flip_rate": "flip", "paraphrase_kappa": "para"}  # para: paraphrase kappa
 
 
 def _text(value: object, style: str = "") -> Text:
