@@ -273,8 +273,9 @@ def render_judge_change_text(change: JudgeChange, console: Console) -> None:
                        style="bold green" if change.passed else "bold red"))
     _hanging(console, "  compared: ", f"{change.old_label} → {change.new_label} on {change.rubric} version "
              f"{change.version}, {change.items} calibration items")
-    for violation in change.violations:
-        _hanging(console, "  REJECTED ", violation.reason)
+    if change.violations:  # each reason is listed above, with the run's other failures
+        _hanging(console, "  rejected: ", f"{len(change.violations)} reason{'s' if len(change.violations) != 1 else ''} "
+                 "above (rule J)")
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, collapse_padding=True,
                   title=_text("per check, old judge → new judge"), title_justify="left")
     table.add_column("Check", overflow="fold")
