@@ -117,7 +117,7 @@ def head_checks() -> dict[str, str]:
 
 
 def calibration_lines() -> str:
-    return "".join(json.dumps({"id": item, "input": {"question": f"question {item}"}, "output": f"answer {item}",
+    return "".join(json.dumps({"id": item, "input": f"question {item}", "output": f"answer {item}",
                                "label": "fail" if item.startswith("F") else "pass"}) + "\n" for item in FAILED_BY)
 
 
@@ -155,6 +155,7 @@ class PromptfooRepo:
 def make_repo(root: Path, *, branch: bool = True) -> PromptfooRepo:
     """main: the config, its settings and the native rubric; with `branch`, HEAD on `edit`,
     which deletes `cites-policy` and adds `uses-name` in both."""
+    root.mkdir(parents=True, exist_ok=True)
     repo = PromptfooRepo(root)
     repo.git("init", "-q", "-b", "main")
     repo.write(CONFIG_PATH, BASE_CONFIG)
