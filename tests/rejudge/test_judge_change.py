@@ -229,3 +229,29 @@ def test_against_the_recorded_verdicts_reads_them_as_they_were_before_the_new_ju
     again = json.loads(rubric_gate(tmp_path, "check", "--base", "rubric.yaml", "--head", "rubric.yaml", "--root",
                                    ".", "--judge", GOOD, "--format", "json").stdout)
     assert "judge_change" not in again  # no judge change named: none gated
+
+
+def test_the_service_gates_the_edit_with_one_judge_and_compares_two_others(fake: FakeLLM, tmp_path: Path) -> None:
+    """As the action does: the edit is gated by the base's judge (the PR does not choose it), the
+    judge change compared between the base's and the head's, each side asking only its pairs."""
+    from rubric_gate.calibration import load_calibration
+    from rubric_gate.rubric import load_rubric
+    from rubric_gate.service import CallBudget, GateRequest, run_gate_request
+    from rubric_gate.verdicts import VerdictStore
+
+    write_project(tmp_path)
+    plant(fake, BAD, BAD_FLIPS)
+    (tmp_path / "rubric.yaml").write_text(rubric_yaml(OLD))
+    (tmp_path / "head.yaml").write_text(rubric_yaml(BAD).replace("  - id: C\n    text: The output mentions plum\n", ""))
+    base, head = load_rubric(tmp_path / "rubric.yaml"), load_rubric(tmp_path / "head.yaml")
+    store = VerdictStore(path=tmp_path / "verdicts.jsonl")
+    request = GateRequest(judges=(OLD,), judge_change=((OLD,), (BAD,)))
+    run = run_gate_request(base, head, load_calibration(tmp_path / "cal.jsonl"), store, request, CallBudget(100),
+                           audit_store=lambda: None)
+    report = run.report
+    assert report is not None and report.judge_change is not None
+    assert report.judging is not None and report.judging["judge"] == OLD  # the edit was gated by the old judge
+    assert [(c.check, c.accepted) for c in report.changes] == [("C", True)]
+    assert report.judge_change.new_judges == (BAD,) and not report.judge_change.passed
+    assert report.judge_change.judging is not None and report.judge_change.judging["judge"] == BAD
+    assert fake.received == 2 * len(ITEMS) * len(WORDS)  # each judge once per pair, no more

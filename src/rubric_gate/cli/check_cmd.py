@@ -94,9 +94,10 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     request = _request(steps, head, root, judges=tuple(judges), samples=samples, paraphrases=paraphrases,
                        paraphraser=paraphraser, min_stability=min_stability, batch=batch, poll_interval=poll_interval,
                        concurrency=concurrency, gates=gates, rates_rule=rates_rule,
-                       reject_correct_drop_at=correct_drop_alpha, against=against,
+                       reject_correct_drop_at=correct_drop_alpha,
+                       judge_change=None if against is None else (against, tuple(judges)),
                        judge_change_alpha=judge_change_alpha)
-    if request.judge is None and not request.against:
+    if request.judge is None and not any(request.sides):
         store = load_verdicts_for([base, head], verdicts, root, replay=True)
     elif verdicts is not None:  # new verdicts go to --verdicts, else the head rubric's verdict file
         store = VerdictStore.load(verdicts, missing_ok=True)
