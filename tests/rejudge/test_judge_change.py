@@ -255,3 +255,15 @@ def test_the_service_gates_the_edit_with_one_judge_and_compares_two_others(fake:
     assert report.judge_change.new_judges == (BAD,) and not report.judge_change.passed
     assert report.judge_change.judging is not None and report.judge_change.judging["judge"] == BAD
     assert fake.received == 2 * len(ITEMS) * len(WORDS)  # each judge once per pair, no more
+
+
+def test_the_html_report_carries_the_same_table(fake: FakeLLM, tmp_path: Path) -> None:
+    write_project(tmp_path)
+    plant(fake, BAD, BAD_FLIPS)
+    data = json.loads(check_judge_change(tmp_path, BAD, "--format", "json").stdout)["judge_change"]
+    root = gfm.parse_html(check_judge_change(tmp_path, BAD, "--format", "html").stdout)
+    table = next(t for t in root.iter("table") if "Agreement" in [th.text() for th in t.iter("th")])
+    rows = {r[0]: r for r in gfm.table_rows(table)}
+    assert set(rows) == {row["id"] for row in data["checks"]}
+    assert rows["A"][7] == "1 → 0 (1 lost)" and rows["B"][6] == "0.00 → 1.00 (added)"
+    assert "Judge change (rule J): FAIL" in "".join(h.text() for h in root.iter("h3"))
