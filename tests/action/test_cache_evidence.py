@@ -18,7 +18,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from rubric_gate.action.provenance import CACHE_ARTIFACT
+from rubric_gate.action.cache.provenance import CACHE_ARTIFACT
 from tests.action.harness import (
     FAILS,
     REPO,
@@ -311,7 +311,7 @@ def test_a_cache_artifact_that_is_no_zip_or_holds_no_verdict_file_is_no_trusted_
 
 
 def test_a_merge_groups_base_branch_is_read_from_its_payload(tmp_path: Path) -> None:
-    from rubric_gate.action.provenance import base_ref_of
+    from rubric_gate.action.cache.provenance import base_ref_of
 
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"merge_group": {"base_ref": "refs/heads/main", "head_sha": "f" * 40}}))

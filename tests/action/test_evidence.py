@@ -182,7 +182,7 @@ def test_a_copy_appended_behind_an_answer_main_re_recorded_since_is_a_changed_an
     "yes" on R2, inserting the line after the old one (A's catch of R2 is unique on main). PR 1,
     from the merge base, appends a copy of B's "no": against the merge base nothing changed. Git
     merges both cleanly and the copy wins: main's record says "no" again, and PR 2 deletes A. The
-    guard also compares the tip's record with the merged one (`guard.merged_record`)."""
+    guard also compares the tip's record with the merged one (`trust.merged_record`)."""
     at_merge_base = verdicts_jsonl(TEXTS) + _verdict("B", "R1", "no")
     _record_on_main(scenario, at_merge_base)
     merge_base = scenario.git("rev-parse", "HEAD")

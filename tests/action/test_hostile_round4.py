@@ -624,7 +624,7 @@ def test_answers_the_judge_disagreed_with_do_not_decide_a_forks_run_once_merged(
 def test_answers_recorded_for_no_check_do_not_decide_a_forks_run_once_merged(scenario: Scenario) -> None:
     """PR 1 (judged) records answers for a text no check has: nothing weighs them. PR 2 (a fork:
     the judge cannot run) adds X and deletes A. The record's answers for X vouch for nothing until
-    a check with X's text is in the base rubric (`boundary.evidence`), so here they are PR 2's own:
+    a check with X's text is in the base rubric (`trust.evidence`), so here they are PR 2's own:
     untrusted, they cannot share A's catch (and stand in for no judge)."""
     extra = {"X": "Is key rotation automated?"}
     lies = "".join(_verdict(extra["X"], i, "no" if i == "R1" else "yes") for i in LABELS)

@@ -624,7 +624,7 @@ class TestLaunderedEvidence:
     default (true) they stand for the checks the PR adds, with a note naming them unverified, so
     a reviewer reads them before they become the record. A route is a PR whose answers become
     the record without either: weighed by no rule, named by no note. Closed where the record is
-    read (`boundary.evidence`): answers for a text the gated rubric's base lacks count as the PR's
+    read (`trust.evidence`): answers for a text the gated rubric's base lacks count as the PR's
     own in the PR that adds the check, whoever recorded them and whichever rubric read them."""
 
     def _launder(self, scenario: Scenario, first_files: dict[str, str | None], **inputs: str):
@@ -1164,7 +1164,7 @@ class TestCrissCrossHistory:
         assert len(scenario.git("merge-base", "--all", tip, head).split()) == 2
         assert "id: A\n" not in scenario.git("show", f"{merged}:{RUBRIC}")  # what would land: A deleted
         result = _gate(scenario, head)
-        # Closed: more than one merge base is a blocking finding (`action.changed.git_merge_problems`).
+        # Closed: more than one merge base is a blocking finding (`action.commits.changed.git_merge_problems`).
         assert "2 merge bases" in result.stdout, result.stdout
         assert result.code in (1, 2) and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
 

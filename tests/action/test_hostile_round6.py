@@ -64,7 +64,7 @@ def _not_green(scenario: Scenario, head: str, **kwargs) -> Result:
 
 
 # Closed: a gated run removes what `actions/cache` restored before any reader opens it (the
-# base branch's cache is read as an artifact of a push run on it, `action.provenance`); the batch
+# base branch's cache is read as an artifact of a push run on it, `action.cache.provenance`); the batch
 # journal it keeps binds each result to its pairs by the custom_id the provider echoes.
 
 
@@ -774,7 +774,7 @@ class TestMergeModel:
                                     VERDICTS: verdicts_jsonl(TEXTS) + lines}, "the PR adds its own X, first")
         self._run(scenario, head, where)
 
-    # Closed by `action.merge_check` (GitHub's test merge commit is compared on a REST-read checkout).
+    # Closed by `action.commits.merge_check` (GitHub's test merge commit is compared on a REST-read checkout).
     def test_the_criss_cross_route_in_a_shallow_checkout(self, scenario: Scenario) -> None:
         head = _criss_cross(scenario)
         _not_green(scenario, head, workspace=_shallow(scenario))

@@ -515,30 +515,30 @@ OPEN: dict[str, list[str]] = {
 FAIL_FIRST: dict[str, str] = {
     "YAML tags refused": "sources/yaml_lines.py: `_refuse_tags` returns at once -> both tag tests fail (exit 2 "
                          "with PyYAML's own constructor error, not the refusal naming the line)",
-    "regular blob only": "action/sources.py: the mode check in `_read_file` off -> symlink rubric [git], symlink "
+    "regular blob only": "action/commits/sources.py: the mode check in `_read_file` off -> symlink rubric [git], symlink "
                          "verdict file and submodule rubric fail (the submodule still reads as an error: its blob "
                          "is missing; the test asserts the refusal)",
     "task in the verdict key": "verdicts/model.py: `task_hash` returns one constant -> the same-run and warm-up "
                                "helper tests fail (A accepted; 20 calls, not 35); the later-run one still passes "
                                "on main a7defc5 (a PR's run reads nothing `actions/cache` restored: a second guard)",
-    "gate the merge on the base tip": "action/gate_file.py: `_gate_on_tip` not called -> the redundant-pair test "
+    "gate the merge on the base tip": "action/gating/gate_file.py: `_gate_on_tip` not called -> the redundant-pair test "
                                       "fails (PR 2 passes)",
-    "override bound to its head": "action/override.py: `_attested`'s `head != pr.head_sha` refusal off (on "
+    "override bound to its head": "action/github/override.py: `_attested`'s `head != pr.head_sha` refusal off (on "
                                   "a7defc5; before: the `granted_on_head` check) -> the deletion, relabel and "
                                   "changed-answer pushes after the label all pass (3 tests fail)",
-    "label state read at run time": "action/override.py: the label read from the payload, not the API -> the "
+    "label state read at run time": "action/github/override.py: the label read from the payload, not the API -> the "
                                     "removed-label re-run and the `unlabeled` run both pass (2 tests fail)",
-    "untrusted catches withheld": "boundary/evidence.py: `catches_withheld` returns the PR's verdicts as written -> "
+    "untrusted catches withheld": "trust/evidence.py: `catches_withheld` returns the PR's verdicts as written -> "
                                   "all 4 variants fail (A accepted: fork keyless judge trusted/untrusted, replay, "
                                   "fork replay)",
-    "a filled-in answer needs the override": "action/snapshot/diff.py: ANSWER_FILLED given no answers -> the "
+    "a filled-in answer needs the override": "action/commits/snapshot/diff.py: ANSWER_FILLED given no answers -> the "
                                              "verdict-only fill passes (fails); the fill-and-delete PR still exits 2 "
                                              "(the merge base has no verdict for A on R1: a second guard)",
-    "a removed answer needs the override": "action/snapshot/diff.py: ANSWER_REMOVED given no answers -> the "
+    "a removed answer needs the override": "action/commits/snapshot/diff.py: ANSWER_REMOVED given no answers -> the "
                                            "deleted-line PR passes (fails)",
     "merge_group gated": "action/event.py: `merge_group` dropped from GATED_EVENTS -> the group passes as a "
                          "quick no-op (fails)",
-    "3,000 files fail closed": "action/changed.py: the listed-vs-`changed_files` check off -> the shallow run "
+    "3,000 files fail closed": "action/commits/changed.py: the listed-vs-`changed_files` check off -> the shallow run "
                                "passes, the rubric edit past the cut ungated (fails)",
     "retarget re-gated": "action/event.py: every `edited` treated as changing nothing AND action/decide.py: "
                          "`standing_exit_code` repeats any last result -> the staging pass stands (fails). Either "
@@ -547,7 +547,7 @@ FAIL_FIRST: dict[str, str] = {
                                    "the shallow (API) tests both pass the PR, the rubric ungated (both fail)",
     "output dir cleaned first": "action/run.py: `clear_output_dir` not called -> the committed "
                                 "`comment.md -> ../.git/config` symlink is left (fails)",
-    "verdict_cache collision refused": "action/workspace.py: the output-name loop empty -> "
+    "verdict_cache collision refused": "action/commits/workspace.py: the output-name loop empty -> "
                                        "`.rubric-gate/verdicts` accepted (fails)",
     "audit store tail repaired": "audit/store.py: `_repair_tail` not called -> the next append glues onto the torn "
                                  "line and a later run cannot load the audits (fails)",
@@ -558,7 +558,7 @@ FAIL_FIRST: dict[str, str] = {
                                    "judges instead of refusing (not exit 2; ~60 s of calls) (fails)",
     "the judge in the verdict key": "verdicts/store.py: a keyed lookup matches any judge of the prompt and task -> "
                                     "model b reuses a's 20 verdicts (fails)",
-    "a PR's run reads nothing actions/cache restored": "action/gating.py: `cache.distrust_restored(...)` not "
+    "a PR's run reads nothing actions/cache restored": "action/gating/pull_request.py: `cache.distrust_restored(...)` not "
                                                         "called -> the planted keyed (B, R1) no shares A's catch, "
                                                         "exit 0 (fails)",
     "exit 3 for a crash": "errors.py: EXIT_CRASH = 1 -> the action's and `check`'s crash tests both fail (1 != 3)",

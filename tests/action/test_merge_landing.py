@@ -1,5 +1,5 @@
 """Gate the merge, not the branch, whatever reads the files: the merge that will land must be the
-one the gate reviewed (`action.merge_check`). With history, git's merge in the checkout; in a
+one the gate reviewed (`action.commits.merge_check`). With history, git's merge in the checkout; in a
 shallow checkout read through the REST API, GitHub's test merge commit of the PR
 (`merge_commit_sha`), from the fake GitHub, which makes it with git's merge as GitHub does.
 End to end through `rubric-gate action`."""

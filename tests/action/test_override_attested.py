@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import pytest
 
 from rubric_gate.action.event import PullRequest
-from rubric_gate.action.override import (
+from rubric_gate.action.github.override import (
     RUN_SLACK,
     RUN_WINDOW,
     Labeling,

@@ -8,7 +8,7 @@ open PRs between two calls of one run (the race) or between runs (the override).
 
 from __future__ import annotations
 
-from rubric_gate.action.checks import CheckRecord
+from rubric_gate.action.github.checks import CheckRecord
 from tests.action.harness import RUBRIC, Scenario, rubric_yaml
 from tests.action.test_hostile_round3 import _gate
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from unittest import mock
 
-from rubric_gate.action.snapshot import default_memo
+from rubric_gate.action.commits.snapshot import default_memo
 from rubric_gate.calibration import index as calibration_index
 from rubric_gate.calibration import load as calibration_load
 from rubric_gate.sources import yaml_lines

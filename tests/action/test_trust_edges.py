@@ -272,7 +272,7 @@ def test_a_verdict_cache_inside_an_output_name_is_refused(scenario: Scenario) ->
 # -- a crash is exit 3 ------------------------------------------------------------------------------
 
 def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: Scenario, monkeypatch) -> None:
-    import rubric_gate.action.gating as gating_module
+    import rubric_gate.action.gating.pull_request as gating_module
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
