@@ -65,7 +65,7 @@ def _index_dir(config: ActionConfig, env: Mapping[str, str]) -> Iterator[None]:
     (the base branch's own run) beside the verdict cache, so actions/cache keeps it for the next
     push. Any other run starts an empty one of its own: the restored cache directory may have
     been saved by any workflow running for the PR, and an index is read by blob id and size, so
-    a planted one would rewrite the base's record (hostile round 6)."""
+    a planted one would rewrite the base's record: untrusted input never feeds the index."""
     if env.get("RUBRIC_GATE_INDEX_DIR"):  # the workflow's own setting
         yield
         return

@@ -80,7 +80,7 @@ def base_branch_cache(repo: Repository, base_ref: str | None, base_tip: str) -> 
 def _on_base(sha: str, base_tip: str) -> bool:
     """Whether the run ran on the base tip itself. `head_branch` names a tag as well as a branch,
     and a tag can point at any commit: an older commit of the branch too, such as a merged PR's
-    intermediate commit whose workflows the PR removed later (hostile round 7). The tip's own
+    intermediate commit whose workflows the PR removed later, whose artifact the base branch never vouched for. The tip's own
     workflows are the base branch's; after the branch moves, its next push run leaves the next
     artifact (until then the pairs are judged live)."""
     return sha == base_tip
