@@ -8,9 +8,9 @@
 # stage is the base image, that environment and git's one binary: every git command the action
 # runs is built into it (the `git` package would add perl, curl and 170 helper programs, ~80 MB).
 # docs/performance.md has the image's size and build time, and how they were measured.
-ARG BASE=python:3.12.12-slim-bookworm
+FROM python:3.12.12-slim-bookworm AS base
 
-FROM ${BASE} AS build
+FROM base AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
@@ -40,7 +40,7 @@ RUN pip --python /opt/rubric-gate/bin/python install --no-compile --no-deps --no
     && find /opt/rubric-gate -type f -name '*.so*' -exec strip --strip-unneeded '{}' + \
     && python -m compileall -q -j 0 /opt/rubric-gate/lib
 
-FROM ${BASE}
+FROM base
 COPY --from=build /usr/bin/git /usr/bin/git
 COPY --from=build /out/status.d/git /var/lib/dpkg/status.d/git
 COPY --from=build /opt/rubric-gate /opt/rubric-gate
