@@ -4,9 +4,13 @@
 # Two stages. `build` installs the locked dependencies and the package into a virtual environment
 # that has no pip of its own (the base image's pip installs into it; every dependency is a hashed
 # wheel, so nothing is compiled), drops what never runs (setuptools, test suites, C sources and
-# headers, debug symbols) and compiles the rest once, so a run starts without compiling. The final
-# stage is the base image, that environment and git's one binary: every git command the action
-# runs is built into it (the `git` package would add perl, curl and 170 helper programs, ~80 MB).
+# headers) and compiles the rest once, so a run starts without compiling: unchecked-hash bytecode,
+# which Python uses without comparing file times (the layers round them to the second, and
+# timestamp bytecode then looks stale). Shared libraries keep their symbols: `strip` breaks the
+# ones auditwheel patched (numpy's OpenBLAS then fails to load, "ELF load command address/offset
+# not page-aligned"). The final stage is the base image, that environment and git's one binary:
+# every git command the action runs is built into it (the `git` package would add perl, curl and
+# 170 helper programs, ~80 MB).
 # docs/performance.md has the image's size and build time, and how they were measured.
 FROM python:3.12.12-slim-bookworm AS base
 
@@ -15,10 +19,10 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 
-# git (copied out below) and strip; the package's status entry goes with the binary, where
-# image scanners read the packages of distroless images (/var/lib/dpkg/status.d).
+# git, copied out below; the package's status entry goes with the binary, where image scanners
+# read the packages of distroless images (/var/lib/dpkg/status.d).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git binutils \
+    && apt-get install -y --no-install-recommends git \
     && rm -rf /var/lib/apt/lists/* \
     && mkdir -p /out/status.d \
     && dpkg-query --status git > /out/status.d/git
@@ -37,8 +41,7 @@ RUN pip --python /opt/rubric-gate/bin/python install --no-compile --no-deps --no
     && pip --python /opt/rubric-gate/bin/python uninstall --yes setuptools \
     && find /opt/rubric-gate -depth \( -type d \( -name tests -o -name __pycache__ \) \
          -o -type f \( -name '*.pyi' -o -name '*.pxd' -o -name '*.c' -o -name '*.h' \) \) -exec rm -rf '{}' + \
-    && find /opt/rubric-gate -type f -name '*.so*' -exec strip --strip-unneeded '{}' + \
-    && python -m compileall -q -j 0 /opt/rubric-gate/lib
+    && python -m compileall -q -j 0 --invalidation-mode unchecked-hash /opt/rubric-gate/lib
 
 FROM base
 COPY --from=build /usr/bin/git /usr/bin/git

@@ -57,7 +57,7 @@ def standin(work: Path, python: Path, buildah: list[str]) -> None:
     for leftover in ("var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man", "usr/share/info",
                      "usr/share/locale", "var/log"):
         for path in (rootfs / leftover).glob("*"):
-            if path.is_file():
+            if path.is_symlink() or path.is_file():
                 path.unlink()
             elif path.is_dir() and path.name != "partial":
                 shutil.rmtree(path)
