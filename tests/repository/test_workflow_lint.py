@@ -97,9 +97,11 @@ def test_zizmor_auditor_finds_nothing_in_what_init_writes(tmp_path: Path) -> Non
     (target / "rubric-gate.yml").write_text(workflow_template("acme/rubric-gate@" + "a" * 40))
     (target / "rubric-gate-comment.yml").write_text(
         (ROOT / "src/rubric_gate/scaffold/files/rubric-gate-comment.yml").read_text())
+    (target / "rubric-gate-drift.yml").write_text(drift_workflow_template("acme/rubric-gate@" + "a" * 40))
     proc = _zizmor(target, persona="auditor")
     assert proc.returncode == 0 and "No findings to report" in proc.stdout, proc.stdout + proc.stderr
     assert yaml.safe_load(workflow_template())["jobs"]["gate"]["environment"] == "rubric-gate"
+    assert yaml.safe_load(drift_workflow_template())["jobs"]["drift"]["environment"] == "rubric-gate"
     without = workflow_template().replace("    environment: rubric-gate\n", "")
     (target / "rubric-gate.yml").write_text(without)
     assert "secrets-outside-env" in _zizmor(target, persona="auditor").stdout  # the finding it closes
