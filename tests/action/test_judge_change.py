@@ -110,3 +110,62 @@ def test_the_action_and_check_agree_on_the_judge_change(scenario: Scenario, monk
     for key in ("decision", "reasons", "checks", "rates", "comparisons", "decisions"):
         assert ours[key] == theirs[key], key
     assert {c["id"]: c["flips"]["no_to_yes"]["flawed"] for c in ours["checks"]} == {"A": 1, "B": 0, "C": 0, "D": 0}
+
+
+# -- what a PR that names the new judge cannot get through ---------------------------------------
+
+def _only_d_catches_r3(prompt: str) -> str:
+    """B and C no longer fail R3 (D alone catches it now), and D no longer fails R4."""
+    if "review R3" in prompt and (TEXTS["B"] in prompt or TEXTS["C"] in prompt):
+        return "yes"
+    if "review R4" in prompt and TEXTS["D"] in prompt:
+        return "yes"
+    return truthful_judge(prompt)
+
+
+def test_an_edit_the_new_judge_rejects_fails_the_judge_change(scenario: Scenario) -> None:
+    """The PR deletes D (its catch of R3 is shared under the old judge, which gates the edit) and
+    switches to a judge under which D alone catches R3: merged, the rubric graded by the new
+    judge would no longer catch R3. The edit must pass under the judge the rubric lands with."""
+    _on_old_judge(scenario)
+    scenario.fake.judge_by_model = {"old-model": truthful_judge, "new-model": _only_d_catches_r3}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"], judge=NEW)}, "switch the judge, delete D")
+    result = run_gated(scenario, head, env_extra=judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    assert [(c["check"], c["decision"]) for c in rubric["report"]["changes"]] == [("D", "accepted")]
+    change = rubric["report"]["judge_change"]
+    assert change["decisions"] == [{"check": "D", "change": "deleted", "old": "accepted", "new": "rejected",
+                                    "same": False}]
+    assert change["decision"] == "fail"
+    assert change["reasons"] == ["D (deleted): accepted with the old judge's verdicts but rejected with the new "
+                                 "judge's, which the rubric is graded by once this merges"]
+
+
+def _yes_to_everything(prompt: str) -> str:
+    return "yes"
+
+
+def _shared_catches(prompt: str) -> str:
+    """An old judge under which every flawed item is caught by two checks or more (no unique catch)."""
+    fails = {"R1": {"A", "B"}, "R2": {"A", "B"}, "R3": {"B", "C", "D"}}
+    check = next((cid for cid, text in TEXTS.items() if text in prompt), None)
+    item = next((i for i in LABELS if f"review {i}" in prompt), None)
+    return "no" if check in fails.get(item or "", set()) else "yes"
+
+
+def test_a_judge_that_answers_yes_to_everything_is_rejected_where_every_catch_is_shared(scenario: Scenario) -> None:
+    """With no unique catch to lose and too few flawed items for a significant drop, a judge that
+    catches nothing would pass: the rubric no longer catching a flawed item it caught is a loss
+    whether one check or several caught it."""
+    _on_old_judge(scenario)
+    scenario.fake.judge_by_model = {"old-model": _shared_catches, "yes-model": _yes_to_everything}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="openai:yes-model")}, "a yes-man")
+    result = run_gated(scenario, head, env_extra=judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    change = rubric["report"]["judge_change"]
+    assert [c["lost_unique_catches"] for c in change["checks"]] == [[], [], [], []]
+    assert change["lost_shared_catches"] == ["R1", "R2", "R3"]
+    assert change["reasons"] == ["the new judge no longer catches 3 flawed items the rubric caught with more than "
+                                 "one check (R1, R2, R3)"]
