@@ -169,3 +169,15 @@ def test_a_judge_that_answers_yes_to_everything_is_rejected_where_every_catch_is
     assert change["lost_shared_catches"] == ["R1", "R2", "R3"]
     assert change["reasons"] == ["the new judge no longer catches 3 flawed items the rubric caught with more than "
                                  "one check (R1, R2, R3)"]
+
+
+def test_the_comment_says_which_judge_the_comparison_judged_on_its_own(scenario: Scenario) -> None:
+    """The action gates the edit with the base's judge, so the side judged for the comparison alone
+    is the new one: its calls are not the old judge's."""
+    head = _change_judge(scenario, truthful_judge)
+    result = run_gated(scenario, head, env_extra=judge_env(scenario))
+    assert result.code == 0, result.stdout + result.stderr
+    body = marked_comment_body(scenario)
+    line = next(line for line in body.splitlines() if "no other edit to decide" in line)
+    assert "Old judge:" not in line
+    assert "Judged for the comparison alone: openai:new-model: 20 calls" in line
