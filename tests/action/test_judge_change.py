@@ -8,16 +8,20 @@ from __future__ import annotations
 import json
 
 from tests.action.harness import (
+    FAILS,
     LABELS,
     RUBRIC,
     TEXTS,
+    VERDICTS,
     Scenario,
     commit_on_main,
     judge_env,
+    keyed_line,
     marked_comment_body,
     rubric_yaml,
     run_gated,
     truthful_judge,
+    verdicts_jsonl,
 )
 from tests.support import gfm
 from tests.support.cli import rubric_gate
@@ -181,3 +185,54 @@ def test_the_comment_says_which_judge_the_comparison_judged_on_its_own(scenario:
     line = next(line for line in body.splitlines() if "no other edit to decide" in line)
     assert "Old judge:" not in line
     assert "Judged for the comparison alone: openai:new-model: 20 calls" in line
+
+
+# -- what held: the PR's judge fails closed ---------------------------------------------------------
+
+def test_a_judge_that_answers_not_applicable_to_everything_is_rejected(scenario: Scenario) -> None:
+    """n/a does not fail an item: a judge abstaining on everything catches nothing."""
+    head = _change_judge(scenario, lambda prompt: "n/a")
+    result = run_gated(scenario, head, env_extra=judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    change = rubric["report"]["judge_change"]
+    assert change["decision"] == "fail" and [c["new"]["not_applicable"] for c in change["checks"]] == [5, 5, 5, 5]
+
+
+def test_a_new_judge_without_a_valid_answer_for_a_pair_is_not_guessed(scenario: Scenario) -> None:
+    """The new judge never answers A on R1 (A's unique catch): the pair stays unanswered, rule J
+    cannot compare, and the judge change needs the override."""
+    head = _change_judge(scenario, lambda p: "maybe" if TEXTS["A"] in p and "review R1" in p else truthful_judge(p))
+    result = scenario.run(head, env_extra=judge_env(scenario))
+    assert result.code == 2, result.stdout + result.stderr
+    assert "A @ R1: no valid answer" in result.stdout and "none guessed" in result.stdout
+    assert [(d["kind"], d["needs_override"]) for d in _differences(result)] == [("rubric.judge", True)]
+
+
+def test_verdicts_the_pr_records_under_the_new_judge_do_not_stand_in_for_it(scenario: Scenario) -> None:
+    """Lines keyed by the new judge's full key (all truthful) in the PR's verdict file: the new
+    judge (which answers yes to everything) is still asked live, and the answers nobody judged
+    need the override."""
+    _on_old_judge(scenario)
+    scenario.fake.judge_by_model = {"old-model": truthful_judge, "new-model": lambda prompt: "yes"}
+    planted = "".join(keyed_line(c, i, "no" if c in FAILS[i] else "yes", judge=NEW) for c in "ABCD" for i in LABELS)
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge=NEW),
+                                VERDICTS: verdicts_jsonl(TEXTS) + planted}, "switch the judge, bring its answers")
+    result = run_gated(scenario, head, env_extra=judge_env(scenario))
+    assert result.code == 1, result.stdout + result.stderr
+    (rubric,) = result.report()["rubrics"]
+    assert rubric["report"]["judge_change"]["decision"] == "fail"
+    assert scenario.fake.judge_calls == 2 * 4 * len(LABELS)
+    assert ("answer.changed", True) in [(d["kind"], d["needs_override"]) for d in result.report()["differences"]]
+
+
+def test_a_panel_past_the_call_budget_fails_closed(scenario: Scenario) -> None:
+    """Five new judges on 20 pairs each, with 50 calls for the run: nothing is compared."""
+    _on_old_judge(scenario)
+    panel = ", ".join(f"openai:m{n}" for n in range(5))
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge=panel)}, "a five-judge panel")
+    scenario.fake.judge = truthful_judge
+    result = scenario.run(head, env_extra=judge_env(scenario), max_judge_calls="50")
+    assert result.code == 2, result.stdout + result.stderr
+    assert "above --max-calls" in result.stdout
+    assert [(d["kind"], d["needs_override"]) for d in _differences(result)] == [("rubric.judge", True)]
