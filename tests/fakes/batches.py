@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM
+from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM, prompt_of
 
 ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches/([^/?]+)(/results)?$")
 OPENAI_BATCH = re.compile(r"^/v1/batches/([^/?]+)$")
@@ -240,7 +240,7 @@ class FakeBatches:
         results = []
         for request in batch.requests:
             params = request["params"] if batch.provider == "anthropic" else request["body"]
-            prompt = params["messages"][0]["content"]
+            prompt = prompt_of(params)
             self._record_asked(prompt)
             behaviour = self._behaviour(prompt)
             if batch.forced_status in ("expired", "cancelled"):

@@ -56,7 +56,7 @@ def test_retries_are_bounded_and_the_rest_is_raised_with_its_stats(fake: FakeLLM
     stats = raised.value.stats
     assert isinstance(stats, JudgeRunStats) and (stats.calls, stats.failed) == (32, 8)
     assert sorted(raised.value.failures) == [f"k4 @ r{i}: gave up after 2 retries (HTTP 529)" for i in range(8)]
-    assert str(raised.value).startswith(f"{JUDGE}: 8 pairs have no valid answer, none guessed: k4 @ r")
+    assert str(raised.value).startswith(f"{JUDGE}: 8 pairs have no valid answer, none guessed (8 rate limited): k4 @ r")
     assert len(VerdictStore.load(tmp_path / "verdicts.jsonl")) == 32  # the good ones are kept
 
 

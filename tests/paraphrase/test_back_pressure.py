@@ -38,7 +38,8 @@ def test_a_429_burst_lowers_paraphrase_concurrency(fake: FakeLLM, tmp_path: Path
     assert asked == 6 and [len(found[t]) for t in TEXTS] == [3, 3]
     assert fake.received == 6 + 4  # every refused call asked again, once
     assert max(arrivals[:4]) == 3  # the first wave: 4 at once
-    assert max(arrivals[4:]) <= 1  # after the 429s: at most 2 at once (halved, then creeping back)
+    # Right after the 429s: at most 2 at once (halved; it creeps back up one success at a time).
+    assert max(arrivals[4:6]) <= 1, str(arrivals)
 
 
 def test_a_paraphrase_without_a_valid_answer_is_listed_not_guessed(fake: FakeLLM, tmp_path: Path,
@@ -50,6 +51,6 @@ def test_a_paraphrase_without_a_valid_answer_is_listed_not_guessed(fake: FakeLLM
         ensure_paraphrases(TEXTS, "anthropic:judge-a", 1, store)
     failure = "anthropic:judge-a: paraphrase 1 of 'The output mentions pear': gave up after 1 retries (HTTP 429)"
     assert raised.value.failures == [failure]
-    assert str(raised.value) == f"1 paraphrase calls have no valid answer, none guessed: {failure}"
+    assert str(raised.value) == f"1 paraphrase calls have no valid answer, none guessed (1 rate limited): {failure}"
     assert store.get(TEXTS[0], "anthropic:judge-a", 0) is not None  # the good one is kept
     assert store.get(TEXTS[1], "anthropic:judge-a", 0) is None
