@@ -17,6 +17,7 @@ import click
 
 from rubric_gate.cli.common import silence_stdout
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_CRASH, RubricGateError
+from rubric_gate.llm.accounting import run_totals
 from rubric_gate.report.terminal import strip_controls
 
 EXIT_INTERRUPTED = 130
@@ -35,16 +36,25 @@ def crash_log(exc: BaseException) -> Path | None:
     return path
 
 
-def _print_json_error(exc: RubricGateError, message: str) -> None:
+def _print_json_error(exc: RubricGateError, message: str, totals: list[Any]) -> None:
     import json
 
     error: dict[str, Any] = {"message": message, "exit_code": exc.exit_code, "kind": type(exc).__name__}
-    for key in ("missing", "examples", "verdicts", "rubric_path"):
+    for key in ("missing", "examples", "verdicts", "rubric_path", "failures"):
         value = getattr(exc, key, None)
         if value:
             error[key] = value
+    data: dict[str, Any] = {"decision": None, "error": error}
+    if totals:  # the calls the run made before it failed: one statistics object each
+        data["totals"] = [stats.to_dict() for stats in totals]
     with contextlib.suppress(OSError):  # a closed stdout: the message is on stderr already
-        print(json.dumps({"decision": None, "error": error}, ensure_ascii=False, indent=2))
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def wants_json(kwargs: dict[str, Any]) -> bool:
+    """Whether the command prints JSON: every command names its format `fmt` (`--format json`,
+    or `judge --json`, whose flag sets `fmt` to "json")."""
+    return kwargs.get("fmt") == "json"
 
 
 def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
@@ -57,9 +67,13 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
         except RubricGateError as exc:
             # One line, whatever a library put in it; no escape sequences from file names or ids.
             message = strip_controls(" ".join(exc.message.splitlines()))
+            totals = run_totals(exc)
+            for stats in totals:  # a run that fails still says what it spent (when it spent anything)
+                if stats.calls or stats.retries:
+                    print(strip_controls(stats.summary), file=sys.stderr)
             print(f"rubric-gate: error: {message}", file=sys.stderr)
-            if kwargs.get("fmt") == "json":  # a JSON reader gets an object on stdout, not nothing
-                _print_json_error(exc, message)
+            if wants_json(kwargs):  # a JSON reader gets one object on stdout, not nothing
+                _print_json_error(exc, message, totals)
             return exc.exit_code
         except MemoryError:
             # Not exit 1: that code means "the gate failed", and nothing was decided here.
