@@ -18,8 +18,9 @@ from rubric_gate.llm.accounting import run_totals
 from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument
 from rubric_gate.scoring import VerdictLookup
-from rubric_gate.service.gate import Untrusted, gate_edit
+from rubric_gate.service.gate import gate_edit
 from rubric_gate.service.request import CallBudget, GateRequest
+from rubric_gate.trust import Untrusted
 from rubric_gate.verdicts import VerdictStore
 
 
