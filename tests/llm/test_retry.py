@@ -41,7 +41,9 @@ def test_overloaded_529_lowers_concurrency_and_waits_the_retry_after(fake: FakeL
     stats = judge_missing([make_rubric()], items, store, JUDGE, concurrency=4, progress=False)
     assert (stats.calls, stats.retries, stats.failed) == (40, 4, 0)
     assert stats.concurrency == 4 and stats.lowest_concurrency <= 2
-    assert arrivals[4] - arrivals[3] >= 0.4  # no retry before the server's retry-after
+    # No retry before the server's retry-after: the first retry follows its own refusal (of the first
+    # wave, whose last request may arrive later than that refusal on a loaded machine) by 0.4 s.
+    assert arrivals[4] - arrivals[0] >= 0.4
     outputs = {i.id: i.output for i in items.items}
     assert all(v.answer == expected(v.check_text, outputs[v.item]) for v in store)
 
