@@ -34,6 +34,8 @@ from rubric_gate.service import (
 )
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts.blobs import memoised
+from rubric_gate.verdicts.compare import added_lines, merged_added
 
 __all__ = ["GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
 
@@ -122,11 +124,7 @@ def verdicts_at(snapshot: Snapshot, path: str) -> VerdictStore:
     return VerdictStore(display=snapshot.display(path)) if store is None else store
 
 
-def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
-    return head.added_since(base)
-
-
-def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
+def split_pr_verdicts(base: VerdictStore, head: VerdictStore,
                       calibration: CalibrationSet) -> tuple[list[Verdict], list[str]]:
     """The PR's verdicts for pairs the base has no verdict for, and the pairs where it contradicts the base.
 
@@ -135,8 +133,8 @@ def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
     serves every rubric reading the same store and labels.
     """
     labels = tuple((i.id, i.content_hash) for i in calibration.items)
-    fills, contradicting = base.shared_result(("split_pr_verdicts", tuple(map(id, added)), labels), added,
-                                              lambda: _split_pr_verdicts(added, base, calibration))
+    fills, contradicting = memoised((base, head), ("split_pr_verdicts", labels),
+                                    lambda: _split_pr_verdicts(added_lines(base, head), base, calibration))
     return list(fills), list(contradicting)
 
 
@@ -389,7 +387,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     `options` given: a second gating of the same PR (onto the base tip), audited already.
     """
     primary = options is None
-    fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    fills, _contradicting = split_pr_verdicts(base_store, head_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
     evidence = split_evidence(fills, base_store, base.rubric, head.rubric, calibration)
     added, ignored, unweighed = list(evidence.pr_own), list(evidence.ignored), list(evidence.unweighed)
@@ -420,7 +418,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        store = base_store.merged_lines(added, head_store) if added else base_store
+        store = merged_added(base_store, head_store, added) if added else base_store
         if (added or unweighed) and primary:
             note = " and ".join(part for part in (
                 f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
-from rubric_gate.verdicts.store import ANSWER_NAMES
+from rubric_gate.verdicts.table_data import ANSWER_NAMES
 
 
 def usable_pr_verdicts(fills: list[Verdict], trusted: Rubric) -> tuple[list[Verdict], list[Verdict]]:

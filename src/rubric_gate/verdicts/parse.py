@@ -126,6 +126,26 @@ class RowBuilder:
         self.add(verdict.item, verdict.check_text, verdict.answer, verdict.judge, verdict.prompt,
                  verdict.item_hash, offset, getattr(verdict, "sample", None) or 0, verdict.task_hash)
 
+    def add_objects(self, verdicts: list[Verdict], first_offset: int) -> None:
+        """Append `verdicts`' rows (as `add_verdict` would, a column at a time); their offsets
+        count on from `first_offset` (indexes into the segment's list of objects)."""
+        data = self.data
+        raw_texts = dict.fromkeys(v.check_text for v in verdicts)
+        text_ids = {text: self.text_id(text) for text in raw_texts}
+        sources: dict[tuple[str | None, str | None, str | None], int] = {}
+        for v in verdicts:
+            key = (v.judge, v.prompt, v.task_hash)
+            if key not in sources:
+                sources[key] = data.sources.add(key)
+        tail = data.columns.tail
+        tail["text"].extend([text_ids[v.check_text] for v in verdicts])
+        tail["item"].extend([data.items.add(v.item) for v in verdicts])
+        tail["hash"].extend([NONE if v.item_hash is None else data.hashes.add(v.item_hash) for v in verdicts])
+        tail["source"].extend([sources[(v.judge, v.prompt, v.task_hash)] for v in verdicts])
+        tail["answer"].extend([ANSWER_CODES[v.answer] for v in verdicts])
+        tail["sample"].extend([v.sample or 0 for v in verdicts])
+        tail["offset"].extend(range(first_offset, first_offset + len(verdicts)))
+
     def add_rows(self, rows: list[Any], offsets: Any) -> None:
         """Append decoded fast-path rows, one column at a time."""
         if not rows:

@@ -33,6 +33,7 @@ from rubric_gate.guard.verdicts import ChangedAnswer, RemovedAnswer
 from rubric_gate.rubric import normalize_text
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
+from rubric_gate.verdicts.compare import added_lines
 
 # A base the gate cannot read vouches for nothing: two PRs that each load can merge cleanly into
 # one that does not (a key or an item id written twice), and the next PR would go ungated.
@@ -384,7 +385,7 @@ def _unclassified_fields(base: VerdictStore, head: VerdictStore) -> list[str]:
     fields = [f for f in Verdict.model_fields if f not in VERDICT_FIELD_RULES]
     if not fields:
         return []
-    lines = [*head.added_since(base), *base.added_since(head)]
+    lines = [*added_lines(base, head), *added_lines(head, base)]
     return [f for f in fields if any(getattr(v, f) is not None for v in lines)]
 
 
