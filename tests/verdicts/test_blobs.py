@@ -243,7 +243,7 @@ def test_a_blob_in_a_file_is_streamed_and_read_back_like_bytes(tmp_path: Path) -
 
 
 def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path, monkeypatch) -> None:
-    from rubric_gate.verdicts import index
+    from rubric_gate.verdicts import blob_index as index
 
     monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path / "index"))
     base_raw = lines(20)
@@ -252,8 +252,9 @@ def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path
     for raw in (base_raw, head_raw):
         VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=first)
     assert (first.parses, first.extensions, first.indexed) == (1, 1, 0)
-    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == sorted(
-        f"blob-{_git_blob_id(raw)}.sqlite" for raw in (base_raw, head_raw))
+    indexes = sorted(f"blob-{_git_blob_id(raw)}.sqlite" for raw in (base_raw, head_raw))
+    assert sorted(p.name for p in (tmp_path / "index").iterdir() if p.suffix == ".sqlite") == indexes
+    assert sorted(p.name.split(".sqlite.")[0] + ".sqlite" for p in (tmp_path / "index").glob("*.columns")) == indexes
     second = BlobCache(persist=True)  # the next run: nothing parsed
     stores = [VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=second) for raw in (base_raw, head_raw)]
     assert (second.parses, second.extensions, second.indexed) == (0, 0, 2)
@@ -278,7 +279,7 @@ def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path
 
 
 def test_the_blob_index_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
-    from rubric_gate.verdicts import index
+    from rubric_gate.verdicts import blob_index as index
 
     monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path))
     raws = [lines(3 + n) for n in range(index.MAX_BLOB_INDEXES + 2)]
@@ -287,3 +288,4 @@ def test_the_blob_index_keeps_the_most_recently_used(tmp_path: Path, monkeypatch
     assert len(list(tmp_path.glob("blob-*.sqlite"))) == index.MAX_BLOB_INDEXES
     assert (tmp_path / f"blob-{_git_blob_id(raws[-1])}.sqlite").exists()
     assert not (tmp_path / f"blob-{_git_blob_id(raws[0])}.sqlite").exists()
+    assert len(list(tmp_path.glob("blob-*.columns"))) == index.MAX_BLOB_INDEXES  # each removed with its index

@@ -9,7 +9,7 @@ handed out share the parsed columns and copy them on their first write.
 A blob may be given as bytes, or as a file holding its bytes (`Path`): a file is streamed
 through the parser and read back line by line, so a large store is never held in memory.
 With `persist`, the parsed columns also go to the on-disk index keyed by blob id
-(`index.load_blob`), so the next process that sees the same blob skips the parse.
+(`blob_index.load_blob`), so the next process that sees the same blob skips the parse.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks, parse_bytes
+from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_bytes
 from rubric_gate.verdicts.table_data import Segment, VerdictData
 
 MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)
@@ -159,7 +159,7 @@ class BlobCache:
     def _load(self, blob_id: str, blob: ParsedBlob, display: str) -> VerdictData:
         persist = self.persist and GIT_OBJECT_ID.fullmatch(blob_id) is not None
         if persist:
-            from rubric_gate.verdicts.index import load_blob
+            from rubric_gate.verdicts.blob_index import load_blob
 
             indexed = load_blob(blob_id, blob.size)
             if indexed is not None:
@@ -182,7 +182,7 @@ class BlobCache:
             prefix.data.columns.share_prefix(data.columns)
             self.extensions += 1
         if persist:
-            from rubric_gate.verdicts.index import store_blob
+            from rubric_gate.verdicts.blob_index import store_blob
 
             store_blob(blob_id, data, blob.size, blob.lines, blob.ends_with_newline)
         return data
@@ -197,7 +197,7 @@ class BlobCache:
         assert blob.path is not None
         with blob.path.open("rb") as handle:
             scan = FileScan(handle, start)
-            parse_blocks(scan.blocks(), builder, display, first_line)
+            scan.parse(builder, display, first_line)
             blob.lines = first_line - 1 + scan.complete_lines
             blob.ends_with_newline = not scan.unterminated and (blob.size > 0)
 
