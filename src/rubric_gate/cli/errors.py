@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 import time
-import traceback
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -17,7 +15,6 @@ import click
 
 from rubric_gate.cli.common import silence_stdout
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_CRASH, RubricGateError
-from rubric_gate.report.terminal import strip_controls
 
 EXIT_INTERRUPTED = 130
 CRASH_LOG_DIR = "RUBRIC_GATE_CRASH_LOG_DIR"  # else $RUNNER_TEMP in GitHub Actions, else the temp dir
@@ -25,6 +22,9 @@ CRASH_LOG_DIR = "RUBRIC_GATE_CRASH_LOG_DIR"  # else $RUNNER_TEMP in GitHub Actio
 
 def crash_log(exc: BaseException) -> Path | None:
     """Write the traceback of an unexpected exception to a file of its own; None if that fails."""
+    import tempfile  # a crash only: every run imports this module
+    import traceback
+
     directory = Path(os.environ.get(CRASH_LOG_DIR) or os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
     path = directory / f"rubric-gate-crash-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
     try:
@@ -55,6 +55,9 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
         try:
             return command(*args, **kwargs)
         except RubricGateError as exc:
+            # (imported for an error only: every command imports this module)
+            from rubric_gate.report.terminal import strip_controls
+
             # One line, whatever a library put in it; no escape sequences from file names or ids.
             message = strip_controls(" ".join(exc.message.splitlines()))
             print(f"rubric-gate: error: {message}", file=sys.stderr)

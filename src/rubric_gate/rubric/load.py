@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +55,8 @@ def _describe(error: ErrorDetails) -> tuple[tuple, str]:
     kind = error["type"]
     if kind == "extra_forbidden":
         key = str(loc[-1])
+        import difflib  # a misspelt key only: every load imports this module
+
         hint = difflib.get_close_matches(key, _known_keys_for(loc[:-1]), n=1)
         suggestion = f" (did you mean '{hint[0]}'?)" if hint else f" (known keys: {', '.join(_known_keys_for(loc[:-1]))})"
         return loc, f"unknown key '{key}'{suggestion}"
