@@ -8,26 +8,18 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rubric_gate.calibration import CalibrationSet
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, run_check
-from rubric_gate.verdicts import Verdict, VerdictColumn, VerdictStore
+from rubric_gate.verdicts import VerdictColumn, VerdictStore
 
-
-@dataclass(frozen=True)
-class Untrusted:
-    """Verdicts nobody vouches for (a PR's own), merged into the lookup's store, and the
-    trusted store they were merged into: they may reject a change, never excuse one."""
-
-    verdicts: tuple[Verdict, ...]
-    trusted: VerdictStore
-    calibration: CalibrationSet
+if TYPE_CHECKING:
+    from rubric_gate.trust import Untrusted
 
 
 def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup | Any, options: GateOptions, *,
@@ -57,8 +49,8 @@ def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: Rubric
     recorded, over the trusted ones)."""
     if not any(v.answer == "no" for v in untrusted.verdicts):
         return report  # nothing to withhold
-    # (the action's PR runs only: `check` trusts its store, and loads no boundary code)
-    from rubric_gate.boundary import catches_withheld
+    # (the action's PR runs only: `check` trusts its store, and loads no trust code)
+    from rubric_gate.trust import catches_withheld
 
     withheld = VerdictLookup(untrusted.calibration, VerdictStore(catches_withheld(untrusted.verdicts)), head.rubric)
     lookup = WithheldLookup(untrusted.calibration, untrusted.trusted, head.rubric, reading=reading, withheld=withheld)
