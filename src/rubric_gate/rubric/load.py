@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from rubric_gate.errors import InputError
-from rubric_gate.rubric.mapping import MAPPING_FILE, find_entry, normal_path, parse_settings
 from rubric_gate.rubric.model import KNOWN_KEYS, Rubric
 from rubric_gate.rubric.promptfoo import NotGated, git_blob_id, looks_like_promptfoo, read_checklist
 from rubric_gate.sources import LocatedYaml, SourceText, load_located_yaml, read_source
@@ -187,6 +186,9 @@ def _promptfoo_document(located: LocatedYaml, source: SourceText,
                         siblings: Callable[[], tuple[str, Sibling]] | None,
                         ) -> tuple[RubricDocument | None, list[InputError], list[InputError]]:
     display = source.display
+    # (a promptfoo config only: a rubric file loads no settings code)
+    from rubric_gate.rubric.mapping import MAPPING_FILE, find_entry, normal_path, parse_settings
+
     checklist = read_checklist(located, display)
     how = (f"name its calibration set and verdicts in {MAPPING_FILE} at the repository root, under "
            "`promptfoo: {PATH: {id, calibration, verdicts}}` (`rubric-gate init --from promptfoo PATH` writes it)")
