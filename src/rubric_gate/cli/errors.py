@@ -35,6 +35,13 @@ def crash_log(exc: BaseException) -> Path | None:
     return path
 
 
+def _plain(text: str) -> str:
+    """`text` without escape sequences (imported for an error only: every command imports this module)."""
+    from rubric_gate.report.terminal import strip_controls
+
+    return strip_controls(text)
+
+
 def _print_json_error(exc: RubricGateError, message: str) -> None:
     import json
 
@@ -55,11 +62,8 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
         try:
             return command(*args, **kwargs)
         except RubricGateError as exc:
-            # (imported for an error only: every command imports this module)
-            from rubric_gate.report.terminal import strip_controls
-
             # One line, whatever a library put in it; no escape sequences from file names or ids.
-            message = strip_controls(" ".join(exc.message.splitlines()))
+            message = _plain(" ".join(exc.message.splitlines()))
             print(f"rubric-gate: error: {message}", file=sys.stderr)
             if kwargs.get("fmt") == "json":  # a JSON reader gets an object on stdout, not nothing
                 _print_json_error(exc, message)
@@ -83,7 +87,7 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             raise  # usage errors and exits: click prints them with its own codes (2 for misuse)
         except Exception as exc:  # a bug: exit 3 (never 1, "gate failed"), one line, the traceback in a file
             path = crash_log(exc)
-            what = strip_controls(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
+            what = _plain(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
             where = f"the traceback is in {path}" if path is not None else "the traceback could not be saved"
             print(f"rubric-gate: internal error (a bug, please report it): {what}; {where}", file=sys.stderr)
             return EXIT_CRASH

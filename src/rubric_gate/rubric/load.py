@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,6 +259,8 @@ def read_document(located: LocatedYaml, source: SourceText,
 def git_siblings(ref: str, cwd: Path | None) -> Sibling:
     """Files at `ref` (`""`: the index), read without touching the work tree; None when absent."""
     def read(path: str) -> tuple[str, str] | None:
+        import subprocess  # a promptfoo config's settings only: every rubric load imports this module
+
         spec = f"{ref}:{path}"
         proc = subprocess.run(["git", "cat-file", "blob", spec], cwd=cwd, capture_output=True, check=False)
         if proc.returncode != 0:
@@ -283,6 +284,8 @@ def source_siblings(source: SourceText, cwd: Path | None) -> Callable[[], tuple[
     def resolve() -> tuple[str, Sibling]:
         if source.ref is not None and source.repo_path is not None:
             return source.repo_path, git_siblings(source.ref, cwd)
+        import subprocess
+
         assert source.path is not None
         path = source.path.resolve()
         proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.parent, capture_output=True,
