@@ -22,7 +22,8 @@ from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_bytes
+from rubric_gate.verdicts.file_scan import FileScan
+from rubric_gate.verdicts.parse import RowBuilder, parse_bytes
 from rubric_gate.verdicts.table_data import Segment, VerdictData
 
 MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)

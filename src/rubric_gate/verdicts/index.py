@@ -33,7 +33,8 @@ import numpy as np
 import orjson
 
 from rubric_gate.verdicts.column_files import files_of, read_columns, remove_unnamed, write_columns
-from rubric_gate.verdicts.parse import FileScan, RowBuilder
+from rubric_gate.verdicts.file_scan import FileScan
+from rubric_gate.verdicts.parse import RowBuilder
 from rubric_gate.verdicts.table_data import COLUMNS, Pool, Segment, VerdictData
 
 # 3: sources are (judge, prompt, task_hash); 4: the answer column holds answer codes; 5: columns in files
