@@ -1,6 +1,7 @@
 """Regenerate the parts of README.md and docs/action.md that the code decides, so they cannot
-drift: the rendered comment examples (from the real renderer, on the bundled example) and the
-action's input table and list (from action.yml).
+drift: the rendered comment examples (from the real renderer, on the bundled example: an
+excerpt in the README, the whole comment in docs/action.md) and the action's input table and
+list (from action.yml).
 
     python scripts/render_docs.py          # rewrite them in place
     python scripts/render_docs.py --check  # exit 1 naming each stale block (the tests run this)
@@ -52,6 +53,13 @@ def readme_example() -> str:
     return _drop_details(render_markdown(example_report(), heading_level=4))
 
 
+def readme_excerpt() -> str:
+    """The README's taste of the comment: the rubric's heading, its changes table and each
+    rejected change's reason; docs/action.md shows the whole comment."""
+    section = readme_example()
+    return section[:section.index("**To pass:**")].rstrip("\n") + "\n"
+
+
 def action_comment_example() -> str:
     from rubric_gate import __version__
     from rubric_gate.action.commits.changed import ChangedFile
@@ -86,7 +94,7 @@ def inputs_list() -> str:
 
 
 BLOCKS = {
-    "README.md": {"comment-example": readme_example, "action-inputs": inputs_list},
+    "README.md": {"action-inputs": inputs_list, "comment-excerpt": readme_excerpt},
     "docs/action.md": {"action-inputs": inputs_table, "comment-example": action_comment_example},
 }
 
