@@ -24,6 +24,8 @@ class Kind(StrEnum):
     RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
     RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
     RUBRIC_ID_SHARED = "rubric.id_shared"  # two rubric files with one `id`
+    # `judge` changed from one judge to another and this run called both: rule J decided it.
+    RUBRIC_JUDGE_GATED = "rubric.judge_gated"
     # A calibration set a rubric of the trusted snapshot reads.
     CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
     CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
@@ -61,6 +63,7 @@ KIND_RULES: dict[str, str] = {
     Kind.RUBRIC_REMOVED: "gate",
     Kind.RUBRIC_MOVED: "allowed",
     Kind.RUBRIC_ID_SHARED: "override",
+    Kind.RUBRIC_JUDGE_GATED: "gate",  # else `rubric.judge` (trust.rubric_diff): the override
     Kind.CALIBRATION_CREATED: "override",
     Kind.CALIBRATION_UNREADABLE: "override",
     Kind.CALIBRATION_DELETED: "override",
@@ -111,6 +114,7 @@ VERDICT_FIELD_RULES: dict[str, str] = {
     "item": "key", "check_text": "key", "judge": "key", "prompt": "key", "item_hash": "key",
     "task_hash": "key", "sample": "key", "answer": "answer",
     "check": "note", "quote": "note", "usage": "note", "at": "note", "batch": "note",
+    "unverified_quote": "note", "served_model": "note",
 }
 
 
