@@ -24,6 +24,8 @@ class Kind(StrEnum):
     RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
     RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
     RUBRIC_ID_SHARED = "rubric.id_shared"  # two rubric files with one `id`
+    # A promptfoo config: how promptfoo grades its checks besides their texts (`rubric.promptfoo`).
+    PROMPTFOO_GRADING = "promptfoo.grading"
     # A calibration set a rubric of the trusted snapshot reads.
     CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
     CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
@@ -61,6 +63,9 @@ KIND_RULES: dict[str, str] = {
     Kind.RUBRIC_REMOVED: "gate",
     Kind.RUBRIC_MOVED: "allowed",
     Kind.RUBRIC_ID_SHARED: "override",
+    # A check narrowed to fewer tests, or graded with other keys (weight, rubricPrompt, a test's
+    # threshold): promptfoo grades it otherwise than the gate's verdicts say.
+    Kind.PROMPTFOO_GRADING: "override",
     Kind.CALIBRATION_CREATED: "override",
     Kind.CALIBRATION_UNREADABLE: "override",
     Kind.CALIBRATION_DELETED: "override",

@@ -19,6 +19,7 @@ from rubric_gate.action.commits.changed import ChangedFile
 from rubric_gate.action.commits.snapshot.model import Snapshot, Snapshots
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import normalize_text
+from rubric_gate.rubric.promptfoo import grading_changes
 from rubric_gate.sources import SourceText
 from rubric_gate.trust import (
     Confirms,
@@ -106,6 +107,9 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile) -> list[Diffe
         return out
     for diff in classify_rubric_changes(base_doc.rubric, head_doc.rubric):
         out.append(Difference(rubric_key_kind(diff.key), change.path, users, rubric_key_message(diff)))
+    if base_doc.grading is not None and head_doc.grading is not None:  # promptfoo configs
+        out.extend(Difference(Kind.PROMPTFOO_GRADING, change.path, users, message)
+                   for message in grading_changes(base_doc.grading, head_doc.grading))
     return out
 
 
