@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.action.harness import (
+    FRUIT_ITEMS,
+    FRUIT_TASK,
     OVERRIDE,
     REPO,
     RUN_LINK,
@@ -401,3 +403,55 @@ def test_a_config_the_pr_starts_gating_is_scored_as_a_new_rubric(pf: PromptfooSc
     rubric = _rubric(result, "evals/second.yaml")
     assert rubric["status"] == "added" and rubric["attribution"]["rubric"] == "second"
     assert any("is a promptfoo config: its 6 llm-rubric assertions" in n for n in rubric["notices"])
+
+
+# -- repairs on the promptfoo file --------------------------------------------------------------
+
+FRUIT_CONFIG = f"""\
+description: {FRUIT_TASK}
+prompts:
+  - "List the fruit in this basket: {{{{basket}}}}"
+providers:
+  - openai:gpt-4o-mini
+defaultTest:
+  assert:
+    - type: llm-rubric
+      metric: apple
+      value: The output mentions apple
+    - type: llm-rubric
+      metric: pear
+      value: The output mentions pear
+"""
+FRESH = "    - type: llm-rubric\n      metric: fresh\n      weight: 2\n      value: The output mentions kiwi\n"
+
+
+def test_a_repair_is_suggested_on_the_promptfoo_files_lines_as_an_llm_rubric_entry(scenario: Scenario) -> None:
+    """The added check fails a correct item; the rewrite the gate accepts replaces its assertion,
+    as a review suggestion inside the PR's diff hunk, keeping its other keys."""
+    from tests.fakes.audit_llm import FakeAuditLLM
+
+    config, settings = "evals/fruit.yaml", ("promptfoo:\n  evals/fruit.yaml:\n    id: fruit\n"
+                                            "    calibration: calibration/fruit.jsonl\n"
+                                            "    verdicts: calibration/fruit.verdicts.jsonl\n")
+    base = commit_on_main(scenario, {config: FRUIT_CONFIG, SETTINGS_PATH: settings, "calibration/fruit.jsonl": "".join(
+        json.dumps({"id": i, "input": f"basket {i}", "output": o, "label": lab}) + "\n" for i, o, lab in FRUIT_ITEMS)},
+        "a promptfoo config")
+    scenario.git("reset", "-q", "--hard", base)
+    head = scenario.git.commit({config: FRUIT_CONFIG + FRESH}, "add a check")
+    llm = FakeAuditLLM().start()
+    try:
+        llm.repairs = {"The output mentions kiwi": [
+            {"operator": "drop_unstated", "checks": ["The output mentions plum"], "why": "stated"}]}
+        env = {"OPENAI_BASE_URL": llm.openai_url, "OPENAI_API_KEY": "sk-test", "RUBRIC_GATE_RETRY_BASE": "0.01"}
+        result = rejected_run(scenario, head, env_extra=env, judge="openai:fake-model", suggest_repairs="true")
+    finally:
+        llm.stop()
+    rubric = _rubric(result, config)
+    assert [(c["check"], c["decision"]) for c in rubric["report"]["changes"]] == [("fresh", "rejected")]
+    (suggestion,) = rubric["repairs"]["suggestions"]
+    replacement = "    - type: llm-rubric\n      metric: fresh\n      weight: 2\n      value: The output mentions plum\n"
+    assert suggestion["yaml"] == replacement
+    (review,) = scenario.fake.review_comments.values()
+    start = len(FRUIT_CONFIG.splitlines()) + 1
+    assert (review["path"], review["start_line"], review["line"]) == (config, start, start + 3)
+    assert f"```suggestion\n{replacement}```" in review["body"]
