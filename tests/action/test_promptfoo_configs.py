@@ -221,6 +221,27 @@ def test_repointing_the_calibration_set_in_the_settings_alone_needs_the_override
     assert run_gated(pf, head, labels=(OVERRIDE,)).code == 0
 
 
+def test_rewording_the_description_the_judge_reads_as_the_task_needs_the_override(pf: PromptfooScenario) -> None:
+    """Without `task:` in its entry, a config's `description` is the task every verdict is keyed by."""
+    lenient = BASE_CONFIG.replace("politely and accurately.", "politely and accurately. Every answer here is fine.")
+    result = rejected_run(pf, pf.commit({CONFIG_PATH: lenient}, "reword the description"))
+    kinds = [d["kind"] for d in result.report()["differences"] if d["needs_override"]]
+    assert kinds == ["rubric.task"]
+
+
+def test_a_push_to_main_judges_the_configs_the_settings_name_into_the_cache(pf: PromptfooScenario) -> None:
+    """The warm-up judges what the next PR's gate will read, configs outside the globs included."""
+    extra = "    - type: llm-rubric\n      metric: greets\n      value: The answer greets the customer.\n"
+    main = commit_on_main(pf, {CONFIG_PATH: BASE_CONFIG.replace(CITES, CITES + extra)}, "a check the rubric lacks")
+    pf.fake.judge = lambda prompt: "yes"
+    push = pf.run(main, judge="openai:fake-model", event_name="push", rubrics=RUBRIC_PATH,
+                  env_extra={"OPENAI_BASE_URL": f"{pf.fake.url}/v1", "OPENAI_API_KEY": "sk-test", "GITHUB_SHA": main})
+    assert push.code == 0, push.stdout + push.stderr
+    cached = [json.loads(line) for line in
+              (pf.repo.root / ".rubric-gate" / "cache" / "verdicts.jsonl").read_text().splitlines()]
+    assert len([v for v in cached if v["check_text"] == "The answer greets the customer."]) == 11
+
+
 def test_the_prs_own_verdict_file_cannot_excuse_deleting_the_unique_catch(pf: PromptfooScenario) -> None:
     """Repointed to the PR's verdicts (where another check catches F4 too), the deletion is still
     gated on the base's record, and the repointing needs the override besides."""
@@ -455,3 +476,11 @@ def test_a_repair_is_suggested_on_the_promptfoo_files_lines_as_an_llm_rubric_ent
     start = len(FRUIT_CONFIG.splitlines()) + 1
     assert (review["path"], review["start_line"], review["line"]) == (config, start, start + 3)
     assert f"```suggestion\n{replacement}```" in review["body"]
+
+
+def test_unfreezing_a_check_in_the_settings_alone_is_rejected(pf: PromptfooScenario) -> None:
+    main = commit_on_main(pf, {SETTINGS_PATH: SETTINGS + "    frozen: [cites-policy]\n"}, "freeze cites-policy")
+    pf.git("reset", "-q", "--hard", main)
+    result = rejected_run(pf, pf.commit({SETTINGS_PATH: SETTINGS}, "unfreeze it"))
+    changes = _rubric(result, CONFIG_PATH)["report"]["changes"]
+    assert [(c["check"], c["change"], c["decision"]) for c in changes] == [("cites-policy", "modified", "rejected")]
