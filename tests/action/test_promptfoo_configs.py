@@ -295,6 +295,7 @@ def test_dropping_the_config_from_the_settings_while_editing_it_is_still_gated(p
 
 HIDDEN = {  # cites-policy written so that the gate no longer reads it as a check
     "another-assertion-type": (CITES.replace("llm-rubric", "g-eval"), "g-eval"),
+    "its-negation": (CITES.replace("llm-rubric", "not-llm-rubric"), "not-llm-rubric"),
     "value-from-a-file": (CITES.replace("value: The answer names the policy section it relies on.",
                                         "value: file://cites-policy.txt"), "llm-rubric"),
     "inside-an-assert-set": ("    - type: assert-set\n      threshold: 0.5\n      assert:\n"
@@ -375,6 +376,7 @@ def test_moving_a_check_out_of_default_test_needs_the_override_and_into_it_does_
     pytest.param(("  - description: refund after 20 days\n", "  - description: refund after 20 days\n    threshold: 0.5\n"),
                  id="test-threshold"),
     pytest.param(("defaultTest:\n", "defaultTest:\n  options:\n    provider: echo\n"), id="grading-provider"),
+    pytest.param(("defaultTest:\n", "defaultTest:\n  threshold: 0.5\n"), id="every-tests-threshold"),
 ])
 def test_grading_a_check_otherwise_in_promptfoo_needs_the_override(pf: PromptfooScenario,
                                                                     edit: tuple[str, str]) -> None:

@@ -145,8 +145,9 @@ class _Reader:
             self.assertions(default.get("assert"), ("defaultTest", "assert"), "defaultTest")
         elif default is not None:
             raise self.error(("defaultTest",), "defaultTest must be a mapping (or a file:// path)")
-        if isinstance(default, dict) and "options" in default:
-            self.settings["defaultTest.options"] = _canonical(default["options"])
+        if isinstance(default, dict):
+            self.settings.update({f"defaultTest.{key}": _canonical(default[key]) for key in TEST_GRADING_KEYS
+                                  if key in default})
         tests = data.get("tests")
         if isinstance(tests, list):
             for index, test in enumerate(tests):
