@@ -24,6 +24,7 @@ from tests.action.harness import (
     commit_on_main,
     latest_check_run,
     rejected_run,
+    run_with_reader,
     run_gated,
     writer_override,
 )
@@ -486,3 +487,39 @@ def test_unfreezing_a_check_in_the_settings_alone_is_rejected(pf: PromptfooScena
     result = rejected_run(pf, pf.commit({SETTINGS_PATH: SETTINGS}, "unfreeze it"))
     changes = _rubric(result, CONFIG_PATH)["report"]["changes"]
     assert [(c["check"], c["change"], c["decision"]) for c in changes] == [("cites-policy", "modified", "rejected")]
+
+
+def test_through_the_api_in_a_shallow_checkout_the_configs_are_read_as_from_git(pf: PromptfooScenario) -> None:
+    """A shallow checkout reads trees and blobs through the API: the settings file too."""
+    head = pf.commit({CONFIG_PATH: HEAD_CONFIG, SETTINGS_PATH: SETTINGS.replace(
+        "verdicts: calibration/support.verdicts.jsonl", "verdicts: calibration/mine.verdicts.jsonl")}, "both")
+    result = run_with_reader(pf, head, "rest")
+    assert result.code == 1, result.stdout + result.stderr
+    rubric = _rubric(result, CONFIG_PATH)
+    assert [(c["check"], c["decision"]) for c in rubric["report"]["changes"]] == [
+        ("uses-name", "rejected"), ("cites-policy", "rejected")]
+    assert any("mine.verdicts.jsonl" in m for m in _blocking(result, CONFIG_PATH))
+
+
+def test_a_pr_behind_main_is_gated_on_the_merge_onto_the_tip(pf: PromptfooScenario) -> None:
+    """main added a check to the config and changed its settings since the PR branched; the PR's
+    own edit lands beside them: gated on the merge base and on the tip, and the merge git makes
+    is the one the gate reviewed."""
+    extra = "    - type: llm-rubric\n      metric: greets\n      value: The answer greets the customer.\n"
+    record = (pf.repo.root / "calibration/support.verdicts.jsonl").read_text() + "".join(
+        json.dumps({"item": item, "check_text": "The answer greets the customer.", "answer": "yes"}) + "\n"
+        for item in ("F1", "F2", "F3", "F4", "F5", "F6", "P1", "P2", "P3", "P4", "P5"))
+    tip = commit_on_main(pf, {CONFIG_PATH: BASE_CONFIG.replace("      value: output.length < 1200\n",
+                                                               "      value: output.length < 1200\n" + extra),
+                              "calibration/support.verdicts.jsonl": record,
+                              SETTINGS_PATH: SETTINGS.replace("version: 1", "version: 2")}, "main: a check more")
+    head = pf.commit({CONFIG_PATH: HEAD_CONFIG}, "swap a check")
+    result = run_gated(pf, head, env_extra={"RUBRIC_GATE_MERGE_POLL_SECONDS": "0"})
+    assert result.code == 1, result.stdout + result.stderr
+    rubric = _rubric(result, CONFIG_PATH)
+    assert [(c["check"], c["decision"]) for c in rubric["report"]["changes"]] == [
+        ("uses-name", "rejected"), ("cites-policy", "rejected")]
+    assert not [f for f in result.report()["standard"] if f["blocking"]], result.report()["standard"]
+    merged = pf.git("merge-tree", "--write-tree", tip, head).split()[0]
+    landed = pf.git("show", f"{merged}:{CONFIG_PATH}")
+    assert "metric: greets" in landed and "metric: uses-name" in landed and "metric: cites-policy" not in landed
