@@ -24,8 +24,8 @@ from tests.action.harness import (
     commit_on_main,
     latest_check_run,
     rejected_run,
-    run_with_reader,
     run_gated,
+    run_with_reader,
     writer_override,
 )
 from tests.fakes.github import FakeGitHub, serve
