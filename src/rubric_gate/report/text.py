@@ -288,7 +288,7 @@ def render_judge_change_text(change: JudgeChange, console: Console) -> None:
         _hanging(console, "paired: ", line)
     _hanging(console, "decisions: ", parts.decisions_sentence(change))
     if change.judging:
-        _hanging(console, "old judge: ", str(change.judging.get("summary", "")))
+        _hanging(console, "compared only: ", str(change.judging.get("summary", "")))
     for d in change.decisions:
         if d.old != d.new:
             _hanging(console, "  differs: ", f"{d.change} {d.check}: {'accepted' if d.old else 'rejected'} with the "
