@@ -266,3 +266,18 @@ def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix
     assert "recorded" in words and "verdicts" in words and ".rubric-gate/preview/comment.md," in words
     _, _, piped = preview(scenario.git.path, "--base", "main", "--head", "pr")
     assert " ".join(piped.split()) == " ".join(err.split())  # the same words, whole lines when not a terminal
+
+
+def test_a_workflow_still_running_the_placeholder_action_is_warned_about_by_line(scenario: Scenario) -> None:
+    from rubric_gate.scaffold import workflow_template
+
+    workflow = workflow_template()  # what `init` writes before it is told your copy
+    line = next(i + 1 for i, text in enumerate(workflow.splitlines()) if "uses: OWNER/rubric-gate@v1" in text)
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow}, "init")
+    code, _, err = preview(scenario.git.path)
+    assert code == 0, err
+    warning = f"rubric-gate preview: warning: .github/workflows/rubric-gate.yml:{line} runs `OWNER/rubric-gate@v1`"
+    assert warning in err.replace("\n", " ") and "rubric-gate init --action you/rubric-gate@<commit" in err
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow_template("acme/rubric-gate@" + "a" * 40)})
+    code, _, err = preview(scenario.git.path)
+    assert code == 0 and "placeholder" not in err, err

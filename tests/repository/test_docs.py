@@ -57,5 +57,5 @@ def test_readme_starts_with_a_user_install_before_the_two_make_commands() -> Non
     # Not on PyPI: the README says so, and never offers an index install as if it were.
     assert "**not published** on PyPI" in readme and "uvx rubric-gate" not in readme
     assert "pipx install rubric-gate " not in readme and "pip install rubric-gate;" not in readme
-    assert install < readme.index("uses: OWNER/rubric-gate@REF") < readme.index("make example   #")
+    assert install < readme.index("rubric-gate init --action you/rubric-gate@<commit sha>") < readme.index("make example   #")
     assert "make example   # gate the bundled example" in readme and "make test      # ruff" in readme

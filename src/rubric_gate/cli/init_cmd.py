@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import click
@@ -11,7 +14,8 @@ import click
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.scaffold import next_steps, scaffold_files, write_new_files
-from rubric_gate.scaffold.plan import DEFAULT_ACTION
+from rubric_gate.scaffold.plan import DEFAULT_ACTION, WORKFLOW_PATH, check_action
+from rubric_gate.scaffold.uses import UsesRefused, UsesUpdate, names_placeholder, set_action
 
 
 def _git_root() -> Path:
@@ -29,25 +33,69 @@ def _default_name(root: Path) -> str:
 @click.command("init")
 @click.option("--name", help="Rubric name (file names and id). Default: the repository's directory name.")
 @click.option("--action", "action", default=DEFAULT_ACTION, show_default=True,
-              help="The action the workflow uses, OWNER/REPO@REF.")
+              help="Your copy of the action, OWNER/REPO@REF: written into the workflow, or set in the "
+                   "`uses:` line of the workflow init wrote before.")
 @handle_errors
 def init_command(name: str | None, action: str) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
-    Never overwrites a file: existing ones are skipped and listed.
+    Never overwrites a file: existing ones are skipped and listed. With --action, the `uses:`
+    line of an existing rubric-gate workflow's gate step is set to it (only that line).
     """
     root = _git_root()
     name = name or _default_name(root)
     try:
         files = scaffold_files(name, action)
+        if action != DEFAULT_ACTION:
+            check_action(action)
     except ValueError as exc:
-        raise InputError("--name", str(exc)) from None
+        option = "--name" if "rubric name" in str(exc) else "--action"
+        raise InputError(option, str(exc)) from None
+    workflow = root / WORKFLOW_PATH
+    update = _planned_update(workflow, action)  # refused before anything is written
     created, skipped = write_new_files(root, files)
+    if update is not None and update.changed:
+        _replace(workflow, update.text)
     for path in created:
         click.echo(f"created {path}")
     for path in skipped:
-        click.echo(f"skipped {path} (already exists, left unchanged)")
+        if path == WORKFLOW_PATH and update is not None and update.changed:
+            for line, before in zip(update.lines, update.before, strict=True):
+                click.echo(f"updated {path}:{line}: uses: {action} (was {before}); nothing else in it changed")
+        elif path == WORKFLOW_PATH and update is not None:
+            click.echo(f"skipped {path} (already exists and uses {action})")
+        else:
+            click.echo(f"skipped {path} (already exists, left unchanged)")
+    placeholder = workflow.is_file() and bool(names_placeholder(workflow.read_text(encoding="utf-8", errors="replace")))
     click.echo("\nNext steps:")
-    for number, step in enumerate(next_steps(name, action, created), start=1):
+    for number, step in enumerate(next_steps(name, action, created, placeholder), start=1):
         click.echo(f"  {number}. {step}")
     return EXIT_PASS
+
+
+def _planned_update(workflow: Path, action: str) -> UsesUpdate | None:
+    """The existing workflow with its rubric-gate step pointed at `action` (None: nothing to
+    update, no workflow yet or no action given). InputError naming the line when it cannot be."""
+    if action == DEFAULT_ACTION or not workflow.is_file():
+        return None
+    try:
+        text = workflow.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(WORKFLOW_PATH, f"cannot read the workflow to set its `uses:` ({exc})") from None
+    try:
+        return set_action(text, action)
+    except UsesRefused as refused:
+        raise InputError(WORKFLOW_PATH, f"{refused.message}; init changed nothing", refused.line) from None
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `text` over `path` whole or not at all (a temporary file renamed over it)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
