@@ -10,7 +10,7 @@ import numpy as np
 
 from rubric_gate.attribution import attribute
 from rubric_gate.gate.diff import Change, diff_rubrics
-from rubric_gate.gate.facts import DecidedFigures, Trade, decided_figures, trade
+from rubric_gate.gate.facts import DecidedFigures, Trade, accepted_reason, decided_figures, trade
 from rubric_gate.gate.rules import (
     RuleContext,
     Violation,
@@ -65,6 +65,7 @@ class Decision:
     # x 64 checks two matrices per decision held 250 MiB over 20 changes).
     decided: DecidedFigures | None = field(default=None, compare=False, repr=False)
     trade: Trade | None = field(default=None, compare=False, repr=False)  # a rejected change's
+    max_failures: int = field(default=0, compare=False, repr=False)  # the aggregation it was decided under
 
     @property
     def accepted(self) -> bool:
@@ -72,9 +73,11 @@ class Decision:
 
     @property
     def reason(self) -> str:
+        """Why, in the words every report uses: an accepted change's deciding figure, or each
+        rule's reason (each names its rule in words)."""
         if self.accepted:
-            return "accepted"
-        return "; ".join(v.reason for v in self.violations)  # each reason names its rule in words
+            return accepted_reason(self.change.kind, self.decided, self.max_failures)
+        return "; ".join(v.reason for v in self.violations)
 
 
 @dataclass
@@ -197,7 +200,7 @@ def run_gate(
         if options.min_stability is not None and options.stability is not None:
             rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
-        decisions.append(Decision(change, violations, decided_figures(ctx), trade(ctx) if violations else None))
+        decisions.append(Decision(change, violations, decided_figures(ctx), trade(ctx) if violations else None, k))
         if not violations:
             state, current = after, after_matrix
             if change.kind == "aggregation":
