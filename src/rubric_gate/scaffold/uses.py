@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import yaml
-
 from rubric_gate.scaffold.plan import DEFAULT_ACTION, uses_line
 
-# A step runs rubric-gate when its `uses:` names a repository called rubric-gate (any owner, any
+_ENDINGS = "\r\n"
+# A step runs rubric-gate when its `uses:` names a repository called rubric-gate (any owner and
 # ref, the placeholder included) or the repository of the action being set.
 _RUBRIC_GATE = re.compile(r"^[^/@\s]+/rubric-gate(/[^@\s]*)?@\S+$")
 _USES_LINE = re.compile(r"^(?P<lead>\s*(?:-\s+)?uses:\s*)(?P<quote>['\"]?)(?P<value>[^'\"\s#]+)(?P=quote)"
@@ -45,57 +44,31 @@ def _repository(action: str) -> str:
     return "/".join(action.split("@", 1)[0].split("/")[:2])
 
 
-def _gate_uses(text: str, action: str) -> list[str]:
-    """The `uses:` values of the steps that run rubric-gate, as YAML reads them."""
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UsesRefused(f"not valid YAML ({str(exc).splitlines()[0]})") from None
-    jobs = document.get("jobs") if isinstance(document, dict) else None
-    found = []
-    for job in jobs.values() if isinstance(jobs, dict) else []:
-        steps = job.get("steps") if isinstance(job, dict) else None
-        for step in steps if isinstance(steps, list) else []:
-            uses = step.get("uses") if isinstance(step, dict) else None
-            if not isinstance(uses, str):
-                continue
-            value = uses.strip()
-            if _RUBRIC_GATE.match(value) or _repository(value) == _repository(action) or \
-                    (value.startswith("./") and isinstance(step, dict) and step.get("id") == "gate"):
-                found.append(value)
-    return found
-
-
 def set_action(text: str, action: str) -> UsesUpdate:
     """`text` (a workflow) with every rubric-gate step's `uses:` line set to `action`; only those
-    lines change, each keeping its indentation. Raises UsesRefused naming the line to change when
-    the step cannot be told or its line cannot be rewritten (a flow mapping, `uses: ./`)."""
-    values = _gate_uses(text, action)
-    if not values:
-        raise UsesRefused("no step of this workflow uses rubric-gate (OWNER/rubric-gate@REF): "
-                          f"set `uses: {action}` in the step that runs it")
+    lines change, each keeping its indentation and line ending. Read line by line, as written (no
+    YAML round trip, which would drop comments). Raises UsesRefused naming the line to change when
+    the step runs the checkout's own action (`uses: ./`) or no `uses:` line names rubric-gate."""
     lines = text.splitlines(keepends=True)
+    found = [(i, m) for i, line in enumerate(lines) if (m := _USES_LINE.match(line.rstrip(_ENDINGS)))]
+    ours = [(i, m) for i, m in found if _RUBRIC_GATE.match(m["value"]) or _repository(m["value"]) == _repository(action)]
+    if not ours:
+        local = next(((i, m["value"]) for i, m in found if m["value"].startswith("./")), None)
+        if local is not None:
+            raise UsesRefused(f"`uses: {local[1]}` runs an action from this repository's own checkout: change it "
+                              f"to `uses: {action}` yourself if you mean to", local[0] + 1)
+        raise UsesRefused("no `uses:` line of this workflow names rubric-gate (OWNER/rubric-gate@REF): "
+                          f"set `uses: {action}` in the step that runs it")
+    out = list(lines)
     numbers: list[int] = []
     before: list[str] = []
-    out = list(lines)
-    for value in dict.fromkeys(values):
-        at = [i for i, line in enumerate(lines) if (m := _USES_LINE.match(line.rstrip("\r\n"))) and m["value"] == value]
-        if not at:
-            raise UsesRefused(f"the step that runs rubric-gate names `{value}` in a form init does not rewrite: "
-                              f"set it to `uses: {action}`")
-        for index in at:
-            if value.startswith("./"):
-                raise UsesRefused(f"`uses: {value}` runs the action from this repository's own checkout: "
-                                  f"change it to `uses: {action}` yourself if you mean to", index + 1)
-            if value == action:
-                continue
-            line = lines[index]
-            ending = line[len(line.rstrip("\r\n")):]
-            match = _USES_LINE.match(line.rstrip("\r\n"))
-            assert match is not None
-            out[index] = f"{match['lead']}{uses_line(action)}{ending}"
-            numbers.append(index + 1)
-            before.append(value)
+    for index, match in ours:
+        if match["value"] == action:
+            continue
+        line = lines[index]
+        out[index] = f"{match['lead']}{uses_line(action)}{line[len(line.rstrip(_ENDINGS)):]}"
+        numbers.append(index + 1)
+        before.append(match["value"])
     return UsesUpdate("".join(out), tuple(numbers), tuple(before))
 
 
