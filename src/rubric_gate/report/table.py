@@ -64,7 +64,8 @@ def change_lines(report: CheckReport) -> list[ChangeLine]:
     return [ChangeLine(
         change=c, check=c.check, kind=_change_kind(c), detail=c.detail if c.change in ("renamed", "aggregation") else "",
         decision="accepted" if c.accepted else "rejected", decision_notes=_decision_notes(c),
-        why=short_reason(c.reason) if not c.accepted else c.reason,  # one reason: the gate's words
+        why=c.reason if c.accepted else  # one reason: the gate's words
+        f"held, on this PR's own evidence: {short_reason(c.reason)}" if report.held(c) else short_reason(c.reason),
     ) for c in report.changes]
 
 

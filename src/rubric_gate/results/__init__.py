@@ -2,7 +2,14 @@
 how far a panel's verdicts can be trusted. Built by the pipeline from the pure layers
 (attribution, gate, reliability, comparison); rendered by report/, read by the action."""
 
-from rubric_gate.results.model import ChangeRow, CheckReport, CheckRow, RubricSummary
+from rubric_gate.results.model import (
+    ChangeRow,
+    CheckReport,
+    CheckRow,
+    HeldChange,
+    RubricSummary,
+    Withheld,
+)
 from rubric_gate.results.reliability import (
     ChangeReliability,
     CheckReliability,
@@ -18,9 +25,11 @@ __all__ = [
     "CheckReliability",
     "CheckReport",
     "CheckRow",
+    "HeldChange",
     "JudgeAgreement",
     "ParaphraseStability",
     "ReliabilityReport",
     "RubricSummary",
     "SampleStability",
+    "Withheld",
 ]
