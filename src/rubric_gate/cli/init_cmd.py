@@ -35,14 +35,18 @@ def _default_name(root: Path) -> str:
 @click.option("--action", "action", default=DEFAULT_ACTION, show_default=True,
               help="Your copy of the action, OWNER/REPO@REF: written into the workflow, or set in the "
                    "`uses:` line of the workflow init wrote before.")
+@click.option("--from", "source", nargs=2, metavar="promptfoo PATH",
+              help="Gate an existing promptfoo config in place: its llm-rubric assertions are the checks.")
 @handle_errors
-def init_command(name: str | None, action: str) -> int:
+def init_command(name: str | None, action: str, source: tuple[str, str] | None = None) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed. With --action, the `uses:`
     line of an existing rubric-gate workflow's gate step is set to it (only that line).
     """
     root = _git_root()
+    if source is not None:
+        return _init_from_promptfoo(root, source, name, action)
     name = name or _default_name(root)
     try:
         files = scaffold_files(name, action)
@@ -56,16 +60,7 @@ def init_command(name: str | None, action: str) -> int:
     created, skipped = write_new_files(root, files)
     if update is not None and update.changed:
         _replace(workflow, update.text)
-    for path in created:
-        click.echo(f"created {path}")
-    for path in skipped:
-        if path == WORKFLOW_PATH and update is not None and update.changed:
-            for line, before in zip(update.lines, update.before, strict=True):
-                click.echo(f"updated {path}:{line}: uses: {action} (was {before}); nothing else in it changed")
-        elif path == WORKFLOW_PATH and update is not None:
-            click.echo(f"skipped {path} (already exists and uses {action})")
-        else:
-            click.echo(f"skipped {path} (already exists, left unchanged)")
+    _list(created, skipped, update, action)
     placeholder = workflow.is_file() and bool(names_placeholder(workflow.read_text(encoding="utf-8", errors="replace")))
     click.echo("\nNext steps:")
     for number, step in enumerate(next_steps(name, action, created, placeholder), start=1):
@@ -99,3 +94,67 @@ def _replace(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _list(created: list[str], skipped: list[str], update: UsesUpdate | None = None, action: str = "") -> None:
+    for path in created:
+        click.echo(f"created {path}")
+    for path in skipped:
+        if path == WORKFLOW_PATH and update is not None and update.changed:
+            for line, before in zip(update.lines, update.before, strict=True):
+                click.echo(f"updated {path}:{line}: uses: {action} (was {before}); nothing else in it changed")
+        elif path == WORKFLOW_PATH and update is not None:
+            click.echo(f"skipped {path} (already exists and uses {action})")
+        else:
+            click.echo(f"skipped {path} (already exists, left unchanged)")
+
+
+def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, action: str) -> int:
+    from rubric_gate.rubric.mapping import MAPPING_FILE
+    from rubric_gate.rubric.promptfoo import looks_like_promptfoo, read_checklist
+    from rubric_gate.scaffold.plan import NAME_PATTERN
+    from rubric_gate.scaffold.promptfoo import default_name, promptfoo_files, settings_entry
+    from rubric_gate.sources import load_located_yaml, read_source
+
+    kind, given = source
+    if kind != "promptfoo":
+        raise InputError("--from", f"unknown source {kind!r}: the one known is `promptfoo PATH`")
+    path = Path(given).resolve()
+    if not path.is_relative_to(root.resolve()):
+        raise InputError(given, f"not inside this repository ({root})")
+    config = path.relative_to(root.resolve()).as_posix()
+    text = read_source(path).text
+    located = load_located_yaml(text, given)
+    if not looks_like_promptfoo(located.data):
+        raise InputError(given, "not a promptfoo config (no prompts, providers, tests or defaultTest)", 1)
+    checklist = read_checklist(located, given)
+    if not checklist.assertions:
+        raise InputError(given, "no llm-rubric assertion to gate (defaultTest and the inline tests carry none)", 1)
+    name = name or default_name(config)
+    if not NAME_PATTERN.match(name):
+        raise InputError("--name", f"rubric name '{name}' must use letters, digits, '_', '.', '-'")
+    files, items, with_output = promptfoo_files(config, name, located, checklist, action)
+    created, skipped = write_new_files(root, files)
+    _list(created, skipped)
+    count = len(checklist.assertions)
+    click.echo(f"\n{config}: {count} llm-rubric assertion{'s' * (count != 1)} gated as checks "
+               f"({', '.join(a.id for a in checklist.assertions)}); not gated: "
+               + (", ".join(n.describe() for n in checklist.not_gated) or "nothing else"))
+    steps = []
+    if MAPPING_FILE in skipped:
+        steps.append(f"{MAPPING_FILE} exists: add this entry under its `promptfoo:` section:\n"
+                     + settings_entry(config, name, checklist).split("\n", 1)[1].rstrip())
+    steps.append(f"calibration/{name}.jsonl has {items} item{'s' * (items != 1)} from the config's tests "
+                 f"({with_output} with an output): record each output and label it pass or fail; add more "
+                 "(30-50 correct and 30-50 flawed outputs)")
+    steps.append(f"Record verdicts: rubric-gate judge --rubric {config} --verdicts calibration/{name}.verdicts.jsonl "
+                 "--judge PROVIDER:MODEL; rubric-gate lint " + config + " lists what is missing.")
+    steps.append(f"For the pre-commit hooks, add `{config}` to their `files:` pattern in .pre-commit-config.yaml.")
+    steps.append(("Point the workflow at your copy of the action (fork this repository, then rubric-gate init "
+                  "--action you/rubric-gate@<commit sha>), commit" if action == DEFAULT_ACTION else "Commit")
+                 + ", push, and require the rubric-gate check; then edit the config on a branch and run "
+                 "rubric-gate preview --base main.")
+    click.echo("\nNext steps:")
+    for number, step in enumerate(steps, start=1):
+        click.echo(f"  {number}. {step}")
+    return EXIT_PASS

@@ -40,6 +40,8 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
      "as additions (origin: label, so frozen)."),
     ("discover", "rubric_gate.cli.discover_cmd:discover_command",
      "Discover a rubric from preference pairs and write it to OUT (origin: generated)."),
+    ("export", "rubric_gate.cli.export_cmd:export_command",
+     "Write RUBRIC's checks for another eval tool, on stdout."),
     ("history", "rubric_gate.cli.history_cmd:history_command",
      "Score every committed revision of RUBRIC (following renames) and replay the gate step by step."),
 )
