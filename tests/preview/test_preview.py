@@ -18,7 +18,19 @@ from unittest import mock
 
 import pytest
 
-from tests.action.harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
+from tests.action.harness import (
+    CALIBRATION,
+    FAILS,
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    calibration_jsonl,
+    commit_on_main,
+    rubric_yaml,
+    verdicts_jsonl,
+)
 from tests.support import gfm
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: any connection attempt fails
@@ -161,8 +173,6 @@ def test_the_console_script_runs_it(scenario: Scenario) -> None:
 
 
 def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scenario: Scenario) -> None:
-    from tests.action.harness import FAILS, LABELS
-
     new_text = {"F": "Is the threat model attached?"}
     truth = {**FAILS, "R4": FAILS["R4"] | {"F"}}  # the judge: F fails a correct item
 
@@ -207,7 +217,6 @@ def _html(scenario: Scenario) -> gfm.Element:
 def test_the_html_report_fails_with_the_run_when_the_labels_fail_it(scenario: Scenario) -> None:
     # Found in the newcomer pass: the rubric's own edit passed, a relabeled item failed the run,
     # and report.html still said "rubric-gate: PASS".
-    from tests.action.harness import CALIBRATION, LABELS, calibration_jsonl
 
     scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"]), CALIBRATION: calibration_jsonl({**LABELS, "R4": "fail"})},
                         "delete D, relabel R4")
@@ -238,11 +247,10 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
     """main and the PR each define the YAML anchor `&tb`: both load, and git merges them cleanly
     into a rubric that does not (a duplicate anchor). The preview gates the same merge as the
     action (`gate_changes`), so it fails there too, naming the file."""
-    from tests.action.test_integrity import _on_main
 
     base_text = rubric_yaml(["A", "B", "C", "D"])
     tb = f"  text: {TEXTS['B']}\n"
-    _on_main(scenario, {RUBRIC: base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n")
+    commit_on_main(scenario, {RUBRIC: base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n")
                         + "- id: Z\n  text: *tb\n  origin: label\n"}, "main: Z, B's text by alias")
     lenient = "Is the design written in English?"
     scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),

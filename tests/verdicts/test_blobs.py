@@ -168,7 +168,7 @@ def test_a_blob_edited_in_the_middle_is_parsed_in_full() -> None:
 
 
 def test_git_reader_gives_blob_ids(tmp_path: Path) -> None:
-    from rubric_gate.action.sources import GitReader
+    from rubric_gate.action.commits.sources import GitReader
 
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()

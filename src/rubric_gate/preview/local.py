@@ -16,18 +16,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rubric_gate.action.cache import VerdictCache
-from rubric_gate.action.changed import changed_via_git, merge_base_via_git
+from rubric_gate.action.cache.verdict_cache import VerdictCache
+from rubric_gate.action.commits.changed import changed_via_git, merge_base_via_git
+from rubric_gate.action.commits.sources import GitReader
+from rubric_gate.action.commits.workspace import tracked_under
 from rubric_gate.action.config import load_config
 from rubric_gate.action.decide import exit_code, run_decision
 from rubric_gate.action.event import PullRequest
-from rubric_gate.action.gating import gate_changes
-from rubric_gate.action.judging import SECRET_VARIABLES
-from rubric_gate.action.outputs import command, commands_to
-from rubric_gate.action.publish import write_report
+from rubric_gate.action.gating.judging import SECRET_VARIABLES
+from rubric_gate.action.gating.pull_request import gate_changes
+from rubric_gate.action.github.outputs import command, commands_to
+from rubric_gate.action.github.publish import write_report
 from rubric_gate.action.render import RunSummary, fit, render_body
-from rubric_gate.action.sources import GitReader
-from rubric_gate.action.workspace import tracked_under
 from rubric_gate.errors import InputError
 from rubric_gate.preview.workflow import placeholder_uses, workflow_inputs
 from rubric_gate.report.terminal import strip_controls

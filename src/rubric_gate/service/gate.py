@@ -12,24 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from rubric_gate.boundary import catches_withheld
-from rubric_gate.calibration import CalibrationSet
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.gate.rules import RuleContext, Violation
 from rubric_gate.results import ChangeRow, CheckReport, HeldChange, Withheld
 from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, run_check
-from rubric_gate.verdicts import Verdict, VerdictColumn, VerdictStore
-
-
-@dataclass(frozen=True)
-class Untrusted:
-    """Verdicts nobody vouches for (a PR's own), merged into the lookup's store, and the
-    trusted store they were merged into: they may reject a change, never excuse one."""
-
-    verdicts: tuple[Verdict, ...]
-    trusted: VerdictStore
-    calibration: CalibrationSet
+from rubric_gate.trust import Untrusted, catches_withheld
+from rubric_gate.verdicts import VerdictColumn, VerdictStore
 
 
 def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup | Any, options: GateOptions, *,

@@ -16,8 +16,9 @@ from rubric_gate.gate import GateOptions
 from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument
 from rubric_gate.scoring import VerdictLookup
-from rubric_gate.service.gate import Untrusted, gate_edit
+from rubric_gate.service.gate import gate_edit
 from rubric_gate.service.request import CallBudget, GateRequest
+from rubric_gate.trust import Untrusted
 from rubric_gate.verdicts import VerdictStore
 
 
