@@ -24,6 +24,11 @@ class Kind(StrEnum):
     RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
     RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
     RUBRIC_ID_SHARED = "rubric.id_shared"  # two rubric files with one `id`
+    # A trusted rubric under the globs whose `calibration` and `verdicts` cannot be read: it
+    # vouches for nothing, and which files it reads is unknown, so every file the PR changes
+    # (outside the globs) may be its calibration set or verdict file.
+    RUBRIC_UNREADABLE = "rubric.unreadable"
+    FILE_MAYBE_IN_USE = "rubric.unreadable_reference"
     # A calibration set a rubric of the trusted snapshot reads.
     CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
     CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
@@ -61,6 +66,8 @@ KIND_RULES: dict[str, str] = {
     Kind.RUBRIC_REMOVED: "gate",
     Kind.RUBRIC_MOVED: "allowed",
     Kind.RUBRIC_ID_SHARED: "override",
+    Kind.RUBRIC_UNREADABLE: "allowed",  # said in every comment until it is fixed (its fix needs the override)
+    Kind.FILE_MAYBE_IN_USE: "override",
     Kind.CALIBRATION_CREATED: "override",
     Kind.CALIBRATION_UNREADABLE: "override",
     Kind.CALIBRATION_DELETED: "override",
