@@ -206,6 +206,8 @@ def _differences(root: Path, skipped: list[str], configured: str, judges: tuple[
         notes.append(f"the workflow sets {', '.join(skipped)} by an expression only a runner evaluates: "
                      "the action's default was used")
     notes.append("no override label is read (the action honours one applied on GitHub by a writer)")
+    notes.append("no approval is read: the PR's own recorded verdicts are held as on GitHub before someone with "
+                 "write access approves the PR's head")
     dirty = _uncommitted(root)
     if dirty and head_ref == "HEAD":
         shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")
