@@ -98,7 +98,7 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
         return warm_cache(config, env)
     if config.event_name not in GATED_EVENTS:
         return nothing_to_do(config, f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event",
-                             EXIT_PASS)
+                             EXIT_PASS, skipped=True)
     pr, unchanged = gate_target(config.event_name, load_event(config.event_path), str(config.event_path),
                                 config.override_label)
     if unchanged and config.token:
