@@ -52,6 +52,7 @@ class Approval:
     granted: bool
     text: str
     approvers: tuple[str, ...] = ()  # the writers whose approval of this head counts
+    refused: bool = False  # some approval was read and did not count (or none could be read): `text` says why
 
 
 def standing(reviews: Iterable[Review]) -> dict[str, Review]:
@@ -103,5 +104,5 @@ def approval(reviews: Iterable[Review], head: str, author: str | None,
         shown = ", ".join(f"@{login} ({permission} access)" for login, permission in writers)
         return Approval(True, f"approved at this head {head[:7]} by {shown}", tuple(login for login, _ in writers))
     if refused:
-        return Approval(False, "no approval counts: " + "; ".join(refused))
+        return Approval(False, "no approval counts: " + "; ".join(refused), refused=True)
     return Approval(False, f"no one with write access has approved this head {head[:7]}")

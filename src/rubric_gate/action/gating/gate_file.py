@@ -408,7 +408,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
             note = " and ".join(part for part in (
                 f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",
                 _unweighed_shown(unweighed, head) if unweighed else "") if part) + ": no judge could re-check them here"
-            pending = f" ({asked.text})" if asked is not None else ""
+            pending = f" ({asked.text})" if asked is not None and asked.refused else ""  # why one did not count
             if vouched is not None:
                 notes.append(note + ", and a writer's approval vouches for them, so they count as recorded"
                              + (" in place of the configured judge, which could not run" if s.judge_unavailable else "")

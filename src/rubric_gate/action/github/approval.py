@@ -50,7 +50,7 @@ def check_approval(repo: Repository, pr: PullRequest) -> Approval | None:
         return approval(reviews, pr.head_sha, author, repo.get_collaborator_permission)
     except GithubException as exc:
         return Approval(False, f"the PR's reviews, or its approvers' permissions, could not be read ({describe(exc)}), "
-                        "so no approval counts")
+                        "so no approval counts", refused=True)
 
 
 def approval_reader(repo: Repository, pr: PullRequest) -> Callable[[], Approval | None]:
