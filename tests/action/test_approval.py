@@ -27,6 +27,7 @@ from tests.action.harness import (
     Scenario,
     apply_label,
     calibration_jsonl,
+    merge_pr,
     rubric_yaml,
     verdicts_jsonl,
 )
@@ -316,3 +317,19 @@ def test_check_and_preview_agree_or_check_says_why_not(scenario: Scenario) -> No
         in check.stderr
     preview = rubric_gate(scenario.git.path, "preview", "--base", "main")
     assert preview.returncode == 1 and "Held until a writer approves" in preview.stdout
+
+
+def test_verdicts_landed_first_in_their_own_pr_count_once_the_rewording_is_approved(scenario: Scenario) -> None:
+    """The notes' other way: land the new text's verdicts first, then reword. Recorded while no
+    check had the text, no gate weighed them: the rewording's PR is where they are weighed, as its
+    own, and where a writer's approval vouches for them."""
+    scenario.fake.permissions.update(WRITERS)
+    fails = {item: checks | ({"N"} if "A" in checks else set()) for item, checks in FAILS.items()}
+    first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": NEW}, fails)}, "verdicts first")
+    assert scenario.run(first).code == 0  # answers for a text no check has: recorded, weighed by nobody yet
+    merge_pr(scenario)
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": NEW})}, "then reword A")
+    held = scenario.run(head)
+    assert held.code == 1 and _held(held) == [("A", "modified")], held.summary
+    assert "recorded before any check had their text" in _said(held)
+    assert _approve(scenario, head).code == 0
