@@ -53,9 +53,18 @@ def test_the_examples_render_as_the_comment_does() -> None:
 
 def test_readme_starts_with_a_user_install_before_the_two_make_commands() -> None:
     readme = (ROOT / "README.md").read_text()
-    install = readme.index("pipx install ./rubric-gate")
-    # Not on PyPI: the README says so, and never offers an index install as if it were.
-    assert "**not published** on PyPI" in readme and "uvx rubric-gate" not in readme
-    assert "pipx install rubric-gate " not in readme and "pip install rubric-gate;" not in readme
-    assert install < readme.index("rubric-gate init --action you/rubric-gate@<commit sha>") < readme.index("make example   #")
+    install = readme.index("## Install")
+    # The index install comes first, and says honestly that it works from the first release on,
+    # with the clone and git installs for until then.
+    assert readme.index("pipx install rubric-gate ", install) < readme.index("uvx rubric-gate", install)
+    unreleased = "**no version has been released yet**"
+    released = re.search(r"^## \[\d+\.\d+\.\d+\] - ", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert (unreleased in readme) is (released is None), "say 'not released yet' until the first release, not after"
+    if not released:
+        assert readme.index("uvx rubric-gate", install) < readme.index(unreleased) < readme.index("pipx install ./rubric-gate")
+    assert readme.index("pipx install ./rubric-gate") < readme.index("uses: OWNER/rubric-gate@REF")
+    assert readme.index("uses: OWNER/rubric-gate@REF") < readme.index("make example   #")
+    # How to make your copy, and point the workflow at it (issue 31).
+    assert readme.index("pipx install ./rubric-gate") < readme.index(
+        "rubric-gate init --action you/rubric-gate@<commit sha>") < readme.index("make example   #")
     assert "make example   # gate the bundled example" in readme and "make test      # ruff" in readme

@@ -1,5 +1,6 @@
-"""The workflows users run or copy: zizmor (offline, default persona) and actionlint report
-nothing, every action is pinned by the commit of a node24 release, and the lint can fail."""
+"""The workflows users run or copy: zizmor (offline, its pedantic persona, and its auditor persona
+on what `init` writes) and actionlint report nothing, every action is pinned by the commit of a
+node24 release, and the lint can fail."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ FIRST_NODE24_MAJOR = {
     "actions/upload-artifact": 6, "actions/download-artifact": 7, "actions/github-script": 8,
     "docker/setup-qemu-action": 4, "docker/setup-buildx-action": 4, "docker/login-action": 4,
     "docker/metadata-action": 6, "docker/build-push-action": 7,
+    "pypa/gh-action-pypi-publish": 1,  # a Docker container action: no Node.js runtime to retire
 }
 
 
@@ -59,9 +61,9 @@ def copied_workflows(tmp_path: Path) -> Path:
     return target
 
 
-def _zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", *map(str, paths)],
-                          capture_output=True, text=True, check=False)
+def _zizmor(*paths: Path, persona: str = "pedantic") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--persona", persona, "--format", "plain",
+                           *map(str, paths)], capture_output=True, text=True, check=False)
 
 
 def _actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
@@ -84,6 +86,21 @@ def test_zizmor_finds_nothing_in_what_users_copy(copied_workflows: Path) -> None
     proc = _zizmor(copied_workflows)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "No findings to report" in proc.stdout
+
+
+def test_zizmor_auditor_finds_nothing_in_what_init_writes(tmp_path: Path) -> None:
+    """The auditor persona's `secrets-outside-env`: the judge's key is read in an environment."""
+    target = tmp_path / ".github" / "workflows"
+    target.mkdir(parents=True)
+    (target / "rubric-gate.yml").write_text(workflow_template("acme/rubric-gate@" + "a" * 40))
+    (target / "rubric-gate-comment.yml").write_text(
+        (ROOT / "src/rubric_gate/scaffold/files/rubric-gate-comment.yml").read_text())
+    proc = _zizmor(target, persona="auditor")
+    assert proc.returncode == 0 and "No findings to report" in proc.stdout, proc.stdout + proc.stderr
+    assert yaml.safe_load(workflow_template())["jobs"]["gate"]["environment"] == "rubric-gate"
+    without = workflow_template().replace("    environment: rubric-gate\n", "")
+    (target / "rubric-gate.yml").write_text(without)
+    assert "secrets-outside-env" in _zizmor(target, persona="auditor").stdout  # the finding it closes
 
 
 def test_actionlint_finds_nothing(copied_workflows: Path) -> None:
