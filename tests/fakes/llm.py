@@ -53,6 +53,9 @@ class FakeLLM:
     rules: dict[str, str] = field(default_factory=dict)  # check-text marker -> behaviour
     # Judges that disagree: model name -> check keywords whose answer that model inverts.
     contrary: dict[str, set[str]] = field(default_factory=dict)
+    # Judges that disagree on known pairs: model name -> (check keyword, item output) pairs whose
+    # yes/no answer that model inverts (a judge change, or a judge drifting, pair by pair).
+    flips: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     # Unstable pairs: (check keyword, item output) -> answers given on successive calls, cycling.
     sequences: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     sequence_calls: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -152,7 +155,7 @@ class FakeLLM:
                 count = self.sequence_calls.get(key, 0)
                 self.sequence_calls[key] = count + 1
             decided = {"answer": sequence[count % len(sequence)], "quote": ""}
-        if word in self.contrary.get(model, ()):
+        if word in self.contrary.get(model, ()) or (word, output) in self.flips.get(model, ()):
             decided = {"answer": "no" if decided["answer"] == "yes" else "yes", "quote": ""}
         return decided
 

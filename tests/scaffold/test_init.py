@@ -212,3 +212,34 @@ def test_init_refuses_an_action_that_is_not_owner_repo_at_ref(empty_repo: Path, 
     code, _, err = run_cli(capsys, "init", "--action", action)
     assert code == 2 and "--action" in err and "OWNER/REPO@REF" in err
     assert not (empty_repo / ".github").exists()
+
+
+def test_init_drift_writes_the_weekly_drift_workflow(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    drift = ".github/workflows/rubric-gate-drift.yml"
+    code, out, _ = run_cli(capsys, "init", "--action", "acme/rubric-gate@v3", "--drift")
+    assert code == 0 and f"created {drift}" in out
+    workflow = yaml.safe_load((empty_repo / drift).read_text())
+    steps = workflow["jobs"]["drift"]["steps"]
+    assert "git+https://github.com/acme/rubric-gate@v3" in steps[2]["run"]
+    assert "rubric-gate drift rubrics/**/*.y*ml --sample 200" in steps[3]["run"]
+    assert workflow[True]["schedule"] == [{"cron": "23 5 * * 1"}]  # weekly
+    assert "asks each rubric's `judge` again every week" in out
+    shutil.rmtree(empty_repo / ".github")
+    code, out, _ = run_cli(capsys, "init")  # without --drift: no drift workflow
+    assert code == 0 and not (empty_repo / drift).exists() and "drift" not in out
+
+
+def test_init_action_points_the_drift_workflow_it_wrote_at_your_copy_too(empty_repo: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init", "--drift")
+    drift = empty_repo / ".github/workflows/rubric-gate-drift.yml"
+    before = drift.read_text().splitlines()
+    code, out, _ = run_cli(capsys, "init", "--action", PINNED)
+    assert code == 0, out
+    after = drift.read_text().splitlines()
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    repository, _, ref = PINNED.partition("@")
+    assert changed == [(before[i], before[i].replace("git+https://github.com/OWNER/rubric-gate@v1",
+                                                     f"git+https://github.com/{repository}@{ref}"))
+                       for i, line in enumerate(before) if "OWNER/rubric-gate@v1" in line]
+    assert len(changed) == 1 and "updated .github/workflows/rubric-gate-drift.yml:" in out

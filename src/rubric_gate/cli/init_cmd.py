@@ -14,8 +14,19 @@ import click
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.scaffold import next_steps, scaffold_files, write_new_files
-from rubric_gate.scaffold.plan import DEFAULT_ACTION, WORKFLOW_PATH, check_action
-from rubric_gate.scaffold.uses import UsesRefused, UsesUpdate, names_placeholder, set_action
+from rubric_gate.scaffold.plan import (
+    DEFAULT_ACTION,
+    DRIFT_WORKFLOW_PATH,
+    WORKFLOW_PATH,
+    check_action,
+)
+from rubric_gate.scaffold.uses import (
+    UsesRefused,
+    UsesUpdate,
+    names_placeholder,
+    set_action,
+    set_install,
+)
 
 
 def _git_root() -> Path:
@@ -37,8 +48,10 @@ def _default_name(root: Path) -> str:
                    "`uses:` line of the workflow init wrote before.")
 @click.option("--from", "source", nargs=2, metavar="promptfoo PATH",
               help="Gate an existing promptfoo config in place: its llm-rubric assertions are the checks.")
+@click.option("--drift", is_flag=True, help="Also write .github/workflows/rubric-gate-drift.yml: each rubric's judge "
+                                            "asked again weekly on a sample of its stored verdicts (`rubric-gate drift`).")
 @handle_errors
-def init_command(name: str | None, action: str, source: tuple[str, str] | None = None) -> int:
+def init_command(name: str | None, action: str, source: tuple[str, str] | None = None, drift: bool = False) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed. With --action, the `uses:`
@@ -49,7 +62,7 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
         return _init_from_promptfoo(root, source, name, action)
     name = name or _default_name(root)
     try:
-        files = scaffold_files(name, action)
+        files = scaffold_files(name, action, drift=drift)
         if action != DEFAULT_ACTION:
             check_action(action)
     except ValueError as exc:
@@ -57,10 +70,17 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
         raise InputError(option, str(exc)) from None
     workflow = root / WORKFLOW_PATH
     update = _planned_update(workflow, action)  # refused before anything is written
+    drift_workflow = root / DRIFT_WORKFLOW_PATH
+    drift_update = _planned_install(drift_workflow, action)
     created, skipped = write_new_files(root, files)
     if update is not None and update.changed:
         _replace(workflow, update.text)
+    if drift_update is not None and drift_update.changed and DRIFT_WORKFLOW_PATH not in created:
+        _replace(drift_workflow, drift_update.text)
     _list(created, skipped, update, action)
+    if drift_update is not None and DRIFT_WORKFLOW_PATH not in created:
+        for line, before in zip(drift_update.lines, drift_update.before, strict=True):
+            click.echo(f"updated {DRIFT_WORKFLOW_PATH}:{line}: installs rubric-gate from {action} (was {before})")
     placeholder = workflow.is_file() and bool(names_placeholder(workflow.read_text(encoding="utf-8", errors="replace")))
     click.echo("\nNext steps:")
     for number, step in enumerate(next_steps(name, action, created, placeholder), start=1):
@@ -81,6 +101,17 @@ def _planned_update(workflow: Path, action: str) -> UsesUpdate | None:
         return set_action(text, action)
     except UsesRefused as refused:
         raise InputError(WORKFLOW_PATH, f"{refused.message}; init changed nothing", refused.line) from None
+
+
+def _planned_install(workflow: Path, action: str) -> UsesUpdate | None:
+    """The drift workflow (when there is one) installing rubric-gate from `action`'s repository
+    and ref; a drift workflow that installs it otherwise is left as it is."""
+    if action == DEFAULT_ACTION or not workflow.is_file():
+        return None
+    try:
+        return set_install(workflow.read_bytes().decode("utf-8"), action)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(DRIFT_WORKFLOW_PATH, f"cannot read the workflow to set what it installs ({exc})") from None
 
 
 def _replace(path: Path, text: str) -> None:

@@ -98,7 +98,7 @@ class PairedComparison:
             "delta": None if self.delta is None else round(self.delta, 4),
             "ci95": None if self.ci95 is None else [round(self.ci95[0], 4), round(self.ci95[1], 4)],
             "discordant": [self.gained, self.lost],
-            "p_value": None if self.p_value is None else round(self.p_value, 6),
+            "p_value": self.p_value,  # full precision: 1e-9 is not 0
         }
 
 

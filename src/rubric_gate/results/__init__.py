@@ -2,6 +2,14 @@
 how far a panel's verdicts can be trusted. Built by the pipeline from the pure layers
 (attribution, gate, reliability, comparison); rendered by report/, read by the action."""
 
+from rubric_gate.results.judge_change import (
+    CheckAgreement,
+    DecisionPair,
+    Flips,
+    JudgeChange,
+    UnderJudge,
+    judges_label,
+)
 from rubric_gate.results.model import (
     ChangeRow,
     CheckReport,
@@ -22,14 +30,20 @@ from rubric_gate.results.reliability import (
 __all__ = [
     "ChangeReliability",
     "ChangeRow",
+    "CheckAgreement",
     "CheckReliability",
     "CheckReport",
     "CheckRow",
+    "DecisionPair",
+    "Flips",
     "HeldChange",
     "JudgeAgreement",
+    "JudgeChange",
     "ParaphraseStability",
     "ReliabilityReport",
     "RubricSummary",
     "SampleStability",
+    "UnderJudge",
     "Withheld",
+    "judges_label",
 ]

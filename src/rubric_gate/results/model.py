@@ -10,6 +10,7 @@ from rubric_gate.attribution import Rates
 from rubric_gate.comparison import PairedComparison
 from rubric_gate.gate.facts import DecidedFigures, Trade
 from rubric_gate.reliability import LabelAgreement
+from rubric_gate.results.judge_change import JudgeChange
 from rubric_gate.results.reliability import ChangeReliability, CheckReliability, ReliabilityReport
 
 
@@ -176,6 +177,7 @@ class CheckReport:
     # The PR's own verdicts the decision did not rely on, when that changed a decision (every
     # figure above is computed on all records; only the decisions withhold their catches).
     withheld: Withheld | None = None
+    judge_change: JudgeChange | None = None  # when the judge changed: both judges compared (rule J)
 
     def held(self, change: ChangeRow) -> HeldChange | None:
         """The change's entry in `withheld`, when the PR's own evidence is all that rejects it."""
@@ -212,4 +214,5 @@ class CheckReport:
             "comparisons": [c.to_dict() for c in self.comparisons],
             "run_failures": self.run_failures,
             "withheld": None if self.withheld is None else self.withheld.to_dict(),
+            **({"judge_change": self.judge_change.to_dict()} if self.judge_change is not None else {}),
         }

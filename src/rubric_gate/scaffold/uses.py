@@ -72,7 +72,31 @@ def set_action(text: str, action: str) -> UsesUpdate:
     return UsesUpdate("".join(out), tuple(numbers), tuple(before))
 
 
+# The drift workflow installs rubric-gate from the action's repository and ref (`init --drift`).
+_GIT_INSTALL = re.compile(r"git\+https://github\.com/(?P<value>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+@[A-Za-z0-9._/-]+)")
+
+
+def set_install(text: str, action: str) -> UsesUpdate:
+    """`text` (the drift workflow) with each `git+https://github.com/OWNER/REPO@REF` of rubric-gate
+    (or of the action's repository) pointing at `action`'s repository and ref; nothing else changes.
+    Unchanged when no such line exists (a drift workflow that installs rubric-gate otherwise)."""
+    repository, _, ref = action.partition("@")
+    lines = text.splitlines(keepends=True)
+    numbers: list[int] = []
+    before: list[str] = []
+    for index, line in enumerate(lines):
+        for match in _GIT_INSTALL.finditer(line):
+            value = match["value"]
+            if value != action and (_RUBRIC_GATE.match(value) or _repository(value) == repository):
+                lines[index] = lines[index].replace(match.group(0), f"git+https://github.com/{repository}@{ref}")
+                numbers.append(index + 1)
+                before.append(value)
+    return UsesUpdate("".join(lines), tuple(numbers), tuple(before))
+
+
 def names_placeholder(text: str) -> list[int]:
-    """1-based numbers of the lines whose `uses:` still names the placeholder action."""
+    """1-based numbers of the lines that still name the placeholder action (a `uses:`, or the
+    drift workflow's install from git)."""
     return [i + 1 for i, line in enumerate(text.splitlines())
-            if (m := _USES_LINE.match(line)) and m["value"] == DEFAULT_ACTION]
+            if ((m := _USES_LINE.match(line)) and m["value"] == DEFAULT_ACTION)
+            or any(g["value"] == DEFAULT_ACTION for g in _GIT_INSTALL.finditer(line))]

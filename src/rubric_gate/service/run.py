@@ -108,27 +108,98 @@ def run_gate_request(base: RubricDocument, head: RubricDocument, calibration: Ca
                      request: GateRequest, budget: CallBudget, *, audit_store: Callable[[], Any],
                      untrusted: Untrusted | None = None, options: GateOptions | None = None,
                      audit_report: Any = None, repairs: bool = True, notes: list[str] | None = None) -> GateRun:
-    """Judge, audit, gate and repair `base` -> `head`.
+    """Judge, audit, gate and repair `base` -> `head`; with `request.judge_change`, gate the judge
+    change too (rule J: both judges on the calibration set, compared).
 
     `options` given: the edit was audited already (the same PR gated again onto the base tip),
     so the audit is not repeated. `notes` collects what the report should say about the evidence.
     """
     notices: list[str] = []
-    judged = judge_for_gate([base, head], calibration, store, request, budget)
+    sides = judge_sides([base, head], calibration, store, request, budget)
+    judged = sides[tuple(request.judges)]
     if options is None:
         options, audit_report = audit_options(base, head, request, audit_store, notices)
-    if judged.lookup is None:
-        return GateRun(None, judged, options, audit_report, notices=notices)
+    if any(side.lookup is None for side in sides.values()):
+        return GateRun(None, _pending(judged, [s for k, s in sides.items() if k != tuple(request.judges)]), options,
+                       audit_report, notices=notices)
     min_stability = request.min_stability if request.measures_reliability else None
     report, options = gate_edit(base, head, judged.lookup, options, min_stability=min_stability, untrusted=untrusted,
                                 notes=notes)
     if request.min_stability is not None and request.samples == 1 and not request.paraphrases:
         report.notes.append("The minimum stability had nothing to measure: judge 3 samples or 3 paraphrases.")
     report.judging = judged.judging
+    if request.judge_change is not None:
+        _gate_judge_change(report, base, head, sides, request, options)
     run = GateRun(report, judged, options, audit_report, notices=notices)
     if repairs and request.suggest_repairs and not report.gate_passed:
         _repair(run, base, head, request, budget, audit_store)
     return run
+
+
+def judge_sides(docs: Sequence[RubricDocument], calibration: CalibrationSet, store: VerdictStore,
+                request: GateRequest, budget: CallBudget) -> dict[tuple[str, ...], Judged]:
+    """The judging of every side the run reads (`request.sides`): the gate's judges, and a judge
+    change's old and new ones, each asking only the pairs it lacks.
+
+    A side that replays recorded verdicts is read before any side judges: a judge's verdicts,
+    appended to the same store, would otherwise be read back as recorded ones. The old judge asks
+    first and the gate's judges last, so theirs are the verdicts a later replay reads.
+    """
+    own = tuple(request.judges)
+    if request.judge_change is None:
+        return {own: judge_for_gate(docs, calibration, store, request, budget)}
+    rubric = docs[-1].rubric
+    sides = request.sides
+    judged: dict[tuple[str, ...], Judged] = {}
+    if () in sides:
+        judged[()] = Judged(_read_now(docs, VerdictLookup(calibration, store, rubric)))
+    for side in sorted((s for s in sides if s), key=lambda s: s == own):
+        asked = request if side == own else replace(request, judges=side, paraphrases=0, paraphraser=None,
+                                                    min_stability=None, judge_change=None)
+        judged[side] = judge_for_gate(docs, calibration, store, asked, budget)
+    return judged
+
+
+def _read_now(docs: Sequence[RubricDocument], lookup: VerdictLookup) -> VerdictLookup:
+    for doc in docs:
+        for check in doc.rubric.checks:
+            lookup.column(check.text)  # cached in the lookup: later appends to the store do not reach it
+    return lookup
+
+
+def _pending(judged: Judged, others: Sequence[Judged]) -> Judged:
+    """One judging step's view of a run still waiting for batches on any side."""
+    return Judged(None, judged.judging, judged.pending_pairs + sum(o.pending_pairs for o in others),
+                  judged.pending_batches + sum(o.pending_batches for o in others),
+                  [*judged.warnings, *(w for o in others for w in o.warnings)])
+
+
+def _gate_judge_change(report: CheckReport, base: RubricDocument, head: RubricDocument,
+                       sides: dict[tuple[str, ...], Judged], request: GateRequest, options: GateOptions) -> None:
+    """Rule J on the report: the judge change compared on the calibration set; its rejections
+    fail the run like any rule's (`run_failures`), the table goes with the report."""
+    from rubric_gate.rejudge import compare_judges
+
+    assert request.judge_change is not None
+    old, new = request.judge_change
+    before, after = sides[old], sides[new]
+    assert before.lookup is not None and after.lookup is not None
+    change = compare_judges(base, head, before.lookup, after.lookup, old_judges=old, new_judges=new, options=options,
+                            alpha=request.judge_change_alpha)
+    judged_apart = [sides[side].judging for side in (old, new) if side and side != tuple(request.judges)]
+    change.judging = judged_apart[0] if len(judged_apart) == 1 else _apart(judged_apart)
+    report.judge_change = change
+    report.run_failures += [f"judge change {change.old_label} → {change.new_label} (rule J): {v.reason}"
+                            for v in change.violations]
+
+
+def _apart(stats: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """The judge change's own judging (the sides the gate did not read), as one summary."""
+    parts = [s for s in stats if s]
+    if not parts:
+        return None
+    return {"calls": sum(int(p.get("calls") or 0) for p in parts), "sides": parts,
+            "summary": "; ".join(str(p.get("summary", "")) for p in parts)}
 
 
 def _repair(run: GateRun, base: RubricDocument, head: RubricDocument, request: GateRequest, budget: CallBudget,

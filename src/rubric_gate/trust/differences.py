@@ -29,6 +29,8 @@ class Kind(StrEnum):
     # (outside the globs) may be its calibration set or verdict file.
     RUBRIC_UNREADABLE = "rubric.unreadable"
     FILE_MAYBE_IN_USE = "rubric.unreadable_reference"
+    # `judge` changed from one judge to another and this run called both: rule J decided it.
+    RUBRIC_JUDGE_GATED = "rubric.judge_gated"
     # A calibration set a rubric of the trusted snapshot reads.
     CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
     CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
@@ -68,6 +70,7 @@ KIND_RULES: dict[str, str] = {
     Kind.RUBRIC_ID_SHARED: "override",
     Kind.RUBRIC_UNREADABLE: "allowed",  # said in every comment until it is fixed (its fix needs the override)
     Kind.FILE_MAYBE_IN_USE: "override",
+    Kind.RUBRIC_JUDGE_GATED: "gate",  # else `rubric.judge` (trust.rubric_diff): the override
     Kind.CALIBRATION_CREATED: "override",
     Kind.CALIBRATION_UNREADABLE: "override",
     Kind.CALIBRATION_DELETED: "override",
