@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
-from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM
+from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM, prompt_of
 
 ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches/([^/?]+)(/results)?$")
 OPENAI_BATCH = re.compile(r"^/v1/batches/([^/?]+)$")
@@ -258,7 +258,7 @@ class FakeBatches:
         results = []
         for request in batch.requests:
             params = request["params"] if batch.provider == "anthropic" else request["body"]
-            prompt = params["messages"][0]["content"]
+            prompt = prompt_of(params)
             self._record_asked(prompt)
             behaviour = self._behaviour(prompt)
             if batch.forced_status in ("expired", "cancelled"):

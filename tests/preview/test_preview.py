@@ -289,3 +289,15 @@ def test_a_workflow_still_running_the_placeholder_action_is_warned_about_by_line
     scenario.git.commit({".github/workflows/rubric-gate.yml": workflow_template("acme/rubric-gate@" + "a" * 40)})
     code, _, err = preview(scenario.git.path)
     assert code == 0 and "placeholder" not in err, err
+
+
+def test_a_judge_without_a_valid_answer_is_named_as_such_not_bad_input(scenario: Scenario) -> None:
+    scenario.fake.judge = lambda prompt: "maybe"  # never one of yes, no, n/a
+    new_text = {"F": "Is the threat model attached?"}
+    scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra=new_text)}, "add F")
+    keys = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test-secret"}
+    code, out, err = preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "could not be gated" in out and "failed to parse the same way" in out
+    assert "the action would exit 2 (a judge left pairs without a valid answer, none guessed)" in last
+    assert "bad input" not in last

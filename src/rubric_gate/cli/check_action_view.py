@@ -20,8 +20,9 @@ from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, resolve_path
 from rubric_gate.service import gate_edit
-from rubric_gate.trust import Untrusted, pr_added_verdicts, split_evidence, split_pr_verdicts
+from rubric_gate.trust import Untrusted, split_evidence, split_pr_verdicts
 from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts.compare import merged_added
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,13 @@ def action_view(ref: str, base: RubricDocument, head: RubricDocument, items: Cal
     except InputError:
         trusted = VerdictStore(display=f"{ref}:{base.rubric.verdicts}")  # no record at the base: all is the PR's
     working = VerdictStore.load(resolve_path(root, head.rubric.verdicts), missing_ok=True)
-    fills, _ = split_pr_verdicts(pr_added_verdicts(trusted, working), trusted, items)
+    fills, _ = split_pr_verdicts(trusted, working, items)
     evidence = split_evidence(fills, trusted, base.rubric, head.rubric, items)
     own = len(evidence.untrusted)
     if not own:
         return ActionView(report.decision, False, "rubric-gate: preview and the action decide as check does here: "
                           f"this edit rests on no verdict the branch records since {ref}")
-    store = trusted.merged_lines(list(evidence.pr_own), working) if evidence.pr_own else trusted
+    store = merged_added(trusted, working, list(evidence.pr_own)) if evidence.pr_own else trusted
     try:
         theirs, _ = gate_edit(base, head, VerdictLookup(items, store, head.rubric), options,
                               untrusted=Untrusted(evidence.untrusted, trusted, items))

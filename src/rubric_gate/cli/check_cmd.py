@@ -107,8 +107,11 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     run = run_gate_request(base, head, items, store, request, CallBudget(max_calls),
                            audit_store=lambda: steps.store(head, root))
     steps.took(run)
-    for notice in run.notices:
-        print(f"rubric-gate: {notice}", file=sys.stderr)
+    notices = [*run.judged.warnings, *run.notices]  # advice that failed: said, never the end of the run
+    for stats in run.usage:
+        print(stats.summary, file=sys.stderr)
+    for notice in notices:
+        print(f"rubric-gate: notice: {notice}", file=sys.stderr)
     report = run.report
     assert report is not None  # `check --batch` waits for its batches
     view = None
@@ -125,13 +128,18 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         if fmt == "json":
             data = report.to_dict()
             steps.add_json(data)
+            data["notices"] = notices
+            if run.usage:
+                data["advice_usage"] = [stats.to_dict() for stats in run.usage]
             if view is not None:
                 data["action_view"] = view.to_dict()
             print_json(data)
         elif fmt == "markdown":
             from rubric_gate.report import render_markdown  # each format loads its renderer only
+            from rubric_gate.report.markdown import neutralize
 
-            sys.stdout.write(render_markdown(report) + steps.markdown())
+            shown = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in notices)
+            sys.stdout.write(render_markdown(report) + steps.markdown() + shown)
         elif fmt == "html":
             from rubric_gate.report import render_html
 

@@ -121,6 +121,7 @@ VERDICT_FIELD_RULES: dict[str, str] = {
     "item": "key", "check_text": "key", "judge": "key", "prompt": "key", "item_hash": "key",
     "task_hash": "key", "sample": "key", "answer": "answer",
     "check": "note", "quote": "note", "usage": "note", "at": "note", "batch": "note",
+    "unverified_quote": "note", "served_model": "note",
 }
 
 

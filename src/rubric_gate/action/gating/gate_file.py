@@ -18,7 +18,7 @@ from rubric_gate.action.commits.changed import ChangedFile
 from rubric_gate.action.commits.snapshot import Snapshot, Snapshots
 from rubric_gate.action.commits.sources import check_repo_path
 from rubric_gate.calibration import CalibrationSet
-from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
+from rubric_gate.errors import InputError, JudgeError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.results import CheckReport, RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text
@@ -37,13 +37,13 @@ from rubric_gate.trust import (
     apply_check_changes,
     check_conflicts,
     deletion_losses,
-    pr_added_verdicts,
     split_evidence,
     split_pr_verdicts,
 )
 from rubric_gate.trust.approval import Approval
 from rubric_gate.trust.wording import UNREADABLE_BASE
 from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts.compare import merged_added
 
 __all__ = ["GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
 
@@ -80,6 +80,7 @@ class RubricOutcome:
     notices: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # reasons to fail besides the gate
     error: str | None = None
+    judge_failed: bool = False  # `error` is a judge's (no valid answer, a dead endpoint), not bad input
     judging: dict[str, object] | None = None
     pending_pairs: int = 0  # pairs still being judged in a batch: no decision yet
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
@@ -171,7 +172,7 @@ def gate_file(changed: ChangedFile, settings: GateSettings) -> RubricOutcome:
         parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
         outcome.error = f"no verdict for checks {parts}: {JUDGE_HINT}"
     except RubricGateError as exc:
-        outcome.error = exc.message
+        outcome.error, outcome.judge_failed = exc.message, isinstance(exc, JudgeError)
     return outcome
 
 
@@ -366,7 +367,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     `options` given: a second gating of the same PR (onto the base tip), audited already.
     """
     primary = options is None
-    fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    fills, _contradicting = split_pr_verdicts(base_store, head_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
     evidence = split_evidence(fills, base_store, base.rubric, head.rubric, calibration)
     added, ignored, unweighed = list(evidence.pr_own), list(evidence.ignored), list(evidence.unweighed)
@@ -397,7 +398,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        store = base_store.merged_lines(added, head_store) if added else base_store
+        store = merged_added(base_store, head_store, added) if added else base_store
         # A writer's approval of this head vouches for the PR's own records (`trust.approval`):
         # the rules are the same, its verdicts count as recorded. `trust_pr_verdicts: false`
         # asks for a judge whatever the reviews say.
