@@ -1,5 +1,5 @@
-"""Evidence as the gate reads it (issue 17, design item 3), end to end through `rubric-gate action`
-against the fake GitHub with a real git repository.
+"""Evidence as the gate reads it: what the PR supplies may reject a change, never excuse one. End to
+end through `rubric-gate action` against the fake GitHub with a real git repository.
 
 Two boundaries: the guard compares the answers each lookup reads at the base and at the head (a
 copy of an earlier line, a reordering or a removal moves the winning line without adding one the

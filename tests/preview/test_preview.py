@@ -215,8 +215,8 @@ def _html(scenario: Scenario) -> gfm.Element:
 
 
 def test_the_html_report_fails_with_the_run_when_the_labels_fail_it(scenario: Scenario) -> None:
-    # Found in the newcomer pass: the rubric's own edit passed, a relabeled item failed the run,
-    # and report.html still said "rubric-gate: PASS".
+    # report.html decides as the run does: where the rubric's own edit passes but a relabeled item
+    # fails the run, it must not say "rubric-gate: PASS".
 
     scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"]), CALIBRATION: calibration_jsonl({**LABELS, "R4": "fail"})},
                         "delete D, relabel R4")
@@ -262,8 +262,8 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
 
 
 def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix(scenario: Scenario) -> None:
-    # Found in the newcomer pass (tmux, 80x24): the terminal cut each note mid-word ("recorded ve"
-    # / "rdicts") and restarted it at column 0.
+    # In an 80-column terminal each note wraps between words under its prefix, not mid-word
+    # ("recorded ve" / "rdicts") and back at column 0.
     _behind_main_with_rename(scenario)
     code, _, err = preview(scenario.git.path, "--base", "main", "--head", "pr", env={"COLUMNS": "80"})
     assert code == 1, err

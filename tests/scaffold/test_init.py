@@ -134,7 +134,7 @@ def test_workflow_template_is_the_repository_workflow(tmp_path: Path) -> None:
 
 def test_the_next_steps_show_a_hand_written_verdict_line_that_counts(empty_repo: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    # Found in the newcomer pass: "(or by hand)" named no format; the README was the only place.
+    # The next steps show the format of a hand-written verdict line, not only "(or by hand)".
     code, out, _ = run_cli(capsys, "init")
     assert code == 0
     step = next(line for line in out.splitlines() if "Record a verdict" in line)

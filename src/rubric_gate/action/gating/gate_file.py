@@ -22,7 +22,7 @@ from rubric_gate.errors import InputError, JudgeError, MissingVerdictsError, Rub
 from rubric_gate.gate import GateOptions
 from rubric_gate.results import CheckReport, RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text
-from rubric_gate.scoring import VerdictLookup, attribute_rubric
+from rubric_gate.scoring import VerdictLookup, attribute_rubric, promptfoo_note
 from rubric_gate.service import (
     CallBudget,
     GateRequest,
@@ -221,6 +221,8 @@ def _gate_added(outcome: RubricOutcome, s: GateSettings, base_note: str | None =
     if s.judge_unavailable:
         outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
     outcome.summary = attribute_rubric(head, _lookup(outcome, [head], calibration, store, s))
+    if head.kind == "promptfoo":
+        outcome.notices.append(promptfoo_note(head))
 
 
 def _gate_removed(outcome: RubricOutcome, s: GateSettings) -> None:
@@ -266,7 +268,8 @@ def _deletion_at(outcome: RubricOutcome, trusted: Snapshot, s: GateSettings) -> 
         outcome.failures.append(UNREADABLE_BASE.format(what="the deleted rubric's calibration set or verdicts",
                                                        why=exc.message))
     losses = deletion_losses(base.rubric, summary)
-    what = (f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
+    what = ("stops gating the promptfoo config (`.rubric-gate.yaml` no longer names it)" if changed.unlisted else
+            f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
             if changed.moved_to else "deletes the rubric")
     if losses:
         outcome.failures.append(f"this PR {what}, but " + "; ".join(losses))

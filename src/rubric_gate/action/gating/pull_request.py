@@ -21,9 +21,9 @@ from rubric_gate.action.commits.changed import (
     changed_via_rest,
     merge_base_via_git,
     merge_base_via_rest,
-    rubric_changes,
     unmatched_globs,
 )
+from rubric_gate.action.commits.configs import changed_rubrics
 from rubric_gate.action.commits.merge_check import landing_problems
 from rubric_gate.action.commits.snapshot import Snapshots, diff_snapshots, load_snapshots
 from rubric_gate.action.commits.sources import (
@@ -95,7 +95,8 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     if missing:
         raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
                          "fix the glob (a typo would otherwise pass every PR unchecked)")
-    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), snapshots, config.rubric_globs)
+    # The rubric files under the globs and the promptfoo configs `.rubric-gate.yaml` names.
+    changes = pair_rewrites(changed_rubrics(snapshots, config.rubric_globs), snapshots)
     outcomes, specs = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges, approval)
                        if changes else ([], ()))
     # A changed recorded answer stands where the configured judge, live in this run, gives it at

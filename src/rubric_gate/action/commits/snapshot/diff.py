@@ -19,6 +19,7 @@ from rubric_gate.action.commits.changed import ChangedFile, matches_any
 from rubric_gate.action.commits.snapshot.model import Snapshot, Snapshots
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import normalize_text
+from rubric_gate.rubric.promptfoo import grading_changes
 from rubric_gate.sources import SourceText
 from rubric_gate.trust import (
     Confirms,
@@ -151,6 +152,9 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile, judge_gated: 
             out.append(Difference(Kind.RUBRIC_JUDGE_GATED, change.path, users))
             continue
         out.append(Difference(rubric_key_kind(diff.key), change.path, users, rubric_key_message(diff)))
+    if base_doc.grading is not None and head_doc.grading is not None:  # promptfoo configs
+        out.extend(Difference(Kind.PROMPTFOO_GRADING, change.path, users, message)
+                   for message in grading_changes(base_doc.grading, head_doc.grading))
     return out
 
 
