@@ -134,7 +134,12 @@ def run_check(
     head: RubricDocument,
     lookup: VerdictLookup,
     options: GateOptions | None = None,
+    *,
+    decide: VerdictLookup | None = None,
 ) -> CheckReport:
+    """Gate `base` -> `head` and report it on `lookup`'s verdicts. `decide` given: the gate's
+    rules read it instead (the evidence the gate may rely on), while every figure the report
+    shows (rates, per-check figures, each decision's figures and trade) is `lookup`'s."""
     lookup.require_verdicts(base, head)
     notes: list[str] = []
     if base.rubric.id != head.rubric.id:
@@ -156,8 +161,9 @@ def run_check(
         head.rubric,
         lookup.item_ids,
         lookup.calibration.flawed,
-        lookup.failed_column,
+        (decide or lookup).failed_column,
         options or GateOptions(),
+        figures=lookup.failed_column if decide is not None else None,
     )
     head_summary = lookup.summarize(head.rubric, head.display)
     if head_summary.agreement is not None and head_summary.agreement.note:

@@ -161,12 +161,16 @@ def test_a_pull_request_target_run_gates_the_pr(scenario: Scenario) -> None:
     assert run_gated(scenario, head, event_name="pull_request_target").code == 1
 
 
-@pytest.mark.parametrize("event", ["workflow_dispatch", "issue_comment", "pull_request_review", "check_suite"])
-def test_an_ungated_event_posts_no_green_check(scenario: Scenario, event: str) -> None:
+@pytest.mark.parametrize("event", ["workflow_dispatch", "issue_comment", "schedule", "check_suite", "push"])
+def test_an_ungated_event_posts_no_green_check_and_says_skipped(scenario: Scenario, event: str) -> None:
+    """No gate ran: the step's `decision` output is `skipped`, never a `pass` a downstream step
+    would read as the gate's (a push warms the verdict cache; without a judge it judges nothing)."""
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    result = run_gated(scenario, head, event_name=event)
+    result = run_gated(scenario, head, event_name=event, env_extra={"GITHUB_SHA": head, "GITHUB_REF": "refs/heads/main"})
     assert not [r for r in scenario.fake.check_runs.values() if r["conclusion"] == "success"], result.stdout
     assert not [s for s in scenario.fake.statuses if s.get("state") == "success"]
+    assert result.code == 0 and result.outputs["decision"] == "skipped", result.stdout + result.stderr
+    assert result.outputs["report"] == "" and result.outputs["comment"] == ""
 
 
 # -- a standing result stands only for the base it was gated against -------------------------------

@@ -111,7 +111,9 @@ def test_answers_recorded_for_no_check_do_not_excuse_a_deletion_once_merged(scen
     merge_pr(scenario)
     two = run_gated(scenario, scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=X)},
                                               "PR 2: add X, delete A"))
-    assert two.code == 1 and "Gated on trusted verdicts only" in two.summary, two.stdout
+    assert two.code == 1 and "Held until a writer approves" in two.summary, two.stdout
+    held = two.report()["rubrics"][0]["report"]["withheld"]["held"]
+    assert [(h["check"], h["change"]) for h in held] == [("A", "deleted")]
     not_both_green(one, two)
 
 

@@ -276,6 +276,21 @@ def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix
     assert " ".join(piped.split()) == " ".join(err.split())  # the same words, whole lines when not a terminal
 
 
+def test_a_workflow_still_running_the_placeholder_action_is_warned_about_by_line(scenario: Scenario) -> None:
+    from rubric_gate.scaffold import workflow_template
+
+    workflow = workflow_template()  # what `init` writes before it is told your copy
+    line = next(i + 1 for i, text in enumerate(workflow.splitlines()) if "uses: OWNER/rubric-gate@v1" in text)
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow}, "init")
+    code, _, err = preview(scenario.git.path)
+    assert code == 0, err
+    warning = f"rubric-gate preview: warning: .github/workflows/rubric-gate.yml:{line} runs `OWNER/rubric-gate@v1`"
+    assert warning in err.replace("\n", " ") and "rubric-gate init --action you/rubric-gate@<commit" in err
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow_template("acme/rubric-gate@" + "a" * 40)})
+    code, _, err = preview(scenario.git.path)
+    assert code == 0 and "placeholder" not in err, err
+
+
 def test_a_judge_without_a_valid_answer_is_named_as_such_not_bad_input(scenario: Scenario) -> None:
     scenario.fake.judge = lambda prompt: "maybe"  # never one of yes, no, n/a
     new_text = {"F": "Is the threat model attached?"}

@@ -233,7 +233,7 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
         what = f"renamed {change.detail}" if change.change == "renamed" else f"{change.change:8} {change.check}"
-        _hanging(console, f"  {mark:8} ", what + ("" if change.accepted else f": {change.reason}"))
+        _hanging(console, f"  {mark:8} ", f"{what}: {change.reason}")  # the reason the JSON and the comment give
         if trade_text(change):
             _hanging(console, "           if accepted: ", trade_text(change).removeprefix("accepting it would "))
         if trust_note(change):

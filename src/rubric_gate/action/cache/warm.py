@@ -85,7 +85,8 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
                f"({time.monotonic() - started:.1f}s)")
     print(message, flush=True)
     append_summary(config.summary_file, "\n".join(["## rubric-gate: verdict cache", "", *lines]))
-    write_outputs(config.output_file, {"decision": "pass", "report": ""})
+    # A push is not gated: `skipped`, never a gate result a downstream step could read as one.
+    write_outputs(config.output_file, {"decision": "skipped", "report": "", "comment": ""})
     return EXIT_BAD_INPUT if errors else EXIT_PASS
 
 
