@@ -62,3 +62,16 @@ def test_init_from_something_else_is_bad_input(tmp_path: Path) -> None:
     assert result.returncode == 2 and "not a promptfoo config" in result.stderr
     result = rubric_gate(root, "init", "--from", "langsmith", CONFIG_PATH)
     assert result.returncode == 2 and "the one known is `promptfoo PATH`" in result.stderr
+
+
+def test_init_action_after_init_from_promptfoo_only_points_the_workflow(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    assert rubric_gate(root, "init", "--from", "promptfoo", CONFIG_PATH).returncode == 0
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+    pinned = "acme/rubric-gate@" + "0123456789abcdef" * 2 + "01234567"
+    result = rubric_gate(root, "init", "--action", pinned)  # as the next steps say
+    assert result.returncode == 0, result.stderr
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert sorted(after) == sorted(before) and not (root / "rubrics").exists()  # no rubric beside the config
+    assert [p for p in after if after[p] != before[p]] == [root / ".github/workflows/rubric-gate.yml"]
+    assert f"uses: {pinned}" in (root / ".github/workflows/rubric-gate.yml").read_text()

@@ -55,11 +55,16 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed. With --action, the `uses:`
-    line of an existing rubric-gate workflow's gate step is set to it (only that line).
+    line of an existing rubric-gate workflow's gate step is set to it (only that line), and no
+    rubric is scaffolded unless --name asks for one.
     """
     root = _git_root()
     if source is not None:
         return _init_from_promptfoo(root, source, name, action)
+    workflow = root / WORKFLOW_PATH
+    # `init --action` once the workflow exists points the workflows at your copy and scaffolds no
+    # rubric: one named after the directory would land beside yours (or beside a promptfoo config).
+    only_workflows = name is None and action != DEFAULT_ACTION and workflow.is_file()
     name = name or _default_name(root)
     try:
         files = scaffold_files(name, action, drift=drift)
@@ -68,7 +73,8 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
     except ValueError as exc:
         option = "--name" if "rubric name" in str(exc) else "--action"
         raise InputError(option, str(exc)) from None
-    workflow = root / WORKFLOW_PATH
+    if only_workflows:
+        files = [f for f in files if f.path.startswith(".github/")]
     update = _planned_update(workflow, action)  # refused before anything is written
     drift_workflow = root / DRIFT_WORKFLOW_PATH
     drift_update = _planned_install(drift_workflow, action)
@@ -83,7 +89,8 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
             click.echo(f"updated {DRIFT_WORKFLOW_PATH}:{line}: installs rubric-gate from {action} (was {before})")
     placeholder = workflow.is_file() and bool(names_placeholder(workflow.read_text(encoding="utf-8", errors="replace")))
     click.echo("\nNext steps:")
-    for number, step in enumerate(next_steps(name, action, created, placeholder), start=1):
+    for number, step in enumerate(next_steps(name, action, created, placeholder, rubric=not only_workflows),
+                                  start=1):
         click.echo(f"  {number}. {step}")
     return EXIT_PASS
 
