@@ -193,6 +193,24 @@ def test_init_action_after_init_name_scaffolds_no_second_rubric(empty_repo: Path
     assert code == 0 and "created rubrics/support.yaml" in out and "rubrics/support.yaml" in out.split("Next steps:")[1]
 
 
+def test_init_fits_an_80_column_terminal_and_says_the_same_in_a_pipe(
+        empty_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    outputs = {}
+    for columns in ("80", ""):
+        shutil.rmtree(empty_repo / "rubrics", ignore_errors=True)
+        shutil.rmtree(empty_repo / "calibration", ignore_errors=True)
+        shutil.rmtree(empty_repo / ".github", ignore_errors=True)
+        monkeypatch.setenv("COLUMNS", columns)
+        first = run_cli(capsys, "init", "--name", "qa")
+        second = run_cli(capsys, "init", "--action", PINNED)
+        assert first[0] == second[0] == 0
+        outputs[columns] = first[1] + second[1]
+    wrapped, whole = outputs["80"], outputs[""]
+    assert max(len(line) for line in wrapped.splitlines()) <= 80
+    assert max(len(line) for line in whole.splitlines()) > 80  # a pipe keeps whole lines, for grep
+    assert " ".join(wrapped.split()) == " ".join(whole.split())  # wrapped, not cut
+
+
 def test_init_action_keeps_crlf_line_endings(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_cli(capsys, "init")
     workflow = empty_repo / ".github/workflows/rubric-gate.yml"
