@@ -203,7 +203,8 @@ def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, 
                  "(30-50 correct and 30-50 flawed outputs)")
     steps.append(f"Record verdicts: rubric-gate judge --rubric {config} --verdicts calibration/{name}.verdicts.jsonl "
                  "--judge PROVIDER:MODEL; rubric-gate lint " + config + " lists what is missing.")
-    steps.append(f"For the pre-commit hooks, add `{config}` to their `files:` pattern in .pre-commit-config.yaml.")
+    steps.append(f"If you use rubric-gate's pre-commit hooks, add `{config}` to their `files:` pattern in "
+                 ".pre-commit-config.yaml.")
     steps.append(("Point the workflow at your copy of the action (fork this repository, then rubric-gate init "
                   "--action you/rubric-gate@<commit sha>), commit" if action == DEFAULT_ACTION else "Commit")
                  + ", push, and require the rubric-gate check; then edit the config on a branch and run "
