@@ -38,10 +38,22 @@ def test_init_sets_up_gating_for_an_existing_config(tmp_path: Path) -> None:
     workflow = yaml.safe_load((root / ".github/workflows/rubric-gate.yml").read_text())
     step = next(s for job in workflow["jobs"].values() for s in job["steps"] if s.get("with", {}).get("rubrics"))
     assert step["with"]["rubrics"] == CONFIG_PATH
-    # right after init the config is a gated rubric: lint finds only the verdicts still to record
+    # right after init the config is a gated rubric: lint finds only the verdicts and the items
+    # still to record (each item is labeled pass until someone records its output and label)
     lint = rubric_gate(root, "lint", CONFIG_PATH)
     assert lint.returncode == 0
-    assert all("no recorded verdict" in line or "has no metric" in line for line in lint.stdout.splitlines())
+    lines = lint.stdout.splitlines()
+    assert all("no recorded verdict" in line or "has no metric" in line or "still has a `todo`" in line
+               for line in lines)
+    assert [line.split(": warning:")[0] for line in lines if "still has a `todo`" in line] == [
+        "calibration/support.jsonl:1", "calibration/support.jsonl:2"]
+    # Once recorded (the todo deleted, as it asks), the item is no longer named.
+    recorded = [{**item, "output": "Yes, within 30 days (section 4).", "meta": {}} if n == 0 else item
+                for n, item in enumerate(items)]
+    (root / "calibration/support.jsonl").write_text("".join(json.dumps(i) + "\n" for i in recorded))
+    lines = rubric_gate(root, "lint", CONFIG_PATH).stdout.splitlines()
+    assert [line.split(": warning:")[0] for line in lines if "still has a `todo`" in line] == [
+        "calibration/support.jsonl:2"]
 
 
 def test_init_never_overwrites_the_settings(tmp_path: Path) -> None:
