@@ -40,12 +40,13 @@ def test_pr_verdicts_for_the_base_checks_are_never_used_and_withheld_catches_are
 
 def test_every_rubric_key_difference_is_classified_and_unknown_ones_fail_closed() -> None:
     from rubric_gate.trust import classify_rubric_changes
-    from rubric_gate.trust.rubric_diff import KEY_RULES
+    from rubric_gate.trust.differences import RULES, Rule, rubric_key, rule_of
 
     base = _rubric({"A": "a"})
     head = _rubric({"A": "a", "B": "b"}, task="t  ", calibration="./c.jsonl", verdicts="w.jsonl", version="2")
     rules = {d.key: d.rule for d in classify_rubric_changes(base, head)}
     assert rules == {"version": "allowed", "verdicts": "override", "checks": "gate"}  # task reflowed, same path
-    assert set(KEY_RULES) == set(Rubric.model_fields)  # a key the format gains needs a rule here
-    unknown = classify_rubric_changes(base, head, rules={k: v for k, v in KEY_RULES.items() if k != "verdicts"})
+    # a key the format gains needs a rule here
+    assert [k for k in Rubric.model_fields if rule_of(rubric_key(k)) is Rule.UNCLASSIFIED] == []
+    unknown = classify_rubric_changes(base, head, rules={k: v for k, v in RULES.items() if k != rubric_key("verdicts")})
     assert [d.needs_override for d in unknown if d.key == "verdicts"] == [True]
