@@ -1,5 +1,7 @@
-"""The package's shape: no import cycle among its modules, the action never imports the CLI, and
-docs/architecture.md names every package."""
+"""The package's shape: its imports follow the layers docs/architecture.md lists (grimp's layer
+contract), no import cycle among its modules, the action never imports the CLI, and the doc names
+every package. Every import counts: inside a function, and under `if TYPE_CHECKING:` (a cycle
+hidden there is still one the next refactor trips over)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,9 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {}  # none left: the provider registry
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    # Every import, a function's lazy ones too (they still tie the modules together), but not the
-    # ones under `if TYPE_CHECKING:` (they never run).
-    return grimp.build_graph("rubric_gate", cache_dir=None, exclude_type_checking_imports=True)
+    # Every import: a function's lazy ones and those under `if TYPE_CHECKING:` too (they still tie
+    # the modules together).
+    return grimp.build_graph("rubric_gate", cache_dir=None, exclude_type_checking_imports=False)
 
 
 def cycles(graph: grimp.ImportGraph) -> set[frozenset[str]]:
@@ -90,8 +92,62 @@ def test_the_action_does_not_import_the_cli(graph: grimp.ImportGraph) -> None:
 
 def test_the_graph_sees_lazy_imports(graph: grimp.ImportGraph) -> None:
     """`rubric_gate.cli.main` imports its command group inside a function (fast start-up): the graph
-    must count imports like that one, or it would miss cycles through them."""
+    must count imports like that one, or it would miss cycles through them. So with those only the
+    type checker reads (a lazy package's names)."""
     assert graph.direct_import_exists(importer="rubric_gate.cli.main", imported="rubric_gate.cli.lazy_group")
+    assert graph.direct_import_exists(importer="rubric_gate.batch", imported="rubric_gate.batch.runner")
+
+
+def documented_layers(text: str) -> list[tuple[str, list[str]]]:
+    """docs/architecture.md's layers, top first: each numbered item under `## Layers` as (its title,
+    its members: the packages and modules named in the parentheses after the title)."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    items = re.findall(r"^\d+\. \*\*([^*]+)\*\*([^(]*)\(([^)]*)\)", section, re.MULTILINE)
+    return [(title + rest.rstrip(" ,"), [name.removesuffix("/").removesuffix(".py")
+                                         for name in re.findall(r"`([\w.]+/?)`", members)])
+            for title, rest, members in items]
+
+
+def layer_contract(layers: list[tuple[str, list[str]]]) -> list[grimp.Layer]:
+    """grimp's layers: each documented layer one whose members may import each other, except one
+    "in this order", whose members are layers of their own."""
+    out = []
+    for title, members in layers:
+        if "in this order" in title:
+            out += [grimp.Layer(member) for member in members]
+        else:
+            out.append(grimp.Layer(*members, independent=False))
+    return out
+
+
+@pytest.fixture(scope="module")
+def layers() -> list[tuple[str, list[str]]]:
+    return documented_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+
+
+def test_every_module_of_the_package_is_in_one_layer(layers: list[tuple[str, list[str]]]) -> None:
+    named = [member for _, members in layers for member in members]
+    top = sorted(p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+                 if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists())
+    assert sorted(set(top) - set(named)) == [], "docs/architecture.md's layers do not place these"
+    assert sorted(set(named) - set(top)) == [], "docs/architecture.md's layers name modules that do not exist"
+    assert len(named) == len(set(named)), "a module in two layers"
+
+
+def test_imports_point_down_the_layers(graph: grimp.ImportGraph, layers: list[tuple[str, list[str]]]) -> None:
+    illegal = graph.find_illegal_dependencies_for_layers(layers=layer_contract(layers), containers={"rubric_gate"})
+    found = sorted(f"{d.importer} -> {d.imported} (via {sorted(r.heads)[0]})" for d in illegal for r in d.routes)
+    assert found == [], "imports that point up docs/architecture.md's layers"
+
+
+def test_the_layer_reader_reads_the_contract() -> None:
+    text = ("# A\n\n## Layers\n\nIntro (`not/`, `this/`).\n\n1. **Top** (`cli/`, `main.py`): reads `llm/`.\n"
+            "2. **Pure logic**, in this order (`trust/`, `gate/`): text\n   (`more/`).\n\n## Packages\n\n1. **X** (`y/`)\n")
+    layers = documented_layers(text)
+    assert layers == [("Top", ["cli", "main"]), ("Pure logic, in this order", ["trust", "gate"])]
+    contract = layer_contract(layers)
+    assert [sorted(layer.module_tails) for layer in contract] == [["cli", "main"], ["trust"], ["gate"]]
+    assert [layer.independent for layer in contract] == [False, True, True]
 
 
 def test_architecture_doc_names_every_package() -> None:
