@@ -6,8 +6,7 @@ for untrusted verdicts live here once, so the command line and the required chec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,18 +18,14 @@ from rubric_gate.trust import Untrusted, catches_withheld
 from rubric_gate.verdicts import VerdictColumn, VerdictStore
 
 
-def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup | Any, options: GateOptions, *,
+def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup, options: GateOptions, *,
               min_stability: float | None = None, untrusted: Untrusted | None = None,
               notes: list[str] | None = None) -> tuple[CheckReport, GateOptions]:
-    """Gate `base` -> `head`: a panel's majority when `lookup` is a PanelLookup, else one
-    judge's (or the record's) answers. Returns the report and the options the gate ran with."""
-    from rubric_gate.ensemble import PanelLookup, run_panel_check
-
-    if isinstance(lookup, PanelLookup):
-        if min_stability is not None:
-            options = replace(options, min_stability=min_stability, stability=lookup.stability)
-        return run_panel_check(base, head, lookup, options), options
-    report = run_check(base, head, lookup, options)
+    """Gate `base` -> `head` on what `lookup` answers (one judge's or the record's answers, or a
+    panel's majority: `VerdictLookup.gate`). `untrusted`: verdicts nobody vouches for (replay
+    only: a judged run re-judges them), which may reject a change, never excuse one. Returns the
+    report and the options the gate ran with."""
+    report, options = lookup.gate(base, head, options, min_stability)
     if untrusted is not None and untrusted.verdicts:
         report = _on_trusted_evidence(report, base, head, lookup, untrusted, options, notes if notes is not None else [])
     return report, options
