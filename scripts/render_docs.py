@@ -1,16 +1,19 @@
 """Regenerate the parts of README.md and docs/action.md that the code decides, so they cannot
 drift: the rendered comment examples (from the real renderer, on the bundled example) and the
-action's input table and list (from action.yml).
+action's input table and list (from action.yml); and the action's input defaults in the code
+(`action/config.py`'s `DEFAULTS`, from action.yml: one source of truth).
 
     python scripts/render_docs.py          # rewrite them in place
     python scripts/render_docs.py --check  # exit 1 naming each stale block (the tests run this)
 
-Each block sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
+Each block sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` (in Python,
+`# generated:NAME` and `# /generated:NAME` comment lines).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -80,6 +83,15 @@ def inputs_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def action_defaults() -> str:
+    """Each input's `default:`; an expression (`${{ github.token }}`) is empty, for the code's own fallback."""
+    rows = []
+    for name, spec in _inputs().items():
+        default = str(spec.get("default", ""))
+        rows.append(f"    {json.dumps(name)}: {json.dumps('' if '${{' in default else default)},")
+    return "DEFAULTS: dict[str, str] = {\n" + "\n".join(rows) + "\n}\n"
+
+
 def inputs_list() -> str:
     names = ", ".join(f"`{name}`" for name in _inputs())
     return f"- **Inputs** (all optional; defaults and meanings in [docs/action.md](docs/action.md#inputs)): {names}.\n"
@@ -88,13 +100,17 @@ def inputs_list() -> str:
 BLOCKS = {
     "README.md": {"comment-example": readme_example, "action-inputs": inputs_list},
     "docs/action.md": {"action-inputs": inputs_table, "comment-example": action_comment_example},
+    "src/rubric_gate/action/config.py": {"action-defaults": action_defaults},
 }
 
 
 def _replace(text: str, name: str, content: str, path: str) -> str:
-    pattern = re.compile(rf"(<!-- generated:{name} -->\n)(.*?)(<!-- /generated:{name} -->)", re.S)
+    if path.endswith(".py"):
+        pattern = re.compile(rf"(# generated:{name}\b[^\n]*\n)(.*?)(# /generated:{name}\b)", re.S)
+    else:
+        pattern = re.compile(rf"(<!-- generated:{name} -->\n)(.*?)(<!-- /generated:{name} -->)", re.S)
     if not pattern.search(text):
-        raise SystemExit(f"{path}: no <!-- generated:{name} --> block")
+        raise SystemExit(f"{path}: no generated:{name} block")
     return pattern.sub(lambda m: m.group(1) + content + m.group(3), text, count=1)
 
 

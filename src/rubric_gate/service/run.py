@@ -52,6 +52,7 @@ def judge_for_gate(docs: Sequence[RubricDocument], calibration: CalibrationSet, 
                    request: GateRequest, budget: CallBudget) -> Judged:
     """Judge the pairs `store` lacks for `docs` (base first, head last) as `request` asks, into
     `store`, and return the lookup keyed to that judging (under the last rubric's task)."""
+    assert not request.awaiting_judges, "name the judges first (GateRequest.judged_by)"
     rubric = docs[-1].rubric
     if not request.judges:
         return Judged(VerdictLookup(calibration, store, rubric))

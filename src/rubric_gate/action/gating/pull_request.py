@@ -42,11 +42,9 @@ from rubric_gate.action.gating.standard import StandardFinding, findings_of
 from rubric_gate.action.github.client import describe
 from rubric_gate.action.github.gather import current_base
 from rubric_gate.action.github.outputs import command
-from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.errors import InputError
-from rubric_gate.service import CallBudget, GateRequest, RequestError
+from rubric_gate.service import CallBudget
 from rubric_gate.trust.differences import Difference
-from rubric_gate.tuning import env_number
 
 
 @dataclass
@@ -95,7 +93,7 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     # A changed recorded answer stands where the configured judge, live in this run, gives it at
     # the line's full key (`action.gating.confirm`); the restored verdict cache never confirms one.
     confirms = LiveConfirmer(tuple(dict.fromkeys((*config.judges, *specs))), cache, budget,
-                             concurrency=config.concurrency, notices=notices)
+                             concurrency=config.request.concurrency, notices=notices)
     # Every difference of the classified diff is kept for report.json; the comment reads findings.
     try:
         differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms)
@@ -170,7 +168,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
         settings = GateSettings(snapshots=snapshots, trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
-                                request=gate_request(config, specs if judge else ()), budget=budget, cache=cache)
+                                request=config.request.judged_by(specs if judge else ()), budget=budget, cache=cache)
         outcome = gate_file(change, settings)
         outcomes.append(outcome)
         for notice in outcome.notices:
@@ -185,22 +183,6 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
         command("notice", message)
         notices.append(message)
     return outcomes, tuple(backends)
-
-
-def gate_request(config: ActionConfig, judges: tuple[str, ...]) -> GateRequest:
-    """The action's inputs as the gate service's request; no usable judge: replay (the inputs
-    that ask a judge for more answers then have nothing to ask)."""
-    try:
-        return GateRequest(judges=judges, samples=config.samples if judges else 1,
-                           paraphrases=config.paraphrases if judges else 0,
-                           min_stability=config.min_stability if judges else None, batch=config.batch and bool(judges),
-                           batch_wait_seconds=config.batch_wait * 60,
-                           poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
-                                                    minimum=0.001),
-                           batch_progress=False, concurrency=config.concurrency, rates_rule=config.rates_rule,
-                           audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs)
-    except RequestError as exc:
-        raise InputError(f"input {exc.setting}", exc.message) from None
 
 
 def _rubric_judge(snapshots: Snapshots, change: ChangedFile) -> str | None:
