@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rubric_gate.schema import OUTPUT_SCHEMA_FILES, packaged_schema_path, render_schema
-from tests.schema.test_schema import _properties
+from tests.support.values import schema_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +25,7 @@ def test_committed_and_packaged_copies_equal_the_model(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(OUTPUT_SCHEMA_FILES))
 def test_every_key_is_described_and_objects_are_closed(name: str) -> None:
     schema = json.loads(render_schema(name))
-    properties = _properties(schema)
+    properties = schema_properties(schema)
     assert properties and all(spec.get("description") for _, spec in properties)
     objects = [schema, *(d for d in schema.get("$defs", {}).values() if d.get("type") == "object")]
     assert all(o["additionalProperties"] is False for o in objects)

@@ -9,12 +9,7 @@ from rubric_gate.trust import (
     usable_pr_verdicts,
 )
 from rubric_gate.verdicts import Verdict
-
-
-def _rubric(checks: dict[str, str], **keys: str) -> Rubric:
-    data = {"id": "r", "version": "1", "task": "t", "calibration": "c.jsonl", "verdicts": "v.jsonl", **keys,
-            "checks": [{"id": cid, "text": text} for cid, text in checks.items()]}
-    return Rubric.model_validate(data)
+from tests.support.values import rubric as _rubric
 
 
 def test_the_prs_changes_land_on_the_tip_and_mains_stay() -> None:
