@@ -1,6 +1,7 @@
 # Two entry points, both self-installing into .venv on a fresh machine:
 #   make example   run the gate on the bundled example (offline, no API key)
 #   make test      lint, type-check src/ (mypy) and run the test suite
+#   make test-fast the unit tests only (tests/README.md): under a minute, for while you work
 #   make test-lowest   the SDK, action and core tests at the lowest declared dependency versions
 #                      (a separate .venv-lowest; not part of `make test`)
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE := rubrics/cloud-security-review.yaml
 
-.PHONY: example test lint typecheck bench install test-lowest test-integrations lock-image dist
+.PHONY: example test test-fast lint typecheck bench install test-lowest test-integrations lock-image dist
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +37,9 @@ typecheck: $(STAMP)
 
 test: lint typecheck
 	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m unit
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/attribution.py

@@ -224,6 +224,7 @@ SCENARIOS: dict[Kind, Callable[[], list[str]]] = {
 }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("kind", list(Kind))
 def test_every_kind_is_one_the_diff_can_report(kind: Kind) -> None:
     """No rule for a kind nothing emits: each kind has a scenario that reports it."""

@@ -159,6 +159,7 @@ def test_a_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
     assert VerdictStore.load(path).find("c", ITEMS[0]).answer == "no"  # type: ignore[union-attr]
 
 
+@pytest.mark.integration
 def test_stores_read_from_git_are_not_indexed(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "v.jsonl").write_text(_line("r0", "no"))
@@ -183,6 +184,7 @@ for n in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.integration
 def test_two_processes_appending_while_others_read_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "v.jsonl"
     path.write_text("")
