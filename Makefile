@@ -50,7 +50,7 @@ bench: $(STAMP)
 LOWEST := .venv-lowest
 LOWEST_TESTS := tests/judges tests/batch tests/action tests/audit tests/repair tests/discover tests/teach tests/preference \
   tests/ensemble tests/paraphrase tests/attribution tests/trust tests/calibration tests/gate tests/verdicts \
-  tests/service \
+  tests/service tests/fakes tests/rejudge tests/drift tests/history \
   tests/test_globs.py tests/reliability tests/schema \
   tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_hostile_inputs.py \
   tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_newcomer.py \

@@ -7,6 +7,7 @@ from __future__ import annotations
 import resource
 import socket
 import subprocess
+from collections.abc import Iterator
 
 import pytest
 
@@ -77,6 +78,18 @@ def _unit_tests_stay_in_process(request: pytest.FixtureRequest, monkeypatch: pyt
     monkeypatch.setattr(subprocess.Popen, "__init__", refuse("starts a process"))
     monkeypatch.setattr(socket.socket, "connect", refuse("opens a connection"))
     monkeypatch.setattr(socket.socket, "bind", refuse("serves on a socket"))
+
+
+@pytest.fixture(autouse=True)
+def _github_requests_conform() -> Iterator[None]:
+    """Every request a test's code sends the fake GitHub is one GitHub's REST description
+    documents (tests/fakes/github_openapi.py checks each as the fake receives it)."""
+    from tests.fakes import github_openapi
+
+    github_openapi.take_problems()
+    yield
+    problems = github_openapi.take_problems()
+    assert not problems, "requests GitHub's REST description does not document:\n" + "\n".join(problems)
 
 
 @pytest.fixture(autouse=True)

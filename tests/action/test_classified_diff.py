@@ -79,7 +79,8 @@ def _changed(path: str, status: str = "modified", previous: str | None = None) -
 
 
 def _kinds(head: dict[str, str | None], files: list[ChangedFile], *, base: dict[str, str | None] | None = None,
-           tip: dict[str, str | None] | None = None, confirms: Confirms | None = None) -> list[str]:
+           tip: dict[str, str | None] | None = None, confirms: Confirms | None = None,
+           judge_gated: frozenset[str] = frozenset()) -> list[str]:
     """The kinds the classified diff reports for a PR writing `head` over the base's files."""
     repo = MemoryRepo()
     repo.commit("base", {**BASE_FILES, **(base or {})})
@@ -87,7 +88,7 @@ def _kinds(head: dict[str, str | None], files: list[ChangedFile], *, base: dict[
     if tip is not None:
         repo.commit("tip", tip, parent="base")
     snapshots = load_snapshots(repo, "base", "tip" if tip is not None else "base", "head", files, ParseMemo())
-    return [str(d.kind) for d in diff_snapshots(snapshots, GLOBS, rubric_changes(files, GLOBS), confirms)]
+    return [str(d.kind) for d in diff_snapshots(snapshots, GLOBS, rubric_changes(files, GLOBS), confirms, judge_gated)]
 
 
 def _verdicts(lines: list[dict[str, object]]) -> str:
@@ -171,6 +172,8 @@ SCENARIOS: dict[Kind, Callable[[], list[str]]] = {
     Kind.RUBRIC_REMOVED: lambda: _kinds({RUBRIC: None}, [_changed(RUBRIC, "removed")]),
     Kind.RUBRIC_MOVED: lambda: _kinds({RUBRIC: None, OTHER: BASE_FILES[RUBRIC]}, [_changed(OTHER, "renamed", RUBRIC)]),
     Kind.RUBRIC_ID_SHARED: lambda: _kinds({OTHER: BASE_FILES[RUBRIC]}, [_changed(OTHER, "added")]),
+    Kind.RUBRIC_JUDGE_GATED: lambda: _kinds({RUBRIC: _rubric_with(judge="openai:n")}, [_changed(RUBRIC)],
+                                            base={RUBRIC: _rubric_with(judge="openai:m")}, judge_gated=frozenset({RUBRIC})),
     Kind.RUBRIC_CHECKS: lambda: _kinds({RUBRIC: rubric_yaml(["A2", "B"])}, [_changed(RUBRIC)]),
     Kind.RUBRIC_AGGREGATION: lambda: _kinds({RUBRIC: _rubric_with(aggregation={"max_failures": 1})},
                                             [_changed(RUBRIC)]),

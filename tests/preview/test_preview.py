@@ -274,3 +274,15 @@ def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix
     assert "recorded" in words and "verdicts" in words and ".rubric-gate/preview/comment.md," in words
     _, _, piped = preview(scenario.git.path, "--base", "main", "--head", "pr")
     assert " ".join(piped.split()) == " ".join(err.split())  # the same words, whole lines when not a terminal
+
+
+def test_a_judge_without_a_valid_answer_is_named_as_such_not_bad_input(scenario: Scenario) -> None:
+    scenario.fake.judge = lambda prompt: "maybe"  # never one of yes, no, n/a
+    new_text = {"F": "Is the threat model attached?"}
+    scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra=new_text)}, "add F")
+    keys = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test-secret"}
+    code, out, err = preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "could not be gated" in out and "failed to parse the same way" in out
+    assert "the action would exit 2 (a judge left pairs without a valid answer, none guessed)" in last
+    assert "bad input" not in last

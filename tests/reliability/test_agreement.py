@@ -135,6 +135,19 @@ def test_paraphrase_kappa_sees_the_noise_raw_agreement_hides() -> None:
     assert paraphrase_kappa(np.zeros(4, dtype=bool), np.zeros((1, 4), dtype=bool)) is None  # undefined
 
 
+def test_paraphrase_phi_is_premises_spearman_rho_on_yes_no_answers() -> None:
+    from scipy.stats import spearmanr
+
+    from rubric_gate.reliability import paraphrase_phi
+
+    rng = np.random.default_rng(5)
+    original = rng.random(60) < 0.3
+    rewordings = np.stack([original ^ (rng.random(60) < 0.1), rng.random(60) < 0.3])
+    rho = np.mean([spearmanr(original, r).statistic for r in rewordings])
+    assert paraphrase_phi(original, rewordings) == pytest.approx(rho)
+    assert paraphrase_phi(original, np.zeros((1, 60), dtype=bool)) is None  # a constant rewording: undefined
+
+
 def test_a_degenerate_bootstrap_interval_is_undefined() -> None:
     from rubric_gate.reliability import label_agreement
     from rubric_gate.report.trust import agreement_text

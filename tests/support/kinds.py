@@ -15,10 +15,11 @@ KINDS = ("unit", "integration", "e2e")
 # so with its own marker. Every test has exactly one kind.
 DIRECTORY_KINDS = {
     "": "unit", "action": "e2e", "attribution": "unit", "audit": "integration", "batch": "integration",
-    "calibration": "unit", "cli": "e2e", "comparison": "unit", "discover": "integration", "ensemble": "integration",
-    "gate": "unit", "history": "integration", "integrations": "integration", "judges": "integration",
-    "lint": "integration", "llm": "integration", "paraphrase": "integration", "preference": "integration",
-    "preview": "e2e", "reliability": "unit", "repair": "integration", "report": "unit", "repository": "integration",
+    "calibration": "unit", "cli": "e2e", "comparison": "unit", "discover": "integration", "drift": "integration",
+    "ensemble": "integration", "fakes": "integration", "gate": "unit", "history": "integration",
+    "integrations": "integration", "judges": "integration", "lint": "integration", "llm": "integration",
+    "paraphrase": "integration", "preference": "integration", "preview": "e2e", "rejudge": "integration",
+    "reliability": "unit", "repair": "integration", "report": "unit", "repository": "integration",
     "results": "unit", "rubric": "integration", "scaffold": "integration", "schema": "unit", "service": "unit",
     "teach": "integration", "trust": "unit", "verdicts": "unit",
 }

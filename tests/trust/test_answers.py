@@ -189,7 +189,8 @@ HAND = {"item": "R0", "check_text": TEXTS[0], "answer": "no"}
 JUDGED = {**HAND, "judge": "openai:j", "prompt": "p0", "task_hash": "t1", "item_hash": ITEMS[0].content_hash}
 CHANGED = {"item": "R2", "check_text": TEXTS[1], "answer": "yes", "judge": "openai:m", "prompt": "p1",
            "item_hash": ITEMS[1].content_hash, "task_hash": "t2", "sample": 1, "check": "A", "quote": "q",
-           "usage": {"input_tokens": 1, "output_tokens": 1}, "at": "2024-01-01T00:00:00Z", "batch": "b1"}
+           "usage": {"input_tokens": 1, "output_tokens": 1}, "at": "2024-01-01T00:00:00Z", "batch": "b1",
+           "unverified_quote": "q", "served_model": "m2"}
 
 
 def _store(*lines: dict) -> VerdictStore:

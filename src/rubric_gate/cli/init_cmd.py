@@ -32,8 +32,10 @@ def _default_name(root: Path) -> str:
               help="The action the workflow uses, OWNER/REPO@REF.")
 @click.option("--from", "source", nargs=2, metavar="promptfoo PATH",
               help="Gate an existing promptfoo config in place: its llm-rubric assertions are the checks.")
+@click.option("--drift", is_flag=True, help="Also write .github/workflows/rubric-gate-drift.yml: each rubric's judge "
+                                            "asked again weekly on a sample of its stored verdicts (`rubric-gate drift`).")
 @handle_errors
-def init_command(name: str | None, action: str, source: tuple[str, str] | None = None) -> int:
+def init_command(name: str | None, action: str, source: tuple[str, str] | None = None, drift: bool = False) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed.
@@ -43,7 +45,7 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
         return _init_from_promptfoo(root, source, name, action)
     name = name or _default_name(root)
     try:
-        files = scaffold_files(name, action)
+        files = scaffold_files(name, action, drift=drift)
     except ValueError as exc:
         raise InputError("--name", str(exc)) from None
     created, skipped = write_new_files(root, files)

@@ -44,6 +44,8 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
      "Write RUBRIC's checks for another eval tool, on stdout."),
     ("history", "rubric_gate.cli.history_cmd:history_command",
      "Score every committed revision of RUBRIC (following renames) and replay the gate step by step."),
+    ("drift", "rubric_gate.cli.drift_cmd:drift_command",
+     "Ask each RUBRIC's judge again on a sample of its stored verdicts; exit 1 if it drifted."),
 )
 
 

@@ -35,6 +35,7 @@ from rubric_gate.service import CallBudget
 
 DEFAULT_OUT = Path(".rubric-gate/preview")
 EXIT_MEANINGS = {0: "pass", 1: "gate failed", 2: "bad input"}
+JUDGE_FAILED = "a judge left pairs without a valid answer, none guessed"
 # The kind `echo` gets for a change the gate rejects, in `check`'s word for it: a rejection is
 # the gate's answer, not an input error (`error` means bad input, exit 2).
 REJECTED = "REJECTED"
@@ -52,6 +53,14 @@ class Preview:
     workflow: str | None  # the workflow the inputs came from
     written: list[Path] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)  # how this run differs from the action's
+
+    @property
+    def meaning(self) -> str:
+        """What the exit code says: exit 2 from a judge that could not answer is not bad input."""
+        errors = [o for o in self.summary.outcomes if o.error is not None]
+        if self.exit_code == 2 and errors and all(o.judge_failed for o in errors):
+            return JUDGE_FAILED
+        return EXIT_MEANINGS.get(self.exit_code, "")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -33,6 +33,8 @@ class Kind(StrEnum):
     RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
     RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
     RUBRIC_ID_SHARED = "rubric.id_shared"  # two rubric files with one `id`
+    # `judge` changed from one judge to another and this run called both: rule J decided it.
+    RUBRIC_JUDGE_GATED = "rubric.judge_gated"
     # A rubric's keys (`trust.rubric_diff`): a key the format gains is `rubric.<key>`, unclassified.
     RUBRIC_CHECKS = "rubric.checks"
     RUBRIC_AGGREGATION = "rubric.aggregation"
@@ -97,6 +99,7 @@ RULES: dict[str, Rule] = {
     Kind.RUBRIC_REMOVED: Rule.GATE,
     Kind.RUBRIC_MOVED: Rule.ALLOWED,
     Kind.RUBRIC_ID_SHARED: Rule.OVERRIDE,
+    Kind.RUBRIC_JUDGE_GATED: Rule.GATE,  # else `rubric.judge`: the override
     Kind.RUBRIC_CHECKS: Rule.GATE,
     Kind.RUBRIC_AGGREGATION: Rule.GATE,
     Kind.RUBRIC_ID: Rule.OVERRIDE,  # consumers load a rubric by id: a new id is another rubric to them
@@ -153,7 +156,8 @@ RULES: dict[str, Rule] = {
     # answer.rejudged); the others are shown, never read by the gate.
     **{verdict_field(f): Rule.OVERRIDE for f in ("item", "check_text", "judge", "prompt", "item_hash", "task_hash",
                                              "sample", "answer")},
-    **{verdict_field(f): Rule.ALLOWED for f in ("check", "quote", "usage", "at", "batch")},
+    **{verdict_field(f): Rule.ALLOWED for f in ("check", "quote", "usage", "at", "batch", "unverified_quote",
+                                                 "served_model")},
 }
 
 

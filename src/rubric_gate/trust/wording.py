@@ -47,9 +47,12 @@ def rubric_key_message(diff: KeyChange) -> str | None:
         return (f"changes the rubric's `id` from {diff.before} to {diff.after}; whoever loads a rubric "
                 "by id would read another rubric than the one the gate compared under this path")
     if diff.key == "judge":
+        # Rule J decides a change from one judge to another when both can be called in the run
+        # (`rubric.judge_gated`); an added or removed key, or a judge without its API key, cannot be compared.
         return (f"changes `judge` from {diff.before or '(none)'} to {diff.after or '(none)'}; the "
                 "rubric's judge produces the verdicts later PRs are gated on (without one they replay "
-                "the PR's own)")
+                "the PR's own), and the gate compares two judges (rule J) only when both are named and "
+                "their API keys are set in this run")
     return f"changes `{diff.key}`, which no rule of the gate classifies, so it needs the override"
 
 

@@ -17,7 +17,7 @@ from rubric_gate.action.commits.changed import ChangedFile
 from rubric_gate.action.commits.snapshot import Snapshot, Snapshots
 from rubric_gate.action.commits.sources import check_repo_path
 from rubric_gate.calibration import CalibrationSet
-from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
+from rubric_gate.errors import InputError, JudgeError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.results import CheckReport, RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text
@@ -75,6 +75,7 @@ class RubricOutcome:
     notices: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # reasons to fail besides the gate
     error: str | None = None
+    judge_failed: bool = False  # `error` is a judge's (no valid answer, a dead endpoint), not bad input
     judging: dict[str, object] | None = None
     pending_pairs: int = 0  # pairs still being judged in a batch: no decision yet
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
@@ -165,7 +166,7 @@ def gate_file(changed: ChangedFile, settings: GateSettings) -> RubricOutcome:
         parts = ", ".join(f"{cid} ({n}/{exc.total_items} items)" for cid, n in exc.missing.items())
         outcome.error = f"no verdict for checks {parts}: {JUDGE_HINT}"
     except RubricGateError as exc:
-        outcome.error = exc.message
+        outcome.error, outcome.judge_failed = exc.message, isinstance(exc, JudgeError)
     return outcome
 
 

@@ -7,7 +7,7 @@ are what `action.decide` decides on; `rubric-gate preview` calls `gate_changes` 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from github import GithubException
 from github.Repository import Repository
@@ -43,6 +43,7 @@ from rubric_gate.action.github.client import describe
 from rubric_gate.action.github.gather import current_base
 from rubric_gate.action.github.outputs import command
 from rubric_gate.errors import InputError
+from rubric_gate.gate import JUDGE_CHANGE_ALPHA
 from rubric_gate.service import CallBudget
 from rubric_gate.trust.differences import Difference
 
@@ -95,8 +96,10 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     confirms = LiveConfirmer(tuple(dict.fromkeys((*config.judges, *specs))), cache, budget,
                              concurrency=config.request.concurrency, notices=notices)
     # Every difference of the classified diff is kept for report.json; the comment reads findings.
+    # A change of `judge` rule J decided (both judges called in this run) is the gate's; else the override's.
+    judge_gated = frozenset(o.file.path for o in outcomes if o.report is not None and o.report.judge_change is not None)
     try:
-        differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms)
+        differences = diff_snapshots(snapshots, config.rubric_globs, changes, confirms, judge_gated)
     except InputError as exc:
         # A calibration set or verdict file the PR leaves unloadable is bad input: exit 2 with a
         # failed check naming its line, which no override covers.
@@ -147,6 +150,9 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
     """Each changed rubric gated; and the judges that gated them (the base versions' own `judge`
     keys too), which also re-judge the recorded answers the PR changes."""
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
+    # A judge change's sides, by spec: kept apart from `backends`, the judges that gate edits and
+    # confirm changed recorded answers (a judge a PR names never does either).
+    reachable: dict[str, bool] = {}
     outcomes = []
     unjudged: list[str] = []
     for change in changes:
@@ -167,8 +173,12 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
             if snapshots.head.rubric_keys(change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
+        request = config.request.judged_by(specs if judge else ())
+        sides = _judge_change(snapshots, change, reachable) if judge is not None and rubric_judges else None
+        if sides is not None:
+            request = replace(request, judge_change=sides, judge_change_alpha=JUDGE_CHANGE_ALPHA)
         settings = GateSettings(snapshots=snapshots, trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
-                                request=config.request.judged_by(specs if judge else ()), budget=budget, cache=cache)
+                                request=request, budget=budget, cache=cache)
         outcome = gate_file(change, settings)
         outcomes.append(outcome)
         for notice in outcome.notices:
@@ -183,6 +193,29 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
         command("notice", message)
         notices.append(message)
     return outcomes, tuple(backends)
+
+
+def _judge_change(snapshots: Snapshots, change: ChangedFile,
+                  reachable: dict[str, bool]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(old judges, new judges) when the PR changes the rubric's `judge` from one judge (or panel)
+    to another and this run can call every one of them: rule J compares them on the calibration
+    set. The edit itself stays gated by the base's judge (a PR does not choose the judge of its
+    own edit). An added or removed key, or a judge without its API key, needs the override."""
+    if change.status != "modified" and change.status != "renamed":
+        return None
+    old = _judges(snapshots.merge_base.rubric_keys(change.base_path).get("judge"))
+    new = _judges(snapshots.head.rubric_keys(change.path).get("judge"))
+    if not old or not new or old == new:
+        return None
+    for spec in (*old, *new):
+        if spec not in reachable:
+            reachable[spec] = load_backend(spec)[0] is not None
+    return (old, new) if all(reachable[spec] for spec in (*old, *new)) else None
+
+
+def _judges(key: object) -> tuple[str, ...]:
+    """A `judge` key as judges: comma-separated, a panel (as the `judge` input reads it)."""
+    return tuple(dict.fromkeys(j.strip() for j in str(key or "").split(",") if j.strip()))
 
 
 def _rubric_judge(snapshots: Snapshots, change: ChangedFile) -> str | None:

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from github import GithubException
+from github.CommitStatus import CommitStatus
 from github.GithubObject import NotSet
+from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
 from rubric_gate.action.decide import PostedResult
@@ -128,7 +130,7 @@ def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
             return PostedResult(latest.status == "completed" and latest.conclusion in ("success", "neutral"),
                                 record.base_sha if record else None)
         login: list[str | None] = []  # the token's user, read once, at the first status of this name
-        for status in repo.get_commit(head_sha).get_statuses():  # newest first
+        for status in _statuses(repo, head_sha):  # newest first
             if status.context == CHECK_NAME:
                 login = login or [token_login(repo)]
                 if not by_token(status.creator.login if status.creator is not None else None, login[0]):
@@ -139,6 +141,13 @@ def latest_result(repo: Repository, head_sha: str) -> PostedResult | None:
     except GithubException:
         return None
     return None
+
+
+def _statuses(repo: Repository, sha: str) -> PaginatedList[CommitStatus]:
+    """List commit statuses for a reference: `GET /repos/{owner}/{repo}/commits/{ref}/statuses`,
+    newest first. PyGithub's `Commit.get_statuses()` reads `/statuses/{sha}`, which GitHub's REST
+    description has for POST (create a status) only."""
+    return PaginatedList(CommitStatus, repo.requester, f"{repo.url}/commits/{sha}/statuses", None)
 
 
 _BASE_MARK = " · base "

@@ -37,12 +37,13 @@ from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
 
 
 def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes: list[ChangedFile],
-                   confirms: Confirms | None = None) -> list[Difference]:
+                   confirms: Confirms | None = None, judge_gated: frozenset[str] = frozenset()) -> list[Difference]:
     """Every difference, in the order reviewers read them: labels, verdicts, rubric keys, ids.
 
     `rubric_changes`: the PR's rubric files (rewrites paired). `confirms`: which changed recorded
     answers a trusted source gave at the full key of the line the head reads (`trust.Confirms`:
-    the configured judge, live in this run); None: none is confirmed."""
+    the configured judge, live in this run); None: none is confirmed. `judge_gated`: the rubric
+    files whose change of `judge` rule J decided in this run (both judges called)."""
     files = snapshots.files
     # Added files too: a verdict file a base rubric names but the base lacks (its verdicts were
     # in the cache) is created as the record the next PR is gated on; a calibration set so
@@ -66,7 +67,7 @@ def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes:
             out.extend(_verdict_differences(snapshots, v_path, changed.get(v_path) or created[v_path], cal_paths,
                                             v_users, confirms, rubric_changes))
     for change in rubric_changes:
-        out.extend(_rubric_differences(snapshots, change))
+        out.extend(_rubric_differences(snapshots, change, change.path in judge_gated))
     out.extend(_shared_ids(snapshots, globs))
     return out
 
@@ -89,9 +90,10 @@ def _files_in_use(snapshots: Snapshots, globs: tuple[str, ...]) -> tuple[dict[st
 
 # -- rubrics -------------------------------------------------------------------------------------
 
-def _rubric_differences(snapshots: Snapshots, change: ChangedFile) -> list[Difference]:
+def _rubric_differences(snapshots: Snapshots, change: ChangedFile, judge_gated: bool = False) -> list[Difference]:
     """The rubric file itself, and its keys classified (`trust.rubric_diff`). A version that
-    does not load is reported where the rubric is gated."""
+    does not load is reported where the rubric is gated; a change of `judge` that rule J decided
+    (`judge_gated`) is the gate's, reported with its table."""
     users = (change.path,)
     if change.status == "added":
         return [Difference(Kind.RUBRIC_ADDED, change.path, users)]
@@ -105,6 +107,9 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile) -> list[Diffe
     if base_doc is None or head_doc is None:
         return out
     for diff in classify_rubric_changes(base_doc.rubric, head_doc.rubric):
+        if diff.key == "judge" and judge_gated:
+            out.append(Difference(Kind.RUBRIC_JUDGE_GATED, change.path, users))
+            continue
         out.append(Difference(diff.kind, change.path, users, wording.rubric_key_message(diff)))
     return out
 
