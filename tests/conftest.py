@@ -25,9 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    twice = give_kinds(items)
-    if twice:
-        raise pytest.UsageError("tests with more than one kind (tests/README.md): " + "; ".join(twice))
+    problems = give_kinds(items)
+    if problems:
+        raise pytest.UsageError("every test has exactly one kind (tests/README.md): " + "; ".join(problems))
     if config.getoption("--live"):
         return
     skip_live = pytest.mark.skip(reason="live API test: pass --live (and set API keys) to run")

@@ -123,5 +123,8 @@ def test_a_test_gets_its_modules_kind_unless_it_has_exactly_one_of_its_own() -> 
 
     plain, own, twice = (Item("action/test_decide.py::t"), Item("action/test_labels.py::t", "unit"),
                          Item("trust/test_labels.py::t", "unit", "integration"))
-    assert give_kinds([plain, own, twice]) == ["trust/test_labels.py::t: unit, integration"]  # type: ignore[list-item]
+    nowhere = Item("nowhere/test_x.py::t")
+    assert give_kinds([plain, own, twice, nowhere]) == [  # type: ignore[list-item]
+        "trust/test_labels.py::t: unit, integration", "nowhere/test_x.py::t: no kind (its directory is not in "
+        "DIRECTORY_KINDS)"]
     assert (plain.marks, own.marks) == (["unit"], ["unit"])

@@ -69,6 +69,6 @@ def test_a_paraphrase_without_a_valid_answer_is_listed_not_guessed(fake: FakeLLM
         ensure_paraphrases(TEXTS, "anthropic:judge-a", 1, store)
     failure = "anthropic:judge-a: paraphrase 1 of 'The output mentions pear': gave up after 1 retries (HTTP 429)"
     assert raised.value.failures == [failure]
-    assert str(raised.value) == f"1 paraphrase calls have no valid answer, none guessed: {failure}"
+    assert str(raised.value) == f"1 paraphrase calls have no valid answer, none guessed (1 rate limited): {failure}"
     assert store.get(TEXTS[0], "anthropic:judge-a", 0) is not None  # the good one is kept
     assert store.get(TEXTS[1], "anthropic:judge-a", 0) is None

@@ -21,7 +21,7 @@ DIRECTORY_KINDS = {
     "paraphrase": "integration", "preference": "integration", "preview": "e2e", "rejudge": "integration",
     "reliability": "unit", "repair": "integration", "report": "unit", "repository": "integration",
     "results": "unit", "rubric": "integration", "scaffold": "integration", "schema": "unit", "service": "unit",
-    "teach": "integration", "trust": "unit", "verdicts": "unit",
+    "sources": "unit", "teach": "integration", "trust": "unit", "verdicts": "unit",
 }
 MODULE_KINDS = {
     "action/test_decide.py": "unit", "action/test_units.py": "unit", "action/test_snapshot.py": "integration",
@@ -37,11 +37,12 @@ MODULE_KINDS = {
 }
 
 
-def kind_of(path: Path) -> str:
-    """The kind a test in the module at `path` has unless it says otherwise."""
+def kind_of(path: Path) -> str | None:
+    """The kind a test in the module at `path` has unless it says otherwise (None: its directory
+    has none)."""
     relative = path.resolve().relative_to(TESTS)
     folder = relative.parent.as_posix()
-    return MODULE_KINDS.get(relative.as_posix()) or DIRECTORY_KINDS["" if folder == "." else folder]
+    return MODULE_KINDS.get(relative.as_posix()) or DIRECTORY_KINDS.get("" if folder == "." else folder)
 
 
 def kinds_marked(item: pytest.Item) -> list[str]:
@@ -49,12 +50,16 @@ def kinds_marked(item: pytest.Item) -> list[str]:
 
 
 def give_kinds(items: list[pytest.Item]) -> list[str]:
-    """Give each unmarked test its module's kind; the tests marked with more than one kind."""
-    twice = []
+    """Give each unmarked test its module's kind; the tests that end with none or more than one."""
+    problems = []
     for item in items:
         marked = kinds_marked(item)
-        if not marked:
-            item.add_marker(kind_of(item.path))
-        elif len(marked) > 1:
-            twice.append(f"{item.nodeid}: {', '.join(marked)}")
-    return twice
+        if len(marked) > 1:
+            problems.append(f"{item.nodeid}: {', '.join(marked)}")
+        elif not marked:
+            kind = kind_of(item.path)
+            if kind is None:
+                problems.append(f"{item.nodeid}: no kind (its directory is not in DIRECTORY_KINDS)")
+            else:
+                item.add_marker(kind)
+    return problems

@@ -8,14 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from rubric_gate.batch.journal import (
-    BatchJournal,
-    JournaledBatch,
-    PairRecord,
-    binds,
-    pair_key,
-    record_task_hash,
-)
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch
+from rubric_gate.batch.keys import PairRecord, binds, pair_key, record_task_hash
 from rubric_gate.judges.parse import Answer, parse_answer, parse_checklist
 from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.llm.errors import MalformedReply

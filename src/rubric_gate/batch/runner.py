@@ -20,14 +20,8 @@ from typing import Literal, TextIO
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
 from rubric_gate.batch.defaults import DEFAULT_POLL_INTERVAL_S
-from rubric_gate.batch.journal import (
-    BatchJournal,
-    JournaledBatch,
-    contains,
-    journal_path,
-    key_digest,
-    union,
-)
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch, journal_path
+from rubric_gate.batch.keys import contains, key_digest, union
 from rubric_gate.batch.outcome import BatchOutcome, BatchUnansweredError
 from rubric_gate.batch.pending import PairGrid, PairKey, PendingPairs
 from rubric_gate.batch.submit import submit_batches

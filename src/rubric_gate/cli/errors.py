@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 import time
-import traceback
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -17,8 +15,6 @@ import click
 
 from rubric_gate.cli.common import silence_stdout
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_CRASH, RubricGateError
-from rubric_gate.llm.accounting import run_totals
-from rubric_gate.report.terminal import strip_controls
 
 EXIT_INTERRUPTED = 130
 CRASH_LOG_DIR = "RUBRIC_GATE_CRASH_LOG_DIR"  # else $RUNNER_TEMP in GitHub Actions, else the temp dir
@@ -26,6 +22,9 @@ CRASH_LOG_DIR = "RUBRIC_GATE_CRASH_LOG_DIR"  # else $RUNNER_TEMP in GitHub Actio
 
 def crash_log(exc: BaseException) -> Path | None:
     """Write the traceback of an unexpected exception to a file of its own; None if that fails."""
+    import tempfile  # a crash only: every run imports this module
+    import traceback
+
     directory = Path(os.environ.get(CRASH_LOG_DIR) or os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
     path = directory / f"rubric-gate-crash-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
     try:
@@ -34,6 +33,13 @@ def crash_log(exc: BaseException) -> Path | None:
     except OSError:
         return None
     return path
+
+
+def _plain(text: str) -> str:
+    """`text` without escape sequences (imported for an error only: every command imports this module)."""
+    from rubric_gate.report.terminal import strip_controls
+
+    return strip_controls(text)
 
 
 def _print_json_error(exc: BaseException, message: str, code: int, totals: list[Any] | None = None) -> None:
@@ -67,11 +73,14 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             return command(*args, **kwargs)
         except RubricGateError as exc:
             # One line, whatever a library put in it; no escape sequences from file names or ids.
-            message = strip_controls(" ".join(exc.message.splitlines()))
+            # imported on an error's path only: every command imports this module
+            from rubric_gate.llm.accounting import run_totals
+
+            message = _plain(" ".join(exc.message.splitlines()))
             totals = run_totals(exc)
             for stats in totals:  # a run that fails still says what it spent (when it spent anything)
                 if stats.calls or stats.retries:
-                    print(strip_controls(stats.summary), file=sys.stderr)
+                    print(_plain(stats.summary), file=sys.stderr)
             print(f"rubric-gate: error: {message}", file=sys.stderr)
             if wants_json(kwargs):  # a JSON reader gets one object on stdout, not nothing
                 _print_json_error(exc, message, exc.exit_code, totals)
@@ -94,7 +103,7 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             return 0
         except OSError as exc:
             where = getattr(exc, "filename", None) or "<io>"
-            message = strip_controls(f"{where}: {exc.strerror or exc}")
+            message = _plain(f"{where}: {exc.strerror or exc}")
             print(f"rubric-gate: error: {message}", file=sys.stderr)
             if wants_json(kwargs):
                 _print_json_error(exc, message, EXIT_BAD_INPUT)
@@ -103,13 +112,13 @@ def handle_errors(command: Callable[..., int]) -> Callable[..., int]:
             # Usage errors: click prints them with its own code (2 for misuse); a JSON reader
             # still gets its one object.
             if wants_json(kwargs):
-                _print_json_error(exc, strip_controls(exc.format_message()), exc.exit_code)
+                _print_json_error(exc, _plain(exc.format_message()), exc.exit_code)
             raise
         except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:  # a bug: exit 3 (never 1, "gate failed"), one line, the traceback in a file
             path = crash_log(exc)
-            what = strip_controls(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
+            what = _plain(" ".join(f"{type(exc).__name__}: {exc}".splitlines()))[:300]
             where = f"the traceback is in {path}" if path is not None else "the traceback could not be saved"
             print(f"rubric-gate: internal error (a bug, please report it): {what}; {where}", file=sys.stderr)
             if wants_json(kwargs):

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +12,6 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from rubric_gate.errors import InputError
-from rubric_gate.rubric.mapping import MAPPING_FILE, find_entry, normal_path, parse_settings
 from rubric_gate.rubric.model import KNOWN_KEYS, Rubric
 from rubric_gate.rubric.promptfoo import NotGated, git_blob_id, looks_like_promptfoo, read_checklist
 from rubric_gate.sources import LocatedYaml, SourceText, load_located_yaml, read_source
@@ -75,6 +72,8 @@ def _describe(error: ErrorDetails) -> tuple[tuple, str]:
     kind = error["type"]
     if kind == "extra_forbidden":
         key = str(loc[-1])
+        import difflib  # a misspelt key only: every load imports this module
+
         hint = difflib.get_close_matches(key, _known_keys_for(loc[:-1]), n=1)
         suggestion = f" (did you mean '{hint[0]}'?)" if hint else f" (known keys: {', '.join(_known_keys_for(loc[:-1]))})"
         return loc, f"unknown key '{key}'{suggestion}"
@@ -186,6 +185,9 @@ def _promptfoo_document(located: LocatedYaml, source: SourceText,
                         siblings: Callable[[], tuple[str, Sibling]] | None,
                         ) -> tuple[RubricDocument | None, list[InputError], list[InputError]]:
     display = source.display
+    # (a promptfoo config only: a rubric file loads no settings code)
+    from rubric_gate.rubric.mapping import MAPPING_FILE, find_entry, normal_path, parse_settings
+
     checklist = read_checklist(located, display)
     how = (f"name its calibration set and verdicts in {MAPPING_FILE} at the repository root, under "
            "`promptfoo: {PATH: {id, calibration, verdicts}}` (`rubric-gate init --from promptfoo PATH` writes it)")
@@ -257,6 +259,8 @@ def read_document(located: LocatedYaml, source: SourceText,
 def git_siblings(ref: str, cwd: Path | None) -> Sibling:
     """Files at `ref` (`""`: the index), read without touching the work tree; None when absent."""
     def read(path: str) -> tuple[str, str] | None:
+        import subprocess  # a promptfoo config's settings only: every rubric load imports this module
+
         spec = f"{ref}:{path}"
         proc = subprocess.run(["git", "cat-file", "blob", spec], cwd=cwd, capture_output=True, check=False)
         if proc.returncode != 0:
@@ -280,6 +284,8 @@ def source_siblings(source: SourceText, cwd: Path | None) -> Callable[[], tuple[
     def resolve() -> tuple[str, Sibling]:
         if source.ref is not None and source.repo_path is not None:
             return source.repo_path, git_siblings(source.ref, cwd)
+        import subprocess
+
         assert source.path is not None
         path = source.path.resolve()
         proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=path.parent, capture_output=True,

@@ -7,6 +7,7 @@ for untrusted verdicts live here once, so the command line and the required chec
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,8 +15,10 @@ from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, run_check
-from rubric_gate.trust import Untrusted, catches_withheld
 from rubric_gate.verdicts import VerdictColumn, VerdictStore
+
+if TYPE_CHECKING:
+    from rubric_gate.trust import Untrusted
 
 
 def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup, options: GateOptions, *,
@@ -39,6 +42,9 @@ def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: Rubric
     recorded, over the trusted ones)."""
     if not any(v.answer == "no" for v in untrusted.verdicts):
         return report  # nothing to withhold
+    # (the action's PR runs only: `check` trusts its store, and loads no trust code)
+    from rubric_gate.trust import catches_withheld
+
     withheld = VerdictLookup(untrusted.calibration, VerdictStore(catches_withheld(untrusted.verdicts)), head.rubric)
     lookup = WithheldLookup(untrusted.calibration, untrusted.trusted, head.rubric, reading=reading, withheld=withheld)
     accepted = {(c.check, c.change) for c in report.changes if c.accepted}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import JudgeError
@@ -20,8 +20,10 @@ from rubric_gate.rubric import RubricDocument
 from rubric_gate.scoring import VerdictLookup
 from rubric_gate.service.gate import gate_edit
 from rubric_gate.service.request import CallBudget, GateRequest
-from rubric_gate.trust import Untrusted
 from rubric_gate.verdicts import VerdictStore
+
+if TYPE_CHECKING:  # (a PR's own verdicts: the action's; `check` loads no trust code)
+    from rubric_gate.trust import Untrusted
 
 
 @dataclass

@@ -33,7 +33,6 @@ from rubric_gate.trust.evidence import (
     Evidence,
     Untrusted,
     catches_withheld,
-    pr_added_verdicts,
     split_evidence,
     split_pr_verdicts,
     unweighed_record,
@@ -46,6 +45,6 @@ from rubric_gate.trust.rubric_diff import KeyChange, classify_rubric_changes
 __all__ = ["RULES", "ChangedAnswer", "Confirms", "Difference", "Evidence", "FullKey", "JudgedKey", "KeyChange", "Kind",
            "LabelDiff", "RemovedAnswer", "Rule", "Untrusted", "apply_check_changes", "catches_withheld", "changed_answers",
            "check_conflicts", "classify_rubric_changes", "confirmation_keys", "confirmed_at", "deletion_losses",
-           "diff_labels", "filled_answers", "landing_differences", "merged_record", "pr_added_verdicts",
+           "diff_labels", "filled_answers", "landing_differences", "merged_record",
            "removed_answers", "rule_of", "split_evidence", "split_pr_verdicts", "unweighed_record",
            "usable_pr_verdicts"]

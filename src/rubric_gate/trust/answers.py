@@ -9,6 +9,8 @@ from typing import Protocol
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.rubric import normalize_text
 from rubric_gate.verdicts import VerdictStore
+from rubric_gate.verdicts.blobs import memoised
+from rubric_gate.verdicts.compare import appended_lines, differing_lines
 
 # What a configured judge answered in this run: (task hash, normalised check text, item content
 # hash) -> "yes" | "no". The task is part of the key: an answer judged under one rubric's task
@@ -123,7 +125,7 @@ def answer_readings(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     """Every labeled (check text, item) pair whose answer some lookup may read differently at the
     head, with its answers at each such key, base and head.
 
-    Compared lookup by lookup, not line by line (`VerdictStore.differing_lines`): a copy of an
+    Compared lookup by lookup, not line by line (`verdicts.compare.differing_lines`): a copy of an
     earlier line, a reordering or a removal moves the winning line without adding a line the base
     lacks. The keys are those the differing lines record: replay at their sample index and task,
     and under each of `tasks` (the task hashes of the rubrics reading the file), and keyed (judge,
@@ -133,8 +135,8 @@ def answer_readings(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     items = tuple(items)
     tasks = tuple(dict.fromkeys(tasks))
     # The three guards below ask in turn: computed once per blob pair, items and tasks.
-    key = ("answer_readings", id(base), tuple((i.id, i.content_hash) for i in items), tasks)
-    return list(head.shared_result(key, base, lambda: tuple(_readings(base, head, items, tasks))))
+    key = ("answer_readings", tuple((i.id, i.content_hash) for i in items), tasks)
+    return list(memoised((base, head), key, lambda: tuple(_readings(base, head, items, tasks))))
 
 
 def _readings(base: VerdictStore, head: VerdictStore, items: tuple[CalibrationItem, ...],
@@ -143,7 +145,7 @@ def _readings(base: VerdictStore, head: VerdictStore, items: tuple[CalibrationIt
     by_hash: dict[str, list[CalibrationItem]] = {}
     for item in by_id.values():
         by_hash.setdefault(item.content_hash, []).append(item)
-    before_lines, after_lines = head.differing_lines(base)
+    before_lines, after_lines = differing_lines(base, head)
     views: dict[tuple[str, str], tuple[str, CalibrationItem, set[LookupKey]]] = {}
     names: dict[tuple[str, str], str] = {}
     for verdict in (*after_lines, *before_lines):
@@ -197,7 +199,7 @@ def merged_record(merge_base: VerdictStore, head: VerdictStore, tip: VerdictStor
     The PR's answers are compared with the merge base's (what it branched from) and, through this,
     with the tip's: a line it appends can outrank one main recorded since, which the merge base
     never had."""
-    appended = head.appended_to(merge_base)
+    appended = appended_lines(merge_base, head)
     if appended is None:
         return None
     return tip.merged(VerdictStore(appended)) if appended else tip

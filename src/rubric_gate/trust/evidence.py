@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
-from rubric_gate.verdicts.store import ANSWER_NAMES
+from rubric_gate.verdicts.blobs import memoised
+from rubric_gate.verdicts.compare import added_lines
+from rubric_gate.verdicts.table_data import ANSWER_NAMES
 
 
 def usable_pr_verdicts(fills: list[Verdict], trusted: Rubric) -> tuple[list[Verdict], list[Verdict]]:
@@ -83,21 +85,17 @@ class Untrusted:
     calibration: CalibrationSet
 
 
-def pr_added_verdicts(base: VerdictStore, head: VerdictStore) -> list[Verdict]:
-    return head.added_since(base)
-
-
-def split_pr_verdicts(added: list[Verdict], base: VerdictStore,
+def split_pr_verdicts(base: VerdictStore, head: VerdictStore,
                       calibration: CalibrationSet) -> tuple[list[Verdict], list[str]]:
     """The PR's verdicts for pairs the base has no verdict for, and the pairs where it contradicts the base.
 
     A PR verdict may fill a gap (a new check text), never overrule the base: otherwise a PR
     could "re-record" another check as catching what a deleted check caught. The same split
-    serves every rubric reading the same store and labels.
+    serves every rubric reading the same store and labels (kept in the blob cache, by blob id).
     """
     labels = tuple((i.id, i.content_hash) for i in calibration.items)
-    fills, contradicting = base.shared_result(("split_pr_verdicts", tuple(map(id, added)), labels), added,
-                                              lambda: _split_pr_verdicts(added, base, calibration))
+    fills, contradicting = memoised((base, head), ("split_pr_verdicts", labels),
+                                    lambda: _split_pr_verdicts(added_lines(base, head), base, calibration))
     return list(fills), list(contradicting)
 
 

@@ -119,7 +119,7 @@ class VerdictCache:
     def keep(self, store: VerdictStore, before: int) -> None:
         """Remember what `store` judged after its first `before` verdicts, for the next rubric."""
         if len(store) > before:
-            judged = store.since(before)
+            judged = store.after(before)
             self.store = self.store.merged(judged)
             self.live = self.live.merged(judged)
 

@@ -46,6 +46,7 @@ from rubric_gate.rubric import Rubric
 from rubric_gate.trust import apply_check_changes, landing_differences, merged_record
 from rubric_gate.trust.differences import Difference, Kind, Rule, rule_of
 from rubric_gate.tuning import env_int, env_number
+from rubric_gate.verdicts.compare import differing_lines
 
 THE_MERGE = "the merge"  # the finding's `path` for what concerns the whole merge, not one file
 REBASE = "rebase the PR onto its base branch (or merge the base branch into it) and push"
@@ -322,7 +323,7 @@ class _Landing:
         base, tip = self.s.merge_base.verdicts(change.base_path), self.s.tip.verdicts(change.base_path)
         head = self.s.head.verdicts(path)
         expected = merged_record(base, head, tip) if base is not None and tip is not None and head is not None else None
-        if landed is None or expected is None or landed.differing_lines(expected) == ((), ()):
+        if landed is None or expected is None or differing_lines(expected, landed) == ((), ()):
             return None
         return (f"{self.name} writes `{path}` with a record that reads otherwise than the one the gate reviewed (the "
                 f"base tip's lines, then the PR's) {UNSEEN}: {REBASE}")

@@ -36,12 +36,12 @@ from rubric_gate.trust import (
     apply_check_changes,
     check_conflicts,
     deletion_losses,
-    pr_added_verdicts,
     split_evidence,
     split_pr_verdicts,
 )
 from rubric_gate.trust.wording import UNREADABLE_BASE
 from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts.compare import merged_added
 
 __all__ = ["GateSettings", "RubricOutcome", "calibration_split", "gate_file", "verdicts_at"]
 
@@ -361,7 +361,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     `options` given: a second gating of the same PR (onto the base tip), audited already.
     """
     primary = options is None
-    fills, _contradicting = split_pr_verdicts(pr_added_verdicts(base_store, head_store), base_store, calibration)
+    fills, _contradicting = split_pr_verdicts(base_store, head_store, calibration)
     # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
     evidence = split_evidence(fills, base_store, base.rubric, head.rubric, calibration)
     added, ignored, unweighed = list(evidence.pr_own), list(evidence.ignored), list(evidence.unweighed)
@@ -392,7 +392,7 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     else:
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        store = base_store.merged_lines(added, head_store) if added else base_store
+        store = merged_added(base_store, head_store, added) if added else base_store
         if (added or unweighed) and primary:
             note = " and ".join(part for part in (
                 f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",

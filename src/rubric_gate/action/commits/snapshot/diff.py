@@ -34,6 +34,7 @@ from rubric_gate.trust.answers import ChangedAnswer, RemovedAnswer
 from rubric_gate.trust.differences import Difference, Kind, Rule, rule_of, verdict_field
 from rubric_gate.trust.wording import UNREADABLE_BASE
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
+from rubric_gate.verdicts.compare import added_lines
 
 
 def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes: list[ChangedFile],
@@ -320,7 +321,7 @@ def _unclassified_fields(base: VerdictStore, head: VerdictStore) -> list[str]:
     fields = [f for f in Verdict.model_fields if rule_of(verdict_field(f)) is Rule.UNCLASSIFIED]
     if not fields:
         return []
-    lines = [*head.added_since(base), *base.added_since(head)]
+    lines = [*added_lines(base, head), *added_lines(head, base)]
     return [f for f in fields if any(getattr(v, f) is not None for v in lines)]
 
 
