@@ -59,7 +59,7 @@ def readme_example() -> str:
 def action_comment_example() -> str:
     from rubric_gate import __version__
     from rubric_gate.action.commits.changed import ChangedFile
-    from rubric_gate.action.gating.gate_file import RubricOutcome
+    from rubric_gate.action.gating.outcome import RubricOutcome
     from rubric_gate.action.render import RunSummary, render_body
 
     outcome = RubricOutcome(ChangedFile(BASE, None, "modified"), report=example_report())

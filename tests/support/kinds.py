@@ -24,7 +24,7 @@ DIRECTORY_KINDS = {
     "sources": "unit", "teach": "integration", "trust": "unit", "verdicts": "unit",
 }
 MODULE_KINDS = {
-    "action/test_decide.py": "unit", "action/test_units.py": "unit", "action/test_snapshot.py": "integration",
+    "action/test_decide.py": "unit", "action/test_units.py": "unit", "action/test_gate_file.py": "unit", "action/test_snapshot.py": "integration",
     "action/test_blob_cache.py": "integration", "action/test_rest_blobs.py": "integration",
     "batch/test_streaming.py": "unit", "calibration/test_meta.py": "integration",
     "comparison/test_check_comparisons.py": "integration", "discover/test_select.py": "unit",

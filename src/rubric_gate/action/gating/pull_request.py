@@ -35,8 +35,9 @@ from rubric_gate.action.commits.sources import (
 from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gating.confirm import LiveConfirmer
-from rubric_gate.action.gating.gate_file import GateSettings, RubricOutcome, gate_file
+from rubric_gate.action.gating.gate_file import gate_file
 from rubric_gate.action.gating.judging import SECRET_VARIABLES, JudgeBackend, load_backend
+from rubric_gate.action.gating.outcome import GateSettings, RubricOutcome
 from rubric_gate.action.gating.pairing import pair_rewrites
 from rubric_gate.action.gating.standard import StandardFinding, findings_of
 from rubric_gate.action.github.client import describe
