@@ -28,7 +28,7 @@ from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.rubric import RubricDocument, normalize_text
-from rubric_gate.scoring import VerdictLookup, attribute_rubric
+from rubric_gate.scoring import VerdictLookup, attribute_rubric, promptfoo_note
 from rubric_gate.service import GateRun, Judged, judge_for_gate, run_gate_request
 from rubric_gate.sources import SourceText
 from rubric_gate.trust import (
@@ -40,6 +40,7 @@ from rubric_gate.trust import (
     split_evidence,
     split_pr_verdicts,
 )
+from rubric_gate.trust.approval import Approval
 from rubric_gate.trust.wording import UNREADABLE_BASE, first
 from rubric_gate.verdicts import Verdict, VerdictStore
 from rubric_gate.verdicts.compare import merged_added
@@ -137,7 +138,10 @@ def _gate_added(outcome: RubricOutcome, s: GateSettings, base_note: str | None =
         if s.judge_unavailable:
             outcome = outcome.noted(f"Replay mode: {s.judge_unavailable}.")
         outcome, lookup = _lookup(outcome, [head], calibration, store, s)
-        return outcome if lookup is None else replace(outcome, summary=attribute_rubric(head, lookup))
+        if lookup is None:
+            return outcome
+        outcome = replace(outcome, summary=attribute_rubric(head, lookup))
+        return outcome.noted(promptfoo_note(head)) if head.kind == "promptfoo" else outcome
     except RubricGateError as exc:
         return outcome.stopped_by(exc)
 
@@ -191,7 +195,8 @@ def _deletion_at(outcome: RubricOutcome, trusted: Snapshot, s: GateSettings) -> 
             outcome = outcome.failing(UNREADABLE_BASE.format(what="the deleted rubric's calibration set or verdicts",
                                                              why=exc.message))
         losses = deletion_losses(base.rubric, summary)
-        what = (f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
+        what = ("stops gating the promptfoo config (`.rubric-gate.yaml` no longer names it)" if changed.unlisted else
+                f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
                 if changed.moved_to else "deletes the rubric")
         if losses:
             return outcome.failing(f"this PR {what}, but " + "; ".join(losses))
@@ -293,25 +298,35 @@ def _gate_branch(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
     else:
         if s.judge_unavailable:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
+        asked, vouched = _vouched(evidence, s)
         if added or unweighed:
+            outcome = replace(outcome, approval=asked)
             note = " and ".join(part for part in (
                 f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",
                 _unweighed_shown(unweighed, head) if unweighed else "") if part) + ": no judge could re-check them here"
-            if s.trust_pr_verdicts and not s.judge_unavailable:
+            pending = f" ({asked.text})" if asked is not None and asked.refused else ""  # why one did not count
+            if vouched is not None:
+                notes.append(note + ", and a writer's approval vouches for them, so they count as recorded"
+                             + (" in place of the configured judge, which could not run" if s.judge_unavailable else "")
+                             + f": {vouched.text}.")
+            elif s.trust_pr_verdicts and not s.judge_unavailable:
                 notes.append(note + ", so they were used as recorded for the checks this PR adds (`trust_pr_verdicts`; "
-                             "set it to false to require a judge). They never make another check's catch look "
-                             "shared, so they cannot excuse deleting it.")
+                             "set it to false to require a judge): their \"no\" on a correct item counts as blame, "
+                             "their catches of flawed items only once someone with write access approves this head"
+                             f"{pending}.")
             else:
                 # A judge is configured but cannot run (a fork's run has no secrets): what the PR
-                # records for its new checks does not stand in for what that judge would answer.
-                why = ("`trust_pr_verdicts` is false" if not s.trust_pr_verdicts else
-                       "the configured judge could not run, and a PR's own verdicts do not stand in for it")
+                # records for its new checks does not stand in for what that judge would answer,
+                # unless a writer vouches for it.
+                why = ("`trust_pr_verdicts` is false (an approval does not change that)" if not s.trust_pr_verdicts else
+                       "the configured judge could not run, and a PR's own verdicts do not stand in for it unless "
+                       f"someone with write access approves this head{pending}")
                 notes.append(note + f"; {why}, so this fails.")
                 outcome = outcome.failing(" and ".join(part for part in (
                     f"{len(added)} unverified verdict(s) added by this PR" if added else "",
                     f"{len(unweighed)} recorded before any check had their text" if unweighed else "") if part) + (
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
-        run = _replay(base, head, calibration, base_store, head_store, evidence, s, notes)
+        run = _replay(base, head, calibration, base_store, head_store, evidence, vouched is not None, s, notes)
     report = run.report
     assert report is not None
     report.notes.extend(notes)
@@ -322,13 +337,23 @@ def _gate_branch(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
     return outcome, run.options
 
 
+def _vouched(evidence: Evidence, s: GateSettings) -> tuple[Approval | None, Approval | None]:
+    """The approval read for the PR's own verdicts (only when it has some), and it again when it
+    vouches for them (`trust.approval`): a writer's standing approval of this head makes them count
+    as recorded, under the same rules. `trust_pr_verdicts: false` asks for a judge whatever the
+    reviews say."""
+    asked = s.approval() if (evidence.pr_own or evidence.unweighed) and s.approval is not None else None
+    return asked, asked if asked is not None and asked.granted and s.trust_pr_verdicts else None
+
+
 def _replay(base: RubricDocument, head: RubricDocument, calibration: CalibrationSet, base_store: VerdictStore,
-            head_store: VerdictStore, evidence: Evidence, s: GateSettings, notes: list[str],
+            head_store: VerdictStore, evidence: Evidence, vouched: bool, s: GateSettings, notes: list[str],
             options: GateOptions | None = None) -> GateRun:
-    """Gated on the recorded verdicts, the PR's own among them as untrusted evidence."""
+    """Gated on the recorded verdicts, the PR's own among them as untrusted evidence (unless a
+    writer's approval vouches for them: then as recorded)."""
     added = list(evidence.pr_own)
     store = merged_added(base_store, head_store, added) if added else base_store
-    untrusted = Untrusted(evidence.untrusted, base_store, calibration) if evidence.untrusted else None
+    untrusted = Untrusted(evidence.untrusted, base_store, calibration) if evidence.untrusted and not vouched else None
     return _run(base, head, calibration, store, untrusted, s, notes, options)
 
 
@@ -363,8 +388,10 @@ def _gate_onto_tip(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
             if outcome.pending:
                 return outcome
         else:
-            run = _replay(tip, merged, calibration, tip_store, head_store,
-                          _evidence(tip, merged, calibration, tip_store, head_store), s, [], options)
+            evidence = _evidence(tip, merged, calibration, tip_store, head_store)
+            _asked, vouched = _vouched(evidence, s)
+            run = _replay(tip, merged, calibration, tip_store, head_store, evidence, vouched is not None, s, [],
+                          options)
     except MissingVerdictsError as exc:
         return outcome.failing(f"merged onto {where}, the rubric cannot be scored ({missing_verdicts(exc)}): "
                                f"rebase the PR, or {JUDGE_HINT}")

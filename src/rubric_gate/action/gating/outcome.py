@@ -4,7 +4,7 @@ outcomes (`action.decide`), the comment and report.json show them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ from rubric_gate.results import CheckReport, RubricSummary
 from rubric_gate.rubric import RubricDocument
 from rubric_gate.service import CallBudget, GateRequest
 from rubric_gate.trust import JudgedKey
+from rubric_gate.trust.approval import Approval
 
 if TYPE_CHECKING:
     from rubric_gate.audit import AuditReport
@@ -40,6 +41,9 @@ class GateSettings:
     request: GateRequest = field(default_factory=GateRequest)  # no judges: replay recorded verdicts
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))  # `max_judge_calls`, shared by the run
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
+    # Whether a writer approved this head (read when first asked: only a PR whose own recorded
+    # verdicts are evidence asks); None: no approval is read (a preview, a merge group).
+    approval: Callable[[], Approval | None] | None = None
 
     @property
     def judged(self) -> bool:
@@ -74,6 +78,7 @@ class RubricOutcome:
     audit_report: AuditReport | None = None  # of the added and reworded checks
     repair_report: RepairReport | None = None  # for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
+    approval: Approval | None = None  # the approval read for the PR's own recorded verdicts (granted: they counted)
     # What a configured judge answered in this run, by (task, text, item) (`trust.JudgedKey`): a
     # changed recorded answer is excused for exactly these pairs, never for a whole check text.
     judged_pairs: Mapping[JudgedKey, str] = field(default_factory=dict)  # -> the judge's answer
