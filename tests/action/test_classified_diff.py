@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from rubric_gate.action.commits.changed import ChangedFile, rubric_changes
+from rubric_gate.action.commits.configs import changed_rubrics
 from rubric_gate.action.commits.merge_check import Merged, merge_bases_problem, merge_problems
 from rubric_gate.action.commits.snapshot import ParseMemo, diff_snapshots, load_snapshots
 from rubric_gate.action.event import PullRequest
@@ -30,6 +31,13 @@ from tests.action.harness import (
     verdicts_jsonl,
 )
 from tests.support.memory_repo import MemoryRepo
+from tests.support.promptfoo_project import (
+    BASE_CONFIG,
+    CONFIG_PATH,
+    SETTINGS,
+    calibration_lines,
+    verdict_lines,
+)
 
 
 def _blocking(result) -> list[str]:  # type: ignore[no-untyped-def]
@@ -163,6 +171,20 @@ def _unruled(name: str, scenario: Callable[[], list[str]]) -> Callable[[], list[
     return run
 
 
+def _config_kinds(head_config: str) -> list[str]:
+    """The kinds for a PR editing a promptfoo config `.rubric-gate.yaml` names (read as the action reads it)."""
+    files = {".rubric-gate.yaml": SETTINGS, CONFIG_PATH: BASE_CONFIG, "calibration/support.jsonl": calibration_lines(),
+             "calibration/support.verdicts.jsonl": verdict_lines()}
+    repo = MemoryRepo()
+    repo.commit("base", {**BASE_FILES, **files})
+    repo.commit("head", {CONFIG_PATH: head_config}, parent="base")
+    snapshots = load_snapshots(repo, "base", "base", "head", [_changed(CONFIG_PATH)], ParseMemo())
+    return [str(d.kind) for d in diff_snapshots(snapshots, GLOBS, changed_rubrics(snapshots, GLOBS))]
+
+
+# A rubric the base branch has under the globs that does not load (a tag the one YAML reader refuses).
+UNLOADABLE = "!rubric\nid: old\nversion: 1\ncalibration: calibration/old.jsonl\nverdicts: calibration/old.v.jsonl\n"
+
 PR = PullRequest(7, "t" * 40, "h" * 40, "o/r", "o/r", (), "https://github.com/o/r/pull/7")
 BROKEN = "{not json\n"
 
@@ -172,6 +194,12 @@ SCENARIOS: dict[Kind, Callable[[], list[str]]] = {
     Kind.RUBRIC_REMOVED: lambda: _kinds({RUBRIC: None}, [_changed(RUBRIC, "removed")]),
     Kind.RUBRIC_MOVED: lambda: _kinds({RUBRIC: None, OTHER: BASE_FILES[RUBRIC]}, [_changed(OTHER, "renamed", RUBRIC)]),
     Kind.RUBRIC_ID_SHARED: lambda: _kinds({OTHER: BASE_FILES[RUBRIC]}, [_changed(OTHER, "added")]),
+    Kind.RUBRIC_UNREADABLE: lambda: _kinds({RUBRIC: rubric_yaml(["A"])}, [_changed(RUBRIC)],
+                                           base={"rubrics/old.yaml": UNLOADABLE}),
+    Kind.FILE_MAYBE_IN_USE: lambda: _kinds({"data/x.jsonl": "{}\n"}, [_changed("data/x.jsonl", "added")],
+                                           base={"rubrics/old.yaml": UNLOADABLE}),
+    Kind.PROMPTFOO_GRADING: lambda: _config_kinds(BASE_CONFIG.replace("defaultTest:\n", "defaultTest:\n  threshold: 0.5\n",
+                                                                      1)),
     Kind.RUBRIC_JUDGE_GATED: lambda: _kinds({RUBRIC: _rubric_with(judge="openai:n")}, [_changed(RUBRIC)],
                                             base={RUBRIC: _rubric_with(judge="openai:m")}, judge_gated=frozenset({RUBRIC})),
     Kind.RUBRIC_CHECKS: lambda: _kinds({RUBRIC: rubric_yaml(["A2", "B"])}, [_changed(RUBRIC)]),
