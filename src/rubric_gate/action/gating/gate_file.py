@@ -24,6 +24,13 @@ from rubric_gate.action.gating.outcome import (
     RubricOutcome,
     missing_verdicts,
 )
+from rubric_gate.action.gating.own_verdicts import (
+    ignored_note,
+    pr_evidence,
+    rejudged,
+    replayed,
+    vouched,
+)
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import InputError, MissingVerdictsError, RubricGateError
 from rubric_gate.gate import GateOptions
@@ -37,12 +44,9 @@ from rubric_gate.trust import (
     apply_check_changes,
     check_conflicts,
     deletion_losses,
-    split_evidence,
-    split_pr_verdicts,
 )
-from rubric_gate.trust.approval import Approval
-from rubric_gate.trust.wording import UNREADABLE_BASE, first
-from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.trust.wording import UNREADABLE_BASE
+from rubric_gate.verdicts import VerdictStore
 from rubric_gate.verdicts.compare import merged_added
 
 __all__ = ["calibration_split", "gate_file", "verdicts_at"]
@@ -244,15 +248,6 @@ def _gate_edited(changed: ChangedFile, s: GateSettings) -> RubricOutcome:
         return outcome.stopped_by(exc)
 
 
-def _evidence(base: RubricDocument, head: RubricDocument, calibration: CalibrationSet, base_store: VerdictStore,
-              head_store: VerdictStore) -> Evidence:
-    """The PR's verdicts as the trust boundary splits them: its own for texts the base lacks,
-    those for the base's texts (not used), the record's for texts only the head has."""
-    fills, _contradicting = split_pr_verdicts(base_store, head_store, calibration)
-    # (Changed answers of base verdicts are reported and gated run-wide, with the label changes.)
-    return split_evidence(fills, base_store, base.rubric, head.rubric, calibration)
-
-
 def _run(base: RubricDocument, head: RubricDocument, calibration: CalibrationSet, store: VerdictStore,
          untrusted: Untrusted | None, s: GateSettings, notes: list[str],
          options: GateOptions | None = None) -> GateRun:
@@ -267,15 +262,12 @@ def _gate_branch(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
                  base_store: VerdictStore, head_store: VerdictStore,
                  s: GateSettings) -> tuple[RubricOutcome, GateOptions | None]:
     """Gate the branch: `base` -> `head` on `base`'s labels and trusted verdicts, saying which
-    verdicts are the PR's own and what the configured judge made of them. The options the gate
-    ran with (audited), or None while batches still judge (the outcome is pending)."""
-    evidence = _evidence(base, head, calibration, base_store, head_store)
-    added, ignored, unweighed = list(evidence.pr_own), list(evidence.ignored), list(evidence.unweighed)
-    notes: list[str] = []
-    if ignored:
-        notes.append(f"This PR records {len(ignored)} verdict(s) for checks the base rubric already has "
-                     f"({first([f'{v.check or v.check_text[:40]} on {v.item}' for v in ignored])}); only the base's "
-                     "record or a configured judge answers for those, so they were not used.")
+    verdicts are the PR's own and what the configured judge made of them (`own_verdicts`). The
+    options the gate ran with (audited), or None while batches still judge (the outcome is pending)."""
+    evidence = pr_evidence(base, head, calibration, base_store, head_store)
+    added, unweighed = list(evidence.pr_own), list(evidence.unweighed)
+    notes = [ignored_note(list(evidence.ignored))] if evidence.ignored else []
+    failure: str | None = None
     if s.judged:
         with judging_store(s.cache, base_store) as store:
             run = _run(base, head, calibration, store, None, s, notes)
@@ -283,50 +275,19 @@ def _gate_branch(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
         if outcome.pending:
             return outcome, None
         if (added or unweighed) and not s.request.measures_reliability:
-            disagreements = _disagreements([*added, *unweighed], calibration, store, s.request.judges[0],
-                                           run.lookup.prompt or "", run.lookup.task)
-            what = " and ".join(part for part in (f"This PR adds {len(added)} verdict(s)" if added else "",
-                                                  f"{_unweighed_shown(unweighed, head)}" if unweighed else "") if part)
-            notes.append(f"{what}; they were re-judged with `{s.request.judges[0]}` and "
-                         "not used" + (f"; {len(disagreements)} disagree with the judge: {', '.join(disagreements[:10])}"
-                                       if disagreements else "; the judge agrees with all of them") + ".")
-            if disagreements:
-                # Merged, they are the record: a run where the judge cannot run (a fork's) replays them.
-                outcome = outcome.failing(f"{len(disagreements)} verdict(s) answering this PR's checks disagree with "
-                                          "the configured judge; once merged a run without the judge would replay "
-                                          "them: correct or drop them")
+            note, failure = rejudged(added, unweighed, head, calibration, store, s, run.lookup)
+            notes.append(note)
     else:
         if s.judge_unavailable:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
-        asked, vouched = _vouched(evidence, s)
+        asked, vouch = vouched(evidence, s)
         if added or unweighed:
             outcome = replace(outcome, approval=asked)
-            note = " and ".join(part for part in (
-                f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",
-                _unweighed_shown(unweighed, head) if unweighed else "") if part) + ": no judge could re-check them here"
-            pending = f" ({asked.text})" if asked is not None and asked.refused else ""  # why one did not count
-            if vouched is not None:
-                notes.append(note + ", and a writer's approval vouches for them, so they count as recorded"
-                             + (" in place of the configured judge, which could not run" if s.judge_unavailable else "")
-                             + f": {vouched.text}.")
-            elif s.trust_pr_verdicts and not s.judge_unavailable:
-                notes.append(note + ", so they were used as recorded for the checks this PR adds (`trust_pr_verdicts`; "
-                             "set it to false to require a judge): their \"no\" on a correct item counts as blame, "
-                             "their catches of flawed items only once someone with write access approves this head"
-                             f"{pending}.")
-            else:
-                # A judge is configured but cannot run (a fork's run has no secrets): what the PR
-                # records for its new checks does not stand in for what that judge would answer,
-                # unless a writer vouches for it.
-                why = ("`trust_pr_verdicts` is false (an approval does not change that)" if not s.trust_pr_verdicts else
-                       "the configured judge could not run, and a PR's own verdicts do not stand in for it unless "
-                       f"someone with write access approves this head{pending}")
-                notes.append(note + f"; {why}, so this fails.")
-                outcome = outcome.failing(" and ".join(part for part in (
-                    f"{len(added)} unverified verdict(s) added by this PR" if added else "",
-                    f"{len(unweighed)} recorded before any check had their text" if unweighed else "") if part) + (
-                    " (the configured judge could not run)" if s.judge_unavailable else ""))
-        run = _replay(base, head, calibration, base_store, head_store, evidence, vouched is not None, s, notes)
+            note, failure = replayed(added, unweighed, head, s, asked, vouch)
+            notes.append(note)
+        run = _replay(base, head, calibration, base_store, head_store, evidence, vouch is not None, s, notes)
+    if failure is not None:
+        outcome = outcome.failing(failure)
     report = run.report
     assert report is not None
     report.notes.extend(notes)
@@ -335,15 +296,6 @@ def _gate_branch(outcome: RubricOutcome, base: RubricDocument, head: RubricDocum
     outcome = replace(outcome, report=report, audit_report=run.audit_report,
                       repair_report=run.repair_report).noted(*run.notices)
     return outcome, run.options
-
-
-def _vouched(evidence: Evidence, s: GateSettings) -> tuple[Approval | None, Approval | None]:
-    """The approval read for the PR's own verdicts (only when it has some), and it again when it
-    vouches for them (`trust.approval`): a writer's standing approval of this head makes them count
-    as recorded, under the same rules. `trust_pr_verdicts: false` asks for a judge whatever the
-    reviews say."""
-    asked = s.approval() if (evidence.pr_own or evidence.unweighed) and s.approval is not None else None
-    return asked, asked if asked is not None and asked.granted and s.trust_pr_verdicts else None
 
 
 def _replay(base: RubricDocument, head: RubricDocument, calibration: CalibrationSet, base_store: VerdictStore,
@@ -388,10 +340,9 @@ def _gate_onto_tip(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
             if outcome.pending:
                 return outcome
         else:
-            evidence = _evidence(tip, merged, calibration, tip_store, head_store)
-            _asked, vouched = _vouched(evidence, s)
-            run = _replay(tip, merged, calibration, tip_store, head_store, evidence, vouched is not None, s, [],
-                          options)
+            evidence = pr_evidence(tip, merged, calibration, tip_store, head_store)
+            run = _replay(tip, merged, calibration, tip_store, head_store, evidence, vouched(evidence, s)[1] is not None,
+                          s, [], options)
     except MissingVerdictsError as exc:
         return outcome.failing(f"merged onto {where}, the rubric cannot be scored ({missing_verdicts(exc)}): "
                                f"rebase the PR, or {JUDGE_HINT}")
@@ -402,21 +353,3 @@ def _gate_onto_tip(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
     return outcome.failing(*(f"merged onto {where}, {change.change} {change.check} is rejected: {change.reason}"
                              for change in run.report.changes
                              if not change.accepted and (change.check, change.change) not in rejected))
-
-
-def _unweighed_shown(unweighed: list[Verdict], head: RubricDocument) -> str:
-    checks = ", ".join(dict.fromkeys(v.check or v.check_text[:40] for v in unweighed))
-    return (f"{len(unweighed)} verdict(s) in `{head.rubric.verdicts}` answer checks this PR adds ({checks}) but were "
-            "recorded before any check had their text, so no gate weighed them: they count as this PR's own")
-
-
-def _disagreements(added: list[Verdict], calibration: CalibrationSet, store: VerdictStore,
-                   judge: str, prompt: str, task: str | None) -> list[str]:
-    items = {i.id: i for i in calibration.items}
-    out = []
-    for verdict in added:
-        item = items.get(verdict.item)
-        fresh = store.find(verdict.check_text, item, judge=judge, prompt=prompt, task=task) if item else None
-        if fresh is not None and fresh.answer != verdict.answer:
-            out.append(f"{verdict.check or verdict.check_text[:40]} on {verdict.item} (PR: {verdict.answer}, judge: {fresh.answer})")
-    return out
