@@ -52,8 +52,8 @@ LOWEST_TESTS := tests/judges tests/batch tests/action tests/audit tests/repair t
   tests/ensemble tests/paraphrase tests/attribution tests/trust tests/calibration tests/gate tests/verdicts \
   tests/service tests/fakes tests/rejudge tests/drift tests/history \
   tests/test_globs.py tests/reliability tests/schema \
-  tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_hostile_inputs.py \
-  tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_newcomer.py \
+  tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_untrusted_input.py \
+  tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_text_report_labels.py \
   tests/report/test_labels.py tests/report/test_markdown_gfm.py tests/report/test_terminal.py \
   tests/repository/test_docs.py tests/repository/test_packaging_metadata.py
 

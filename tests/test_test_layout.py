@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -128,3 +129,24 @@ def test_a_test_gets_its_modules_kind_unless_it_has_exactly_one_of_its_own() -> 
         "trust/test_labels.py::t: unit, integration", "nowhere/test_x.py::t: no kind (its directory is not in "
         "DIRECTORY_KINDS)"]
     assert (plain.marks, own.marks) == (["unit"], ["unit"])
+
+
+# What names a test module by when it was written rather than by what it protects: a red-team
+# round or pass, an issue, a session.
+HISTORY_NAME = re.compile(r"(^|_)(hostile|round\d*|issue\d*|pass\d+|newcomer|session|firstmonth)(_|$)")
+
+
+def named_by_history(stem: str) -> bool:
+    return HISTORY_NAME.search(stem.removeprefix("test_")) is not None
+
+
+def test_no_test_module_is_named_by_the_round_or_issue_that_found_it() -> None:
+    """A test module is named for the boundary it protects (labels, recorded answers, ids, ...)."""
+    assert [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("test_*.py")) if named_by_history(p.stem)] == []
+
+
+def test_the_probe_sees_a_name_from_history() -> None:
+    assert all(named_by_history(n) for n in ("test_hostile_round3", "test_issue17_routes", "test_newcomer",
+                                             "test_hostile_pr", "test_round_2"))
+    assert not any(named_by_history(n) for n in ("test_untrusted_input", "test_labels", "test_passes_through",
+                                                 "test_compass"))
