@@ -150,3 +150,22 @@ def test_the_probe_sees_a_name_from_history() -> None:
                                              "test_hostile_pr", "test_round_2"))
     assert not any(named_by_history(n) for n in ("test_untrusted_input", "test_labels", "test_passes_through",
                                                  "test_compass"))
+
+
+def reads_source(source: str) -> bool:
+    """A call of `inspect.getsource` (or `getsourcelines`, `getsourcefile`): a test about source text."""
+    return any(isinstance(node, ast.Attribute | ast.Name)
+               and (node.attr if isinstance(node, ast.Attribute) else node.id).startswith("getsource")
+               for node in ast.walk(ast.parse(source)))
+
+
+def test_no_test_reads_the_code_it_tests_as_text() -> None:
+    """Tests assert behaviour, structure and codes (tests/README.md), not what the source says."""
+    assert [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("*.py"))
+            if p.name != "test_test_layout.py" and reads_source(p.read_text(encoding="utf-8"))] == []
+
+
+def test_the_probe_sees_a_source_read() -> None:
+    assert reads_source("import inspect\nassert 'x' in inspect.getsource(f)\n")
+    assert reads_source("from inspect import getsource\ngetsource(f)\n")
+    assert not reads_source("import inspect\ninspect.signature(f)\n")
