@@ -75,6 +75,7 @@ def apply(path: Path, edit: tuple) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.integration  # 40 generated histories, each building and reading SQLite indexes on disk
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(initial=st.lists(verdict_lines, max_size=12), steps=st.lists(edits, max_size=6))
 def test_index_serves_the_same_table_as_a_full_read(tmp_path: Path, initial: list[str], steps: list) -> None:
