@@ -24,13 +24,13 @@ from unittest import mock
 
 import yaml
 
-from rubric_gate.action import sources
-from rubric_gate.action.changed import changed_via_git, rubric_changes
-from rubric_gate.action.gate_file import GateSettings, gate_file
-from rubric_gate.action.pairing import pair_rewrites
+from rubric_gate.action.commits import sources
+from rubric_gate.action.commits.changed import changed_via_git, rubric_changes
+from rubric_gate.action.commits.snapshot import load_snapshots, memo, model
+from rubric_gate.action.gating.gate_file import GateSettings, gate_file
+from rubric_gate.action.gating.pairing import pair_rewrites
+from rubric_gate.action.gating.standard import gate_standard
 from rubric_gate.action.render import RunSummary, render_body
-from rubric_gate.action.snapshot import load_snapshots, memo, model
-from rubric_gate.action.standard import gate_standard
 from rubric_gate.report import markdown
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore

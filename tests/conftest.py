@@ -4,6 +4,7 @@ fixtures many packages' tests use, and `--cpu-durations` (where the suite's CPU 
 from __future__ import annotations
 
 import resource
+from collections.abc import Iterator
 
 import pytest
 
@@ -52,6 +53,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     for nodeid, spent in sorted(seconds.items(), key=lambda kv: -kv[1])[:count]:
         terminalreporter.write_line(f"{spent:8.2f}s  {nodeid}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.2f}s  in all")
+
+
+@pytest.fixture(autouse=True)
+def _github_requests_conform() -> Iterator[None]:
+    """Every request a test's code sends the fake GitHub is one GitHub's REST description
+    documents (tests/fakes/github_openapi.py checks each as the fake receives it)."""
+    from tests.fakes import github_openapi
+
+    github_openapi.take_problems()
+    yield
+    problems = github_openapi.take_problems()
+    assert not problems, "requests GitHub's REST description does not document:\n" + "\n".join(problems)
 
 
 @pytest.fixture(autouse=True)

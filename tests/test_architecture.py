@@ -1,5 +1,5 @@
-"""The package's shape: no import cycle among its modules, the action never imports the CLI, and
-docs/architecture.md names every package."""
+"""The package's shape: no import cycle among its modules, the action never imports the CLI nor
+what its image leaves out, and docs/architecture.md names every package."""
 
 from __future__ import annotations
 
@@ -86,6 +86,22 @@ def test_no_import_cycle_beyond_the_known_ones(graph: grimp.ImportGraph) -> None
 def test_the_action_does_not_import_the_cli(graph: grimp.ImportGraph) -> None:
     chain = graph.find_shortest_chains(importer="rubric_gate.action", imported="rubric_gate.cli")
     assert chain == set(), f"rubric_gate.action reaches rubric_gate.cli through {sorted(chain)}"
+
+
+# What the action image runs (`rubric-gate action`) and what it leaves out (requirements/image.in).
+IMAGE_ENTRY = ("rubric_gate.cli.main", "rubric_gate.cli.action_cmd", "rubric_gate.action")
+NOT_IN_IMAGE = ("sklearn", "scipy", "joblib", "threadpoolctl")
+
+
+def test_the_action_image_runs_without_what_it_leaves_out() -> None:
+    graph = grimp.build_graph("rubric_gate", include_external_packages=True, cache_dir=None,
+                              exclude_type_checking_imports=True)
+    for importer in IMAGE_ENTRY:
+        for left_out in NOT_IN_IMAGE:
+            chain = graph.find_shortest_chain(importer=importer, imported=left_out) if left_out in graph.modules else None
+            assert chain is None, f"{importer} reaches {left_out}, which the image leaves out: {chain}"
+    # The probe sees such a chain: discover imports scikit-learn.
+    assert graph.find_shortest_chain(importer="rubric_gate.cli.discover_cmd", imported="sklearn") is not None
 
 
 def test_the_graph_sees_lazy_imports(graph: grimp.ImportGraph) -> None:

@@ -72,8 +72,31 @@ def test_a_module_only_a_transitive_dependency_provides_is_reported() -> None:
         "nowhere": ["d.py"], "requests": ["a.py", "b.py"]}
 
 
+# rubric_gate/integrations/<tool>.py imports its tool, declared as the extra of that name (not
+# installed by `make install`: `make test-integrations` installs and tests them).
+INTEGRATIONS = "rubric_gate/integrations/"
+
+
+def declared_extras() -> dict[str, set[str]]:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    return {name: {canonicalize_name(Requirement(text).name) for text in texts} for name, texts in extras.items()}
+
+
 def test_every_third_party_module_src_imports_is_a_declared_dependency() -> None:
     users = third_party_imports(SRC)
     assert {"github", "requests", "yaml"} <= users.keys()  # the walk sees the package's imports
-    missing = undeclared(users, declared_distributions(), packages_distributions())
+    core = {m: {f for f in files if not f.startswith(INTEGRATIONS)} for m, files in users.items()}
+    missing = undeclared({m: f for m, f in core.items() if f}, declared_distributions(), packages_distributions())
     assert not missing, f"imported by src/ but not in pyproject.toml's dependencies: {missing}"
+
+
+def test_each_integration_imports_only_the_core_and_its_own_extra() -> None:
+    extras = declared_extras()
+    for module, files in third_party_imports(SRC).items():
+        for file in (f for f in files if f.startswith(INTEGRATIONS)):
+            tool = file.removeprefix(INTEGRATIONS).removesuffix(".py")
+            own = {"inspect_ai": "inspect", "deepeval": "deepeval"}.get(tool)
+            allowed = declared_distributions() | (extras[own] if own else set())
+            # a module is allowed when a distribution that provides it is (yaml comes from PyYAML)
+            provided_by = {canonicalize_name(d) for d in packages_distributions().get(module, [module])}
+            assert provided_by & allowed, (file, module)

@@ -145,6 +145,8 @@ def run_check(
         )
     if " ".join(base.rubric.task.split()) != " ".join(head.rubric.task.split()):
         notes.append("task text changed: recorded verdicts were judged against the old task wording")
+    if head.kind == "promptfoo":
+        notes.append(promptfoo_note(head))
     result = run_gate(
         base.rubric,
         head.rubric,
@@ -190,6 +192,16 @@ def run_check(
         comparisons=comparisons,
         run_failures=run_failures,
     )
+
+
+def promptfoo_note(doc: RubricDocument) -> str:
+    """What of a promptfoo config is gated, and what is left alone (every other assertion)."""
+    count = len(doc.rubric.checks)
+    gated = (f"{doc.display} is a promptfoo config: its {count} llm-rubric assertion"
+             + (" is the check" if count == 1 else "s are the checks"))
+    if not doc.not_gated:
+        return gated + "; it holds nothing else the gate leaves alone"
+    return gated + "; not gated: " + ", ".join(item.describe() for item in doc.not_gated)
 
 
 def _rubric_fails(lookup: VerdictLookup, rubric: Rubric) -> np.ndarray:

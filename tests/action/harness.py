@@ -1,4 +1,5 @@
-"""Helpers for the action's end-to-end tests: a real git repository, a fake GitHub, a runner."""
+"""The action's end-to-end harness: a real git repository, a fake GitHub, a runner, and the scenario
+helpers every test module of the action shares (no test module imports another's helpers)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
+import unicodedata
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -16,6 +20,10 @@ from unittest import mock
 
 import yaml
 
+from rubric_gate.action.cache.provenance import CACHE_ARTIFACT
+from rubric_gate.calibration.model import item_content_hash
+from rubric_gate.judges import PROMPT_VERSION
+from rubric_gate.verdicts import task_hash
 from tests.fakes.github import FakeGitHub
 
 REPO = "acme/rubrics"
@@ -240,3 +248,472 @@ def run_in_process(env: dict[str, str], workspace: Path) -> tuple[int, str, str]
           contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)):
         code = main(["action"])
     return code, out.getvalue(), err.getvalue()
+
+
+# -- scenario helpers shared by the test modules ----------------------------------------------
+
+def saved_cache_path(scenario: Scenario) -> Path:
+    return scenario.git.path / ".rubric-gate" / "cache" / "verdicts.jsonl"
+
+
+def warm_main(scenario: Scenario) -> list[dict]:
+    """The push run on main judges every pair into the cache: its lines, as `actions/cache` saves them."""
+    scenario.fake.judge = truthful_judge
+    push = scenario.run(scenario.base_sha, judge=JUDGE, event_name="push",
+                        env_extra={**judge_env(scenario), "GITHUB_SHA": scenario.base_sha})
+    assert push.code == 0, push.stdout + push.stderr
+    lines = [json.loads(line) for line in saved_cache_path(scenario).read_text().splitlines()]
+    assert len(lines) == 20 and all(v["judge"] == JUDGE and v["task_hash"] for v in lines)  # A-D on R1-R5
+    return lines
+
+
+def with_cache_lines_appended(lines: list[dict]) -> str:
+    """The follow-up PR: the cache's verdicts appended to the rubric's verdict file."""
+    return verdicts_jsonl(TEXTS) + "".join(json.dumps(v) + "\n" for v in lines)
+
+
+def standard_findings(result) -> list[dict]:
+    return result.report()["standard"]
+
+
+class ActionsRuns:
+    """The fake GitHub's Actions runs and artifacts (list runs, a run's artifacts, the zip behind a
+    redirect), as the REST API shapes them: each run with its event, branch and head repository."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.fake = scenario.fake
+        self.base_sha = scenario.base_sha  # a push run of the branch ran on one of its commits
+        self.runs: list[dict] = []
+        self.zips: dict[int, bytes] = {}
+        answer = self.fake._answer
+
+        def _answer(method: str, path: str, token: str | None, body: object) -> tuple[int, object]:
+            found = self._route(method, path)
+            return answer(method, path, token, body) if found is None else found
+
+        self.fake._answer = _answer  # type: ignore[method-assign]
+
+    def add_run(self, *, event: str, branch: str, head_repo: str = REPO, verdicts: str | None = None,
+                head_sha: str | None = None) -> int:
+        run_id = self.fake.new_id()
+        api = f"{self.fake.url}/repos/{REPO}"
+        self.runs.insert(0, {"id": run_id, "event": event, "head_branch": branch,
+                             "head_sha": head_sha or self.base_sha,
+                             "status": "completed", "conclusion": "success",
+                             "head_repository": {"full_name": head_repo, "name": head_repo.split("/")[1]},
+                             "artifacts_url": f"{api}/actions/runs/{run_id}/artifacts",
+                             "url": f"{api}/actions/runs/{run_id}"})
+        if verdicts is not None:
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w") as archive:
+                archive.writestr("verdicts.jsonl", verdicts)
+            self.zips[run_id] = buffer.getvalue()
+        return run_id
+
+    def _route(self, method: str, path: str) -> tuple[int, object] | None:
+        prefix = f"/repos/{REPO}/actions"
+        if method != "GET":
+            return None
+        query = self.fake._query
+        if path == f"{prefix}/runs":
+            runs = [r for r in self.runs if query.get("branch") in (None, r["head_branch"])
+                    and query.get("event") in (None, r["event"])]
+            return 200, {"total_count": len(runs), "workflow_runs": runs}
+        match = re.fullmatch(rf"{prefix}/runs/(\d+)/artifacts", path)
+        if match:
+            run_id = int(match.group(1))
+            arts = [{"id": run_id, "name": CACHE_ARTIFACT, "expired": False, "size_in_bytes": len(self.zips[run_id]),
+                     "archive_download_url": f"{self.fake.url}{prefix}/artifacts/{run_id}/zip"}] \
+                if run_id in self.zips else []
+            return 200, {"total_count": len(arts), "artifacts": arts}
+        match = re.fullmatch(rf"{prefix}/artifacts/(\d+)/zip", path)
+        if match:  # a redirect to short-lived storage, as the API answers
+            self.fake._headers["Location"] = f"{self.fake.url}/storage/{match.group(1)}.zip"
+            return 302, {}
+        match = re.fullmatch(r"/storage/(\d+)\.zip", path)
+        if match:
+            return 200, self.zips[int(match.group(1))]
+        return None
+
+
+def base_ref_env(scenario: Scenario) -> dict[str, str]:
+    return {**judge_env(scenario), "GITHUB_BASE_REF": "main"}
+
+
+def jsonl_of_verdicts(verdicts: list[dict]) -> str:
+    return "".join(json.dumps(v) + "\n" for v in verdicts)
+
+
+def publish_warm_cache(scenario: Scenario) -> dict[str, str]:
+    """What the workflow's push run uploads after the warm-up (`rubric-gate-verdict-cache`): the
+    cache file as an artifact of a push run on main. The env a PR's run then reads it with."""
+    ActionsRuns(scenario).add_run(event="push", branch="main", verdicts=saved_cache_path(scenario).read_text())
+    return {"GITHUB_BASE_REF": "main"}
+
+
+def writer_override(scenario: Scenario) -> None:
+    scenario.fake.label_events = [{"event": "labeled", "actor": {"login": "maintainer"}, "label": {"name": OVERRIDE}}]
+    scenario.fake.permissions = {"maintainer": "write"}
+
+
+def commit_on_main(scenario: Scenario, files: dict[str, str | None], message: str = "main moves on") -> str:
+    """Commit on main after the PR branched; the event's base sha is main's new tip."""
+    scenario.git("checkout", "-q", "main")
+    sha = scenario.git.commit(files, message)
+    scenario.git("checkout", "-q", "pr")
+    scenario.base_sha = scenario.fake.base_sha = sha
+    return sha
+
+
+def with_origin(text: str, **origins: str) -> str:
+    data = yaml.safe_load(text)
+    for check in data["checks"]:
+        if check["id"] in origins:
+            check["origin"] = origins[check["id"]]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6)
+
+
+NO_WAIT = {"RUBRIC_GATE_MERGE_POLL_SECONDS": "0"}
+
+
+def shallow_clone(scenario: Scenario) -> Path:
+    """The PR's head alone (`fetch-depth: 1`): git cannot merge, so files are read through the API."""
+    workspace = scenario.tmp / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True, capture_output=True)
+    return workspace
+
+
+def run_with_reader(scenario: Scenario, head: str, reader: str, **kwargs) -> Result:
+    workspace = shallow_clone(scenario) if reader == "rest" else None
+    env = {**NO_WAIT, **kwargs.pop("env_extra", {})}
+    result = run_gated(scenario, head, workspace=workspace, env_extra=env, **kwargs)
+    assert result.report()["files_from"] == reader, result.stdout
+    return result
+
+
+def criss_cross(scenario: Scenario) -> str:
+    """main: O1 (A retired) -> m1 (README); feat: O1 -> f1 (A back); the tip merges feat. The PR
+    starts at m1 and merges f1 keeping m1's tree (`-s ours`), then changes the README: the tip
+    and the head have two merge bases, m1 and f1, and git's merge (from a virtual base that has
+    A) deletes A, which no diff from one merge base shows."""
+    o1 = commit_on_main(scenario, DELETE_A, "O1: A retired for now")
+    scenario.git("checkout", "-q", "-b", "feat", o1)
+    f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
+    scenario.git("checkout", "-q", "main")
+    m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
+    scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
+    scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
+    scenario.git("checkout", "-q", "-B", "pr", m1)
+    scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
+    head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
+    tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
+    assert "id: A\n" not in scenario.git("show", f"{tree}:{RUBRIC}")  # what would land: A deleted
+    return head
+
+
+FRUIT_TASK = "List the fruit in the basket, naming apple, pear and plum when present."
+FRUIT_ITEMS = [("c1", "apple, pear, plum.", "pass"), ("c2", "pear and apple and plum and kiwi", "pass"),
+         ("f1", "pear plum kiwi", "fail"), ("f2", "apple plum kiwi", "fail"), ("f3", "apple pear kiwi", "fail")]
+
+
+def fruit_rubric(checks: list[tuple[str, str]]) -> str:
+    lines = ["id: fruit", "version: 1", f"task: {FRUIT_TASK}", "calibration: calibration/fruit.jsonl",
+             "verdicts: calibration/fruit.verdicts.jsonl", "checks:"]
+    for check_id, text in checks:
+        lines += [f"  - id: {check_id}", f"    text: {text}"]
+    return "\n".join(lines) + "\n"
+
+
+def both_fail(scenario: Scenario) -> tuple[str, dict[int, dict[str, str]]]:
+    """A head deleting A, proposed as #7 into main and as #8 into staging (main plus a note):
+    the gate rejects the deletion in both."""
+    main = scenario.base_sha
+    scenario.git("checkout", "-q", "-b", "staging", main)
+    staging = scenario.git.commit({"notes.txt": "staging\n"}, "staging")
+    scenario.git("checkout", "-q", "pr")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
+    return head, {7: {"base": main, "head": head, "base_ref": "main"},
+                  8: {"base": staging, "head": head, "base_ref": "staging"}}
+
+
+class Pulls:
+    """Runs the action as either PR, each with its own labels (what the fake serves per number)."""
+
+    def __init__(self, scenario: Scenario, pulls: dict[int, dict[str, str]]) -> None:
+        self.scenario, self.pulls = scenario, pulls
+        self.events: dict[int, list[dict]] = {number: [] for number in pulls}
+        scenario.fake.permissions = {"maintainer": "write", "mallory": "read"}
+
+    def label(self, number: int, event: str = "labeled", who: str = "maintainer") -> None:
+        self.events[number].append({"event": event, "actor": {"login": who}, "label": {"name": OVERRIDE}})
+
+    def run(self, number: int, **kwargs):
+        fake = self.scenario.fake
+        fake.pr_number = number
+        self.scenario.base_sha = fake.base_sha = self.pulls[number]["base"]
+        fake.other_pulls = {m: p for m, p in self.pulls.items() if m != number}
+        fake.label_events = self.events[number]
+        fake.other_label_events = {m: e for m, e in self.events.items() if m != number}
+        return run_gated(self.scenario, self.pulls[number]["head"], **kwargs)
+
+
+def label_by_writer(scenario: Scenario, event: str = "labeled") -> None:
+    scenario.fake.label_events.append({"event": event, "actor": {"login": "maintainer"}, "label": {"name": OVERRIDE}})
+    scenario.fake.permissions = {"maintainer": "write"}
+
+
+def merge_group(scenario: Scenario, head: str) -> dict:
+    return {"action": "checks_requested", "repository": {"full_name": "acme/rubrics"},
+            "merge_group": {"head_sha": head, "head_ref": f"refs/heads/gh-readonly-queue/main/pr-7-{scenario.base_sha}",
+                            "base_sha": scenario.base_sha, "base_ref": "refs/heads/main",
+                            "head_commit": {"id": head, "tree_id": head, "message": "Merge pull request #7",
+                                            "timestamp": "2026-01-01T00:00:00Z",
+                                            "author": {"name": "t", "email": "t@example.com"},
+                                            "committer": {"name": "t", "email": "t@example.com"}}}}
+
+
+NEWLINE_RUBRIC = "rubrics/team\nsecurity/demo.yaml"
+
+
+def labeled_items() -> list[dict]:
+    return [json.loads(line) for line in calibration_jsonl().splitlines()]
+
+
+def jsonl_of_items(items: list[dict]) -> str:
+    return "".join(json.dumps(i) + "\n" for i in items)
+
+
+def marked_comment_body(scenario: Scenario) -> str:
+    return scenario.fake.marked_comments()[0]["body"]
+
+
+def truthful_judge_strict(prompt: str) -> str:
+    check = next(cid for cid, text in TEXTS.items() if text in prompt)
+    item = next(i for i in LABELS if f"review {i}" in prompt)
+    return "no" if check in FAILS[item] else "yes"
+
+
+def rubric_with_keys(checks: list[str], **keys: str) -> str:
+    data = yaml.safe_load(rubric_yaml(checks))
+    data.update(keys)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def shallow_workspace(scenario: Scenario) -> Path:
+    workspace = scenario.tmp / "workspace"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
+                   check=True, capture_output=True)
+    return workspace
+
+
+JUDGE = "openai:fake-model"
+
+
+def route_closed(*codes: int) -> bool:
+    """A route in steps is closed when one step stops: rejected (1) or an input error (2); any
+    other exit (3 is a crash) closes nothing."""
+    return all(code in (0, 1, 2) for code in codes) and any(code in (1, 2) for code in codes)
+
+
+def judge_env(scenario: Scenario) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test"}
+
+
+def truthful_judge(prompt: str) -> str:
+    check = next((cid for cid, text in TEXTS.items() if text in prompt), None)
+    item = next((i for i in LABELS if f"review {i}" in prompt), None)
+    if check is None or item is None:
+        return "yes"
+    return "no" if check in FAILS[item] else "yes"
+
+
+def branch_from(scenario: Scenario, name: str, start: str, files: dict[str, str | None], message: str) -> str:
+    scenario.git("checkout", "-q", "-b", name, start)
+    sha = scenario.git.commit(files, message)
+    return sha
+
+
+def merge_into_main(scenario: Scenario, *branches: str) -> str:
+    scenario.git("checkout", "-q", "main")
+    for branch in branches:
+        scenario.git("merge", "-q", "--no-ff", "-m", f"Merge {branch}", branch)  # raises on a conflict
+    sha = scenario.git("rev-parse", "HEAD")
+    scenario.base_sha = scenario.fake.base_sha = sha
+    return sha
+
+
+def run_gated(scenario: Scenario, head: str, **kwargs):
+    result = scenario.run(head, **kwargs)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def verdict_line(check: str, item: str, answer: str, **extra: object) -> str:
+    return json.dumps({"item": item, "check_text": TEXTS.get(check, check), "answer": answer, **extra}) + "\n"
+
+
+def content_hash_of(item: str) -> str:
+    return item_content_hash(f"design {item}", f"review {item}")
+
+
+TASK = "Review a cloud security design."
+
+
+def keyed_line(check: str, item: str, answer: str, **extra: object) -> str:
+    key = {"judge": JUDGE, "prompt": PROMPT_VERSION, "task_hash": task_hash(TASK), "item_hash": content_hash_of(item)}
+    return verdict_line(check, item, answer, **{**key, **extra})
+
+
+def merge_pr(scenario: Scenario) -> str:
+    """Fast-forward main to the PR branch (the PR merged); the next PR starts there."""
+    scenario.git("checkout", "-q", "main")
+    scenario.git("merge", "-q", "--ff-only", "pr")
+    sha = scenario.git("rev-parse", "HEAD")
+    scenario.base_sha = scenario.fake.base_sha = sha
+    scenario.git("checkout", "-q", "pr")
+    return sha
+
+
+def judged_by(scenario: Scenario, judge=truthful_judge) -> dict:
+    scenario.fake.judge = judge
+    return {"judge": JUDGE, "env_extra": judge_env(scenario)}
+
+
+def two_prs(scenario: Scenario, first: dict[str, str | None], second: dict[str, str | None], **inputs):
+    """PR 1 commits `first` and merges; PR 2 commits `second`. Both results."""
+    head = scenario.git.commit(first, "PR 1")
+    one = run_gated(scenario, head, **inputs)
+    merge_pr(scenario)
+    head = scenario.git.commit(second, "PR 2")
+    two = run_gated(scenario, head, **inputs)
+    return one, two
+
+
+def not_both_green(one, two) -> None:
+    assert one.code != 0 or two.code != 0, one.stdout + one.stderr + two.stdout + two.stderr
+
+
+OVERRIDE = "rubric-gate:override"
+
+
+def apply_label(scenario: Scenario, event: str, name: str = OVERRIDE, who: str = "maintainer") -> None:
+    scenario.fake.label_events.append({"event": event, "actor": {"login": who}, "label": {"name": name}})
+    scenario.fake.permissions = {"maintainer": "write", "mallory": "read"}
+
+
+DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
+EXTRA = {"X": "Is key rotation automated?", "A3": "Is every stored byte encrypted?"}
+
+
+def latest_check_run(scenario: Scenario, head: str) -> dict | None:
+    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head]
+    return max(runs, key=lambda r: r["id"]) if runs else None
+
+
+def conclusion_of(scenario: Scenario, head: str) -> str | None:
+    run = latest_check_run(scenario, head)
+    return None if run is None else run.get("conclusion")
+
+
+def flip_answer(record: str, check: str, item: str, answer: str) -> str:
+    old = json.dumps({"item": item, "check_text": TEXTS[check], "answer": "no" if answer == "yes" else "yes"})
+    new = json.dumps({"item": item, "check_text": TEXTS[check], "answer": answer})
+    assert old in record
+    return record.replace(old, new)
+
+
+def labeled_item_line(item: str, label: str, content: str | None = None, **extra: object) -> str:
+    content = content or item
+    return json.dumps({"id": item, "input": f"design {content}", "output": f"review {content}", "label": label,
+                       **extra}) + "\n"
+
+
+OTHER = "rubrics/other.yaml"
+
+
+def other_rubric(checks: list[str], rubric_id: str = "other") -> str:
+    return rubric_yaml(checks, extra=EXTRA).replace("id: demo", f"id: {rubric_id}")
+
+
+def assert_comment_inert(scenario: Scenario, result, head: str, needle: str = "evil") -> None:
+    from pathlib import Path
+
+    from tests.support import gfm
+
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text()
+    root = gfm.parse(body)
+    run_link = "https://github.test/acme/rubrics/actions/runs/42"
+    live = gfm.live_spans(root, allowed_links=(run_link,), own=(scenario.base_sha[:7], head[:7]))
+    assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], live
+    shown = "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf")
+    assert needle in shown, body
+
+
+RUN_LINK = "https://github.test/acme/rubrics/actions/runs/42"
+
+
+def rejected_run(scenario: Scenario, head: str, code: int = 1, **kwargs) -> Result:
+    """The run exits `code` and the head's newest check run is a failure."""
+    result = run_gated(scenario, head, **kwargs)
+    assert result.code == code, result.stdout + result.stderr
+    assert conclusion_of(scenario, head) == "failure", result.stdout
+    return result
+
+
+def not_green(scenario: Scenario, head: str, **kwargs) -> Result:
+    """Exit 1 or 2 (never 0 or a crash) and no green check run on the head."""
+    result = run_gated(scenario, head, **kwargs)
+    assert result.code in (1, 2), result.stdout + result.stderr
+    assert conclusion_of(scenario, head) in ("failure", None), result.stdout
+    return result
+
+
+KEYWORD_OUTPUTS = {"R1": "privilege justified year", "R2": "justified year", "R3": "rest",
+                   "R4": "rest privilege justified", "R5": "rest privilege justified year"}
+
+
+def keyword_labels(scenario: Scenario) -> None:
+    """Item outputs a keyword judge (tests/fakes/llm.py: yes when the check's last word is in the
+    output) answers as FAILS says: A-D truthful."""
+    cal = "".join(json.dumps({"id": i, "input": f"design {i}", "output": o, "label": LABELS[i]}) + "\n"
+                  for i, o in KEYWORD_OUTPUTS.items())
+    scenario.git("checkout", "-q", "main")
+    base = scenario.git.commit({CALIBRATION: cal}, "outputs a keyword judge reads")
+    scenario.git("checkout", "-q", "pr")
+    scenario.git("merge", "-q", "--ff-only", "main")
+    scenario.base_sha = scenario.fake.base_sha = base
+
+
+BIDI = "\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d"
+
+
+def surfaces(scenario: Scenario, result: Result) -> dict[str, str]:
+    """Everything GitHub renders as Markdown from this run: the comment, the job summary, the
+    check run's summary."""
+    body = (Path(result.workspace) / result.outputs["comment"]).read_text() if result.outputs.get("comment") else ""
+    run = latest_check_run(scenario, scenario.fake.head_sha)
+    return {"comment": body, "summary": result.summary,
+            "check run": (run or {}).get("output", {}).get("summary", "")}
+
+
+def assert_surfaces_inert(scenario: Scenario, result: Result, head: str, *, shown: str | None = None) -> None:
+    from tests.support import gfm
+
+    for where, text in surfaces(scenario, result).items():
+        root = gfm.parse(text)
+        live = gfm.live_spans(root, allowed_links=(RUN_LINK,), own=(scenario.base_sha[:7], head[:7]))
+        assert not [s for s in live if "evil" in s[1] or "octocat" in s[1] or s[0] in ("image", "html")], (where, live)
+        assert not set(BIDI) & set(text), (where, [line for line in text.splitlines() if set(BIDI) & set(line)])
+        assert "\x1b" not in text and "\x07" not in text, where
+        if shown is not None and where == "comment":
+            assert shown in "".join(ch for ch in root.text() if unicodedata.category(ch) != "Cf"), text[:3000]
+
+
+def with_rubric_id(rubric_id: str, checks: list[str] | None = None) -> str:
+    text = rubric_yaml(checks or ["A", "B", "C", "D"])
+    assert text.startswith("id: demo\n")
+    return f"id: {json.dumps(rubric_id, ensure_ascii=False)}\n" + text[len("id: demo\n"):]
+
+
+ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The action reads each verdict blob once (`action/blob_cache.py`, through `action/snapshot/`): its results are exactly those
+"""The action reads each verdict blob once (`action/commits/blob_cache.py`, through `action/commits/snapshot/`): its results are exactly those
 of parsing every store from its text at every ask, for several rubrics sharing a store, base and
 head, a PR appending verdict lines, deleting some, or changing one in the middle."""
 
@@ -10,7 +10,7 @@ from unittest import mock
 
 import pytest
 
-from rubric_gate.action.snapshot import model as snapshot_model
+from rubric_gate.action.commits.snapshot import model as snapshot_model
 from rubric_gate.sources import SourceText
 from rubric_gate.verdicts import VerdictStore
 from rubric_gate.verdicts.blobs import default_cache

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from unittest import mock
 
-from rubric_gate.boundary.differences import DIFFERENCE_RULES, VERDICT_FIELD_RULES, Kind
+from rubric_gate.trust.differences import DIFFERENCE_RULES, VERDICT_FIELD_RULES, Kind
 from tests.action.harness import (
     CALIBRATION,
     LABELS,

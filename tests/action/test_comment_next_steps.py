@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from tests.action.harness import (
     CALIBRATION,
+    FAILS,
     LABELS,
     RUBRIC,
     TEXTS,
+    VERDICTS,
     Scenario,
     calibration_jsonl,
+    commit_on_main,
     rubric_yaml,
+    verdicts_jsonl,
 )
-from tests.action.test_integrity import _on_main
 from tests.support import gfm
 
 LABEL = "rubric-gate:override"
@@ -30,7 +33,7 @@ def _body(scenario: Scenario) -> str:
 
 
 def test_a_rejected_pr_says_how_to_merge_naming_the_label(scenario: Scenario) -> None:
-    _on_main(scenario, {"README.md": "main moved on\n"})  # the merge onto the tip is gated too
+    commit_on_main(scenario, {"README.md": "main moved on\n"})  # the merge onto the tip is gated too
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head)
     assert result.code == 1, result.stderr
@@ -44,7 +47,7 @@ def test_a_rejected_pr_says_how_to_merge_naming_the_label(scenario: Scenario) ->
 
 
 def test_a_rejection_the_branch_shows_is_not_repeated_for_the_merge(scenario: Scenario) -> None:
-    _on_main(scenario, {"README.md": "main moved on\n"})  # the merge onto the tip is gated too
+    commit_on_main(scenario, {"README.md": "main moved on\n"})  # the merge onto the tip is gated too
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     assert scenario.run(head).code == 1
     root = gfm.parse(_body(scenario))
@@ -96,7 +99,7 @@ def test_several_rubrics_are_listed_before_their_sections(scenario: Scenario) ->
 
 def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(scenario: Scenario) -> None:
     # D shares its catch of R3 with B and C at the merge base; main has since deleted both.
-    _on_main(scenario, {RUBRIC: rubric_yaml(["A", "D"])}, "main: drop B and C")
+    commit_on_main(scenario, {RUBRIC: rubric_yaml(["A", "D"])}, "main: drop B and C")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"])}, "delete D")
     result = scenario.run(head)
     assert result.code == 1, result.stderr
@@ -109,7 +112,6 @@ def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(sce
 
 def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenario: Scenario) -> None:
     # Found in the newcomer pass: with no judge configured the finding spoke of "the configured judge".
-    from tests.action.harness import FAILS, VERDICTS, verdicts_jsonl
 
     head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})}, "flip D on R4")
     result = scenario.run(head)

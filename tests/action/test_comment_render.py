@@ -12,7 +12,9 @@ from tests.action.harness import (
     RUBRIC,
     TEXTS,
     VERDICTS,
+    Pulls,
     Scenario,
+    both_fail,
     calibration_jsonl,
     rubric_yaml,
     verdicts_jsonl,
@@ -45,8 +47,6 @@ def test_comment_renders_one_item_per_rejected_change_and_no_live_user_text(scen
     assert headings[0].startswith("❌ rubric-gate: FAIL") and sum("FAIL" in h for h in headings) == 1
     shown = root.text().replace("\u200b", "")
     assert "\\[Approve\\](/org/settings)" in shown and "GH-1" in shown  # shown as written, inert
-
-
 
 
 # -- What a reviewer reads, case by case ---------------------------------------------------------
@@ -190,9 +190,7 @@ def test_several_rubrics_list_each_then_decide_each_change(scenario: Scenario) -
 
 
 def test_a_head_two_prs_share_says_so_in_the_comment(scenario: Scenario) -> None:
-    from tests.action.test_same_head import Pulls, _both_fail
-
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     result = Pulls(scenario, pulls).run(7)
     assert result.code == 1, result.stderr
     body = scenario.fake.marked_comments()[0]["body"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from rubric_gate.action.checks import CheckRecord
 from rubric_gate.action.decide import (
     OtherPull,
     PostedResult,
@@ -14,7 +13,8 @@ from rubric_gate.action.decide import (
     run_decision,
     standing_exit_code,
 )
-from rubric_gate.action.override import Override
+from rubric_gate.action.github.checks import CheckRecord
+from rubric_gate.action.github.override import Override
 
 GRANTED = Override(True, "the `rubric-gate:override` label was applied on abc1234 by @maintainer, who has write access")
 REFUSED = Override(False, "the `rubric-gate:override` label was applied by @mallory, who has read access")

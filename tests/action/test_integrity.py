@@ -15,38 +15,20 @@ from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
+    OVERRIDE,
     RUBRIC,
     TEXTS,
     VERDICTS,
+    ActionsRuns,
     Scenario,
     calibration_jsonl,
+    commit_on_main,
     rubric_yaml,
     verdicts_jsonl,
+    warm_main,
+    with_origin,
+    writer_override,
 )
-
-OVERRIDE = "rubric-gate:override"
-
-
-def _writer_override(scenario: Scenario) -> None:
-    scenario.fake.label_events = [{"event": "labeled", "actor": {"login": "maintainer"}, "label": {"name": OVERRIDE}}]
-    scenario.fake.permissions = {"maintainer": "write"}
-
-
-def _on_main(scenario: Scenario, files: dict[str, str | None], message: str = "main moves on") -> str:
-    """Commit on main after the PR branched; the event's base sha is main's new tip."""
-    scenario.git("checkout", "-q", "main")
-    sha = scenario.git.commit(files, message)
-    scenario.git("checkout", "-q", "pr")
-    scenario.base_sha = scenario.fake.base_sha = sha
-    return sha
-
-
-def _with_origin(text: str, **origins: str) -> str:
-    data = yaml.safe_load(text)
-    for check in data["checks"]:
-        if check["id"] in origins:
-            check["origin"] = origins[check["id"]]
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6)
 
 
 def _changes(result) -> dict[str, tuple[str, str]]:
@@ -61,8 +43,8 @@ def test_a_pr_behind_main_is_not_blamed_for_mains_edits(scenario: Scenario) -> N
     pr_head = scenario.git.commit({"README.md": "docs only\n", RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])},
                                   "add A2 (blame-free)")
     # Meanwhile main adds a frozen label-derived check and its verdicts.
-    frozen = _with_origin(rubric_yaml(["A", "B", "C", "D", "E"]), E="label")
-    main_tip = _on_main(scenario, {RUBRIC: frozen})
+    frozen = with_origin(rubric_yaml(["A", "B", "C", "D", "E"]), E="label")
+    main_tip = commit_on_main(scenario, {RUBRIC: frozen})
     result = scenario.run(pr_head)
     assert result.code == 0, result.stdout + result.stderr
     assert _changes(result) == {"A2": ("added", "accepted")}  # not "E deleted"
@@ -75,10 +57,10 @@ def test_a_pr_behind_main_is_not_blamed_for_mains_edits(scenario: Scenario) -> N
 
 
 def test_a_pure_rename_of_a_frozen_check_and_of_a_blamed_check_is_accepted(scenario: Scenario) -> None:
-    base = _on_main(scenario, {RUBRIC: _with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label")}, "A is frozen")
+    base = commit_on_main(scenario, {RUBRIC: with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label")}, "A is frozen")
     scenario.git("merge", "-q", "--ff-only", "main")
     assert scenario.git("rev-parse", "HEAD") == base
-    renamed = _with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label").replace("id: A\n", "id: A-renamed\n") \
+    renamed = with_origin(rubric_yaml(["A", "B", "C", "D"]), A="label").replace("id: A\n", "id: A-renamed\n") \
         .replace("id: D\n", "id: D-renamed\n")  # D answers no on the correct item R4: it has blame
     head = scenario.git.commit({RUBRIC: renamed}, "rename A and D")
     result = scenario.run(head)
@@ -116,7 +98,7 @@ def test_a_relabel_only_pr_fails_naming_each_item_and_passes_with_a_writers_over
     (run,) = scenario.fake.check_runs.values()
     assert run["conclusion"] == "failure"
 
-    _writer_override(scenario)
+    writer_override(scenario)
     overridden = scenario.run(head, labels=(OVERRIDE,))
     assert overridden.code == 0 and overridden.outputs["decision"] == "pass"
 
@@ -174,7 +156,7 @@ def test_a_broken_base_rubric_fails_closed_and_a_writers_override_unblocks_the_f
     """A base that does not load vouches for nothing (two PRs that each load can merge into one that
     does not, and the next PR would go ungated): the fix is scored for the reviewer, and needs the
     override."""
-    _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("task:", "tsak:")}, "typo merged")
+    commit_on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("task:", "tsak:")}, "typo merged")
     scenario.git("merge", "-q", "--ff-only", "main")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "fix the typo")
     result = scenario.run(head)
@@ -182,12 +164,12 @@ def test_a_broken_base_rubric_fails_closed_and_a_writers_override_unblocks_the_f
     (rubric,) = result.report()["rubrics"]
     assert rubric["attribution"] is not None and "base version does not load" in " ".join(rubric["notices"])
     assert any("does not load at the base" in f for f in rubric["failures"]), rubric["failures"]
-    _writer_override(scenario)
+    writer_override(scenario)
     assert scenario.run(head, labels=(OVERRIDE,)).code == 0
 
 
 def test_the_override_does_not_apply_to_an_input_error(scenario: Scenario) -> None:
-    _writer_override(scenario)
+    writer_override(scenario)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra={"F": "Unjudged?"})})
     result = scenario.run(head, labels=(OVERRIDE,))
     assert result.code == 2 and result.outputs["decision"] == "fail"
@@ -217,7 +199,6 @@ def test_three_runs_with_a_judge_reuse_the_cache(scenario: Scenario) -> None:
     """The cache the runs reuse is the one the base branch vouches for: the artifact of main's
     push run (A-D judged on R1-R5). What a PR's own runs cached is saved under its scope, where any
     workflow running for the PR can save too: not read, so each run judges the PR's A2 again."""
-    from tests.action.test_cache_evidence import ActionsRuns, _warm_main
 
     truth = {item: set(fails) for item, fails in FAILS.items()}
 
@@ -226,7 +207,7 @@ def test_three_runs_with_a_judge_reuse_the_cache(scenario: Scenario) -> None:
         item = next(i for i in LABELS if f"review {i}" in prompt)
         return "no" if check in truth[item] else "yes"
 
-    warmed = _warm_main(scenario)  # 20 calls
+    warmed = warm_main(scenario)  # 20 calls
     ActionsRuns(scenario).add_run(event="push", branch="main",
                                   verdicts="".join(json.dumps(v) + "\n" for v in warmed))
     scenario.fake.judge = judge

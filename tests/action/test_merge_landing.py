@@ -1,5 +1,5 @@
 """Gate the merge, not the branch, whatever reads the files: the merge that will land must be the
-one the gate reviewed (`action.merge_check`). With history, git's merge in the checkout; in a
+one the gate reviewed (`action.commits.merge_check`). With history, git's merge in the checkout; in a
 shallow checkout read through the REST API, GitHub's test merge commit of the PR
 (`merge_commit_sha`), from the fake GitHub, which makes it with git's merge as GitHub does.
 End to end through `rubric-gate action`."""
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -20,31 +19,15 @@ from tests.action.harness import (
     VERDICTS,
     Result,
     Scenario,
+    commit_on_main,
+    criss_cross,
     rubric_yaml,
+    run_with_reader,
+    verdict_line,
     verdicts_jsonl,
 )
-from tests.action.test_hostile_round3 import _gate, _verdict
-from tests.action.test_integrity import _on_main
 
-DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
 Y = "Is MFA required for administrators?"
-NO_WAIT = {"RUBRIC_GATE_MERGE_POLL_SECONDS": "0"}
-
-
-def _shallow(scenario: Scenario) -> Path:
-    """The PR's head alone (`fetch-depth: 1`): git cannot merge, so files are read through the API."""
-    workspace = scenario.tmp / "shallow"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
-                   check=True, capture_output=True)
-    return workspace
-
-
-def _run(scenario: Scenario, head: str, reader: str, **kwargs) -> Result:
-    workspace = _shallow(scenario) if reader == "rest" else None
-    env = {**NO_WAIT, **kwargs.pop("env_extra", {})}
-    result = _gate(scenario, head, workspace=workspace, env_extra=env, **kwargs)
-    assert result.report()["files_from"] == reader, result.stdout
-    return result
 
 
 def _conclusion(scenario: Scenario, head: str) -> str | None:
@@ -56,35 +39,15 @@ def _merge_findings(result: Result) -> list[dict]:
     return [f for f in result.report()["standard"] if f.get("kind", "").startswith("merge.")]
 
 
-def _criss_cross(scenario: Scenario) -> str:
-    """main: O1 (A retired) -> m1 (README); feat: O1 -> f1 (A back); the tip merges feat. The PR
-    starts at m1 and merges f1 keeping m1's tree (`-s ours`), then changes the README: the tip
-    and the head have two merge bases, m1 and f1, and git's merge (from a virtual base that has
-    A) deletes A, which no diff from one merge base shows."""
-    o1 = _on_main(scenario, DELETE_A, "O1: A retired for now")
-    scenario.git("checkout", "-q", "-b", "feat", o1)
-    f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")
-    scenario.git("checkout", "-q", "main")
-    m1 = scenario.git.commit({"README.md": "m1\n"}, "m1")
-    scenario.git("merge", "-q", "--no-ff", "-m", "Merge feat", "feat")
-    scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
-    scenario.git("checkout", "-q", "-B", "pr", m1)
-    scenario.git("merge", "-q", "-s", "ours", "-m", "merge main's f1 in, keeping ours", f1)
-    head = scenario.git.commit({"README.md": "a harmless change\n"}, "a harmless change")
-    tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
-    assert "id: A\n" not in scenario.git("show", f"{tree}:{RUBRIC}")  # what would land: A deleted
-    return head
-
-
 def _duplicate_anchor(scenario: Scenario) -> str:
     """main and the PR each define the YAML anchor `&tb`: both load, and git merges them cleanly
     into a rubric that does not (a duplicate anchor)."""
     base_text = rubric_yaml(["A", "B", "C", "D"])
     main_text = base_text.replace(f"  text: {TEXTS['B']}\n", f"  text: &tb {TEXTS['B']}\n") + \
         "- id: Z\n  text: *tb\n  origin: label\n"
-    _on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
+    commit_on_main(scenario, {RUBRIC: main_text}, "main: Z, frozen, B's text by alias")
     lenient = "Is the design written in English?"
-    lines = "".join(_verdict(lenient, i, "yes") for i in LABELS)
+    lines = "".join(verdict_line(lenient, i, "yes") for i in LABELS)
     return scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
                                 VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
 
@@ -92,8 +55,8 @@ def _duplicate_anchor(scenario: Scenario) -> str:
 @pytest.mark.parametrize("reader", ["git", "rest"])
 class TestTheMergeThatLands:
     def test_a_criss_cross_history(self, scenario: Scenario, reader: str) -> None:
-        head = _criss_cross(scenario)
-        result = _run(scenario, head, reader)
+        head = criss_cross(scenario)
+        result = run_with_reader(scenario, head, reader)
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
         (finding,) = _merge_findings(result)
         if reader == "git":
@@ -106,7 +69,7 @@ class TestTheMergeThatLands:
 
     def test_a_duplicate_anchor_the_text_merge_makes(self, scenario: Scenario, reader: str) -> None:
         head = _duplicate_anchor(scenario)
-        result = _run(scenario, head, reader)
+        result = run_with_reader(scenario, head, reader)
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
         (finding,) = _merge_findings(result)
         assert finding["file"] == RUBRIC and "into a rubric that does not load" in finding["message"], finding
@@ -119,25 +82,25 @@ class TestTheMergeThatLands:
         model (the PR's changes applied onto the tip) at the end; checks compare by id, so the
         merge is the one reviewed: no finding."""
         a_text = f"  text: {TEXTS['A']}\n"
-        _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(a_text, a_text + "  source: R1\n")},
+        commit_on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(a_text, a_text + "  source: R1\n")},
                  "main: where A came from")
-        lines = "".join(_verdict(Y, i, "yes") for i in LABELS)
+        lines = "".join(verdict_line(Y, i, "yes") for i in LABELS)
         pr_text = rubric_yaml(["A", "B", "C", "D"]).replace("- id: C\n", f"- id: Y\n  text: {Y}\n- id: C\n")
         head = scenario.git.commit({RUBRIC: pr_text, VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
         tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
         merged = scenario.git("show", f"{tree}:{RUBRIC}")
         assert "source: R1" in merged and merged.index("id: Y") < merged.index("id: C")  # a clean merge
-        result = _run(scenario, head, reader)
+        result = run_with_reader(scenario, head, reader)
         assert _merge_findings(result) == [], result.stdout
         assert result.code == 0 and _conclusion(scenario, head) == "success", result.stdout + result.stderr
 
     def test_a_merge_with_conflicts_is_said_not_skipped(self, scenario: Scenario, reader: str) -> None:
         """GitHub merges nothing with conflicts, and resolving them is a push the gate runs on:
         the gate's own model of the merge stands, and the comment says there was none to compare."""
-        _on_main(scenario, {"README.md": "main's\n"}, "main edits the README")
+        commit_on_main(scenario, {"README.md": "main's\n"}, "main edits the README")
         head = scenario.git.commit({"README.md": "the PR's\n", RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])},
                                    "the PR edits it too; adds A2")
-        result = _run(scenario, head, reader)
+        result = run_with_reader(scenario, head, reader)
         assert result.code == 0 and _conclusion(scenario, head) == "success", result.stdout + result.stderr
         (finding,) = _merge_findings(result)
         assert (finding["kind"], finding["rule"], finding["blocking"]) == ("merge.conflicts", "allowed", False), finding
@@ -151,12 +114,12 @@ class TestGitHubsTestMerge:
     and this base tip; where there is none (yet), the PR fails, saying why."""
 
     def _moved(self, scenario: Scenario) -> str:
-        _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
+        commit_on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
         return scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
 
     def test_the_test_merge_costs_a_commit_and_a_tree_read(self, scenario: Scenario) -> None:
         head = self._moved(scenario)
-        result = _run(scenario, head, "rest")
+        result = run_with_reader(scenario, head, "rest")
         assert result.code == 0 and _merge_findings(result) == [], result.stdout + result.stderr
         merge = scenario.fake._test_merges[(scenario.base_sha, head)]
         assert merge is not None
@@ -167,14 +130,14 @@ class TestGitHubsTestMerge:
     def test_asked_again_while_github_computes_it(self, scenario: Scenario) -> None:
         head = self._moved(scenario)
         scenario.fake.mergeable_pending = 3  # `mergeable: null` on three reads, then computed
-        result = _run(scenario, head, "rest")
+        result = run_with_reader(scenario, head, "rest")
         assert _merge_findings(result) == [] and result.code == 0, result.stdout + result.stderr
         assert scenario.fake.mergeable_pending == 0
 
     def test_never_computed(self, scenario: Scenario) -> None:
         head = self._moved(scenario)
         scenario.fake.mergeable_pending = 10**6
-        result = _run(scenario, head, "rest")
+        result = run_with_reader(scenario, head, "rest")
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
         (finding,) = _merge_findings(result)
         assert finding["kind"] == "merge.missing" and "`mergeable` is null" in finding["message"], finding
@@ -185,7 +148,7 @@ class TestGitHubsTestMerge:
         older = scenario.git.commit({"README.md": "older head\n"}, "an older head")
         head = self._moved(scenario)
         scenario.fake.test_merge_sha = older
-        result = _run(scenario, head, "rest")
+        result = run_with_reader(scenario, head, "rest")
         assert result.code == 1, result.stdout + result.stderr
         (finding,) = _merge_findings(result)
         assert finding["kind"] == "merge.missing" and f"not the head {head[:7]}" in finding["message"], finding
@@ -193,12 +156,12 @@ class TestGitHubsTestMerge:
     def test_a_test_merge_of_an_older_base_tip(self, scenario: Scenario) -> None:
         """GitHub makes the test merge anew on a push, a new merge base or after 12 hours, not when
         the base branch merely moves on: one of an older tip is not the merge that lands."""
-        first = _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
+        first = commit_on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
         tree = scenario.git("merge-tree", "--write-tree", first, head).split()[0]
         scenario.fake.test_merge_sha = scenario.git("commit-tree", tree, "-p", first, "-p", head, "-m", "test merge")
-        tip = _on_main(scenario, {"NOTES.md": "later\n"}, "main moves on again (same merge base)")
-        result = _run(scenario, head, "rest")
+        tip = commit_on_main(scenario, {"NOTES.md": "later\n"}, "main moves on again (same merge base)")
+        result = run_with_reader(scenario, head, "rest")
         assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
         (finding,) = _merge_findings(result)
         assert finding["kind"] == "merge.missing" and f"the base tip {tip[:7]}" in finding["message"], finding
@@ -208,7 +171,7 @@ class TestGitHubsTestMerge:
         """The merge of a head built on the tip is the head's own tree: nothing to ask GitHub."""
         head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"])}, "add A2")
         scenario.fake.mergeable_pending = 10**6
-        result = _run(scenario, head, "rest")
+        result = run_with_reader(scenario, head, "rest")
         assert result.code == 0 and _merge_findings(result) == [], result.stdout + result.stderr
 
 
@@ -221,8 +184,8 @@ def test_the_comment_gives_the_merge_its_own_section(scenario: Scenario, reader:
     from rubric_gate.action.render import MERGE_HEADING
     from tests.support import gfm
 
-    head = _criss_cross(scenario)
-    result = _run(scenario, head, reader)
+    head = criss_cross(scenario)
+    result = run_with_reader(scenario, head, reader)
     body = scenario.fake.marked_comments()[-1]["body"]
     root = gfm.parse(body)
     top = gfm.top_level(root)
@@ -246,9 +209,9 @@ def test_the_comment_gives_the_merge_its_own_section(scenario: Scenario, reader:
 
 
 def test_conflicts_of_a_pr_that_changes_nothing_the_gate_reads_go_unsaid(scenario: Scenario) -> None:
-    _on_main(scenario, {"README.md": "main's\n"}, "main edits the README")
+    commit_on_main(scenario, {"README.md": "main's\n"}, "main edits the README")
     head = scenario.git.commit({"README.md": "the PR's\n"}, "the PR edits it too")
-    result = _run(scenario, head, "git")
+    result = run_with_reader(scenario, head, "git")
     assert result.code == 0 and result.report()["standard"] == [], result.stdout
     assert scenario.fake.marked_comments() == []  # no comment on a PR that changes no rubric
 
@@ -277,12 +240,12 @@ def _crafted_merge(scenario: Scenario, head: str, files: dict[str, str]) -> str:
 def _both_append(scenario: Scenario) -> str:
     """The verdict file merges as a union (`.gitattributes`), main appends a line to it and the PR
     appends Y's: git merges the tip's lines, then the PR's, the record the gate reviewed."""
-    base = _on_main(scenario, {".gitattributes": f"{VERDICTS} merge=union\n"}, "verdicts merge as a union")
+    base = commit_on_main(scenario, {".gitattributes": f"{VERDICTS} merge=union\n"}, "verdicts merge as a union")
     scenario.git("reset", "-q", "--hard", base)
-    _on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + _verdict("C", "R5", "yes")}, "main re-records C on R5")
+    commit_on_main(scenario, {VERDICTS: verdicts_jsonl(TEXTS) + verdict_line("C", "R5", "yes")}, "main re-records C on R5")
     pr_text = rubric_yaml(["A", "B", "C", "D"]).replace("- id: C\n", f"- id: Y\n  text: {Y}\n- id: C\n")
     return scenario.git.commit({RUBRIC: pr_text, VERDICTS: verdicts_jsonl(TEXTS) + "".join(
-        _verdict(Y, i, "yes") for i in LABELS)}, "add Y")
+        verdict_line(Y, i, "yes") for i in LABELS)}, "add Y")
 
 
 @pytest.mark.parametrize("reader", ["git", "rest"])
@@ -290,7 +253,7 @@ def test_a_record_both_sides_appended_to_merges_as_reviewed(scenario: Scenario, 
     head = _both_append(scenario)
     tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
     assert scenario.git("show", f"{tree}:{VERDICTS}").count(Y) == len(LABELS)  # a clean union merge
-    result = _run(scenario, head, reader)
+    result = run_with_reader(scenario, head, reader)
     assert _merge_findings(result) == [] and result.code == 0, result.stdout + result.stderr
 
 
@@ -298,10 +261,10 @@ def test_a_test_merge_whose_record_reads_otherwise_fails(scenario: Scenario) -> 
     head = _both_append(scenario)
     tree = scenario.git("merge-tree", "--write-tree", scenario.base_sha, head).split()[0]
     record = scenario.git("show", f"{tree}:{VERDICTS}") + "\n"
-    flipped = record.replace(_verdict("B", "R2", "no"), _verdict("B", "R2", "yes"))
+    flipped = record.replace(verdict_line("B", "R2", "no"), verdict_line("B", "R2", "yes"))
     assert flipped != record
     scenario.fake.test_merge_sha = _crafted_merge(scenario, head, {VERDICTS: flipped})
-    result = _run(scenario, head, "rest")
+    result = run_with_reader(scenario, head, "rest")
     assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
     (finding,) = _merge_findings(result)
     assert finding["file"] == VERDICTS and "reads otherwise than the one the gate reviewed" in finding["message"]
@@ -312,13 +275,13 @@ def test_a_test_merge_whose_record_reads_otherwise_fails(scenario: Scenario) -> 
     (VERDICTS, lambda text: text.replace('"answer": "no"', '"answer": "yes"', 1)),  # the head's, flipped
 ])
 def test_a_test_merge_with_a_file_other_than_the_gate_read_fails(scenario: Scenario, path: str, edit) -> None:
-    _on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
-    lines = "".join(_verdict(Y, i, "yes") for i in LABELS)
+    commit_on_main(scenario, {"README.md": "main moved on\n"}, "main edits the README")
+    lines = "".join(verdict_line(Y, i, "yes") for i in LABELS)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace(
         "- id: D\n", f"- id: Y\n  text: {Y}\n- id: D\n"), VERDICTS: verdicts_jsonl(TEXTS) + lines}, "add Y")
     text = scenario.git("show", f"{head}:{path}") + "\n"
     scenario.fake.test_merge_sha = _crafted_merge(scenario, head, {path: edit(text)})
-    result = _run(scenario, head, "rest")
+    result = run_with_reader(scenario, head, "rest")
     assert result.code == 1 and _conclusion(scenario, head) == "failure", result.stdout + result.stderr
     (finding,) = _merge_findings(result)
     side = "the head" if path == VERDICTS else "the base tip"

@@ -17,10 +17,11 @@ from tests.action.harness import (
     VERDICTS,
     Scenario,
     calibration_jsonl,
+    criss_cross,
     rubric_yaml,
+    run_with_reader,
+    verdict_line,
 )
-from tests.action.test_hostile_round3 import _verdict
-from tests.action.test_merge_landing import _criss_cross, _run
 
 ROOT = Path(__file__).resolve().parents[2]
 RENAMED = "rubrics/renamed.yaml"
@@ -33,12 +34,12 @@ def _validator() -> jsonschema.Draft202012Validator:
 def test_allowed_differences_are_in_the_report_with_kind_file_and_rule(scenario: Scenario) -> None:
     scenario.git("mv", RUBRIC, RENAMED)
     items = calibration_jsonl({**LABELS, "R6": "pass"})
-    lines = "".join(_verdict(check, "R6", "yes") for check in ("A", "B", "C", "D"))
+    lines = "".join(verdict_line(check, "R6", "yes") for check in ("A", "B", "C", "D"))
     base_record = scenario.git("show", f"{scenario.base_sha}:{VERDICTS}") + "\n"
     head = scenario.git.commit({RENAMED: rubric_yaml(["A", "B", "C", "D"]).replace("version: 1", "version: 2"),
                                 CALIBRATION: items, VERDICTS: base_record + lines},
                                "rename; version 2; R6 labeled with its verdicts")
-    result = _run(scenario, head, "git")
+    result = run_with_reader(scenario, head, "git")
     assert result.code == 0, result.stdout + result.stderr
     report = result.report()
     differences = {(d["kind"], d["file"]): d for d in report["differences"]}
@@ -52,8 +53,8 @@ def test_allowed_differences_are_in_the_report_with_kind_file_and_rule(scenario:
 
 
 def test_merge_findings_are_in_the_report_with_kind_file_and_rule(scenario: Scenario) -> None:
-    head = _criss_cross(scenario)
-    report = _run(scenario, head, "rest").report()
+    head = criss_cross(scenario)
+    report = run_with_reader(scenario, head, "rest").report()
     (finding,) = [f for f in report["standard"] if f.get("kind")]
     assert (finding["kind"], finding["file"], finding["rule"], finding["blocking"]) == \
         ("merge.differs", RUBRIC, "override", True), finding
@@ -65,7 +66,7 @@ def test_merge_findings_are_in_the_report_with_kind_file_and_rule(scenario: Scen
 
 def test_the_schema_accepts_an_older_report_and_refuses_a_wrong_one(scenario: Scenario) -> None:
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    report = _run(scenario, head, "git").report()
+    report = run_with_reader(scenario, head, "git").report()
     validator = _validator()
     assert not list(validator.iter_errors(report))
     older = {k: v for k, v in report.items() if k != "differences"}  # as written before `differences`

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import pytest
 
 from rubric_gate.action.event import PullRequest
-from rubric_gate.action.override import (
+from rubric_gate.action.github.override import (
     RUN_SLACK,
     RUN_WINDOW,
     Labeling,
@@ -32,10 +32,18 @@ from rubric_gate.action.override import (
     replayed,
     workflow_path,
 )
-from tests.action.harness import REPO, RUBRIC, WORKFLOW, Scenario, rubric_yaml
-from tests.action.test_hostile_round3 import _gate
-from tests.action.test_hostile_round4 import OVERRIDE, _label
-from tests.action.test_same_head import Pulls, _both_fail
+from tests.action.harness import (
+    OVERRIDE,
+    REPO,
+    RUBRIC,
+    WORKFLOW,
+    Pulls,
+    Scenario,
+    apply_label,
+    both_fail,
+    rubric_yaml,
+    run_gated,
+)
 from tests.fakes.github import GITHUB_ACTIONS_APP
 
 DELETE_A = {RUBRIC: rubric_yaml(["B", "C", "D"])}
@@ -66,7 +74,7 @@ def _latest(scenario: Scenario, head: str) -> str | None:
 def _labeled_on(scenario: Scenario, head: str, who: str = "maintainer") -> None:
     """The writer applies the label while the PR's head is `head`; GitHub creates the `labeled`
     event's workflow run, which the workflow's concurrency group cancels before it posts."""
-    _label(scenario, "labeled", who=who)
+    apply_label(scenario, "labeled", who=who)
     scenario.fake.record_workflow_run(head_sha=head, actor=who)
 
 
@@ -74,11 +82,11 @@ def _labeled_on(scenario: Scenario, head: str, who: str = "maintainer") -> None:
 
 def test_a_forged_grant_on_a_new_head_is_red_on_reopen(scenario: Scenario) -> None:
     first = scenario.git.commit({"README.md": "x\n"}, "a harmless change")
-    _label(scenario, "labeled")
-    assert _gate(scenario, first, labels=(OVERRIDE,)).code == 0
+    apply_label(scenario, "labeled")
+    assert run_gated(scenario, first, labels=(OVERRIDE,)).code == 0
     second = scenario.git.commit(DELETE_A, "then delete A")
     _forged_grant(scenario, second)
-    result = _gate(scenario, second, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, second, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and _latest(scenario, second) == "failure", result.stdout + result.summary
     assert "applied before its head" in _said(result)
 
@@ -91,7 +99,7 @@ def test_a_label_applied_on_an_old_head_then_a_push_is_red_on_a_title_edit(scena
     h1 = scenario.git.commit(DELETE_A, "delete A, after the label")
     scenario.fake.record_workflow_run(head_sha=h1, actor="author")  # the push's run, cancelled
     _forged_grant(scenario, h1)
-    result = _gate(scenario, h1, labels=(OVERRIDE,), action="edited", payload=RETITLED)
+    result = run_gated(scenario, h1, labels=(OVERRIDE,), action="edited", payload=RETITLED)
     assert result.code == 1 and _latest(scenario, h1) == "failure", result.stdout + result.summary
     assert "applied before its head" in _said(result) and h0[:7] in _said(result)
 
@@ -100,16 +108,16 @@ def test_a_genuine_label_on_this_head_keeps_a_reopen_green_without_any_record(sc
     """The `labeled` run was cancelled before it posted anything; the reopen reads GitHub's run."""
     head = scenario.git.commit(DELETE_A, "delete A")
     _labeled_on(scenario, head)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 0 and _latest(scenario, head) == "success", result.stdout + result.summary
     assert result.report()["override"] and "@maintainer, who has write access" in result.report()["override"]
 
 
 def test_a_label_applied_and_its_own_run_then_a_reopen_stays_green(scenario: Scenario) -> None:
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
-    assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0
-    reopened = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    apply_label(scenario, "labeled")
+    assert run_gated(scenario, head, labels=(OVERRIDE,)).code == 0
+    reopened = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert reopened.code == 0 and _latest(scenario, head) == "success", reopened.stdout + reopened.summary
 
 
@@ -119,7 +127,7 @@ def test_the_labeled_run_is_found_past_the_first_page_of_runs(scenario: Scenario
     _labeled_on(scenario, head)
     for n in range(150):
         scenario.fake.record_workflow_run(head_sha="e" * 40, actor=f"dev{n}", number=100 + n, head_branch=f"b{n}")
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 0 and _latest(scenario, head) == "success", result.stdout + result.summary
     pages = [p for m, p in scenario.fake.requests if p.endswith("/actions/runs")]
     assert len(pages) >= 2, pages
@@ -129,10 +137,10 @@ def test_a_run_of_another_workflow_by_the_labeler_on_the_new_head_does_not_count
     """The label's event triggered only another workflow (this one's run never came); that run is
     the labeler's, on the new head."""
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
+    apply_label(scenario, "labeled")
     scenario.fake.record_workflow_run(head_sha=head, actor="maintainer", path=".github/workflows/ci.yml")
     _forged_grant(scenario, head)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and _latest(scenario, head) == "failure", result.stdout + result.summary
     # This workflow's first run after the label is the reopen's own, the author's.
     assert "is not @maintainer's (it is @author's)" in _said(result)
@@ -142,22 +150,22 @@ def test_the_first_run_after_the_label_being_someone_elses_does_not_count(scenar
     """This workflow's first run for the PR after the label is the author's (the labeled run
     never came): whose label event it was is unknown, so the label is refused."""
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
+    apply_label(scenario, "labeled")
     scenario.fake.record_workflow_run(head_sha=head, actor="author")
     scenario.fake.record_workflow_run(head_sha=head, actor="maintainer")  # a later edit of the writer's
     _forged_grant(scenario, head)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and "is not @maintainer's (it is @author's)" in _said(result), result.summary
 
 
 def test_a_labeled_run_created_after_the_window_does_not_count(scenario: Scenario) -> None:
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
+    apply_label(scenario, "labeled")
     scenario.fake.stamp_events()
     scenario.fake.clock += RUN_WINDOW + timedelta(seconds=30)
     scenario.fake.record_workflow_run(head_sha=head, actor="maintainer")
     _forged_grant(scenario, head)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and "no run of this workflow" in _said(result), result.summary
 
 
@@ -166,7 +174,7 @@ def test_without_actions_read_the_label_is_refused_naming_the_permission(scenari
     _labeled_on(scenario, head)
     _forged_grant(scenario, head)
     scenario.fake.actions_forbidden = True
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and _latest(scenario, head) == "failure", result.stdout + result.summary
     assert "HTTP 403" in _said(result) and "'actions: read'" in _said(result)
     assert "Traceback" not in result.stdout + result.stderr
@@ -176,19 +184,19 @@ def test_without_the_workflow_ref_the_label_is_refused(scenario: Scenario) -> No
     head = scenario.git.commit(DELETE_A, "delete A")
     _labeled_on(scenario, head)
     _forged_grant(scenario, head)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened", env_extra={"GITHUB_WORKFLOW_REF": ""})
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened", env_extra={"GITHUB_WORKFLOW_REF": ""})
     assert result.code == 1 and "GITHUB_WORKFLOW_REF is not set" in _said(result), result.summary
 
 
 def test_a_retarget_after_the_label_refuses_it(scenario: Scenario) -> None:
     """Labeled against main; retargeted into staging (main plus a note), where the head fails too."""
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     _labeled_on(scenario, head)
-    assert _gate(scenario, head, labels=(OVERRIDE,), action="reopened").code == 0  # attested, on main
+    assert run_gated(scenario, head, labels=(OVERRIDE,), action="reopened").code == 0  # attested, on main
     scenario.fake.label_events.append({"event": "base_ref_changed", "actor": {"login": "author"}})
     scenario.base_sha = scenario.fake.base_sha = pulls[8]["base"]
     _forged_grant(scenario, head, base=pulls[8]["base"])
-    retargeted = _gate(scenario, head, action="edited",
+    retargeted = run_gated(scenario, head, action="edited",
                        payload={"changes": {"base": {"ref": {"from": "main"}, "sha": {"from": pulls[7]["base"]}}}})
     assert retargeted.code == 1 and _latest(scenario, head) == "failure", retargeted.stdout + retargeted.summary
     assert "retargeted" in _said(retargeted)
@@ -198,13 +206,13 @@ def test_a_base_that_moved_after_the_label_refuses_it(scenario: Scenario) -> Non
     """Another PR merged after the label (the harness dates commits by the fake GitHub's clock)."""
     head = scenario.git.commit(DELETE_A, "delete A")
     _labeled_on(scenario, head)
-    assert _gate(scenario, head, labels=(OVERRIDE,), action="reopened").code == 0
+    assert run_gated(scenario, head, labels=(OVERRIDE,), action="reopened").code == 0
     scenario.git("checkout", "-q", "main")
     tip = scenario.git.commit({"notes.txt": "main moves on\n"}, "another PR merged")
     scenario.git("checkout", "-q", "pr")
     scenario.base_sha = scenario.fake.base_sha = tip
     _forged_grant(scenario, head, base=tip)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened")
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened")
     assert result.code == 1 and _latest(scenario, head) == "failure", result.stdout + result.summary
     assert "the base branch moved since" in _said(result)
 
@@ -213,12 +221,12 @@ def test_the_labeled_run_itself_refuses_a_base_that_moved_after_the_label(scenar
     """The `labeled` run started after another PR merged (a queued runner): its payload says
     nothing about the base it runs against."""
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
+    apply_label(scenario, "labeled")
     scenario.fake.stamp_events()
     scenario.git("checkout", "-q", "main")
     scenario.base_sha = scenario.fake.base_sha = scenario.git.commit({"notes.txt": "x\n"}, "another PR merged")
     scenario.git("checkout", "-q", "pr")
-    result = _gate(scenario, head, labels=(OVERRIDE,))
+    result = run_gated(scenario, head, labels=(OVERRIDE,))
     assert result.code == 1 and "the base branch moved since" in _said(result), result.stdout + result.summary
 
 
@@ -226,9 +234,9 @@ def test_a_re_run_of_the_labeled_run_reads_the_head_from_the_workflow_runs(scena
     """A re-run (GITHUB_RUN_ATTEMPT 2) replays the first attempt's `labeled` payload: it reads the
     head from GitHub's workflow runs like any other run (refused where they cannot be read)."""
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
+    apply_label(scenario, "labeled")
     labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())
-    assert _gate(scenario, head, labels=(OVERRIDE,)).code == 0
+    assert run_gated(scenario, head, labels=(OVERRIDE,)).code == 0
     rerun = scenario.run(head, payload=labeled, env_extra={"GITHUB_RUN_ATTEMPT": "2"})
     assert rerun.code == 0, rerun.stdout + rerun.summary  # the first attempt's workflow run shows this head
     scenario.fake.actions_forbidden = True
@@ -249,7 +257,7 @@ def test_in_a_shallow_checkout_the_base_tips_date_comes_from_the_api(scenario: S
     subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
                    check=True)
     _forged_grant(scenario, head)
-    result = _gate(scenario, head, labels=(OVERRIDE,), action="reopened", workspace=workspace)
+    result = run_gated(scenario, head, labels=(OVERRIDE,), action="reopened", workspace=workspace)
     assert any(p.endswith(f"/commits/{scenario.base_sha}") for _, p in scenario.fake.requests)
     assert result.code == (1 if moved else 0), result.stdout + result.summary
     assert ("the base branch moved since" in _said(result)) is moved
@@ -258,7 +266,7 @@ def test_in_a_shallow_checkout_the_base_tips_date_comes_from_the_api(scenario: S
 def test_same_head_prs_each_overridden_end_green_with_no_record_of_either(scenario: Scenario) -> None:
     """Both PRs labeled by the writer; #7's `labeled` run was cancelled before it posted. #8's
     run reads #7's label and its workflow run, and posts the pass."""
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(7)
     scenario.fake.label_events = prs.events[7]
@@ -270,7 +278,7 @@ def test_same_head_prs_each_overridden_end_green_with_no_record_of_either(scenar
 
 
 def test_same_head_pr_labeled_on_an_older_head_with_a_forged_record_fails(scenario: Scenario) -> None:
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(7)
     scenario.fake.record_workflow_run(head_sha=pulls[7]["base"], actor="maintainer", number=7)  # on an older head
@@ -285,20 +293,20 @@ def test_a_fork_prs_label_is_attested_by_its_head_repository_and_branch(scenario
     """A fork's run cannot post a check run (read-only token), and its workflow runs list no pull
     request: the reopen matches the labeled run by the fork's repository and branch."""
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
-    labeled = _gate(scenario, head, labels=(OVERRIDE,), fork=True, token="read-only-token")
+    apply_label(scenario, "labeled")
+    labeled = run_gated(scenario, head, labels=(OVERRIDE,), fork=True, token="read-only-token")
     assert labeled.code == 0, labeled.stdout + labeled.summary
     assert scenario.fake.workflow_runs[-1]["pull_requests"] == []
-    reopened = _gate(scenario, head, labels=(OVERRIDE,), fork=True, token="read-only-token", action="reopened")
+    reopened = run_gated(scenario, head, labels=(OVERRIDE,), fork=True, token="read-only-token", action="reopened")
     assert reopened.code == 0 and reopened.outputs["decision"] == "pass", reopened.stdout + reopened.summary
 
 
 def test_a_fork_run_of_another_repositorys_branch_of_that_name_does_not_count(scenario: Scenario) -> None:
     head = scenario.git.commit(DELETE_A, "delete A")
-    _label(scenario, "labeled")
+    apply_label(scenario, "labeled")
     scenario.fake.record_workflow_run(head_sha=head, actor="maintainer", head_repo="someone/rubrics", fork=True)
     _forged_grant(scenario, head)
-    reopened = _gate(scenario, head, labels=(OVERRIDE,), fork=True, action="reopened")
+    reopened = run_gated(scenario, head, labels=(OVERRIDE,), fork=True, action="reopened")
     assert reopened.code == 1 and "is not @maintainer's (it is @author's)" in _said(reopened), reopened.summary
 
 

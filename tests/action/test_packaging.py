@@ -71,8 +71,9 @@ def test_dockerfile_is_a_github_container_action() -> None:
     text = _dockerfile()
     instructions = [line.split()[0] for line in text.splitlines() if line and not line[0].isspace() and not line.startswith("#")]
     assert "USER" not in instructions and "WORKDIR" not in instructions  # GitHub runs as root in the workspace
-    base = re.search(r"^FROM\s+(\S+)", text, re.M).group(1)
+    [base, *stages] = re.findall(r"^FROM\s+(\S+)", text, re.M)
     assert re.fullmatch(r"python:\d+\.\d+\.\d+-slim(-\w+)?", base), base
+    assert set(stages) <= set(re.findall(r"^FROM\s+\S+\s+AS\s+(\S+)", text, re.M))  # every stage starts from it
     assert "safe.directory" in text
     assert "--require-hashes" in text and "requirements/image.txt" in text  # the lock (tests/tooling)
 

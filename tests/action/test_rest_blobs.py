@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.action import blob_cache
+from rubric_gate.action.commits import blob_cache
 from rubric_gate.verdicts.blobs import default_cache
 from tests.action.harness import (
     CALIBRATION,
@@ -100,8 +100,8 @@ def test_the_rest_reader_streams_a_blob_without_holding_it(scenario: Scenario, t
     out = tmp_path / "blob.jsonl"
     script = textwrap.dedent(f"""
         import tracemalloc
-        from rubric_gate.action.client import connect
-        from rubric_gate.action.sources import RestReader
+        from rubric_gate.action.github.client import connect
+        from rubric_gate.action.commits.sources import RestReader
         reader = RestReader(connect("write-token", {scenario.fake.url!r}, {REPO!r}))
         reader.blob_id({head!r}, {VERDICTS!r})  # the tree listing, before the measured part
         tracemalloc.start()

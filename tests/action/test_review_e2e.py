@@ -8,21 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.action.harness import Scenario
+from tests.action.harness import FRUIT_ITEMS, Scenario, fruit_rubric
 from tests.fakes.audit_llm import FakeAuditLLM
 
-TASK = "List the fruit in the basket, naming apple, pear and plum when present."
-ITEMS = [("c1", "apple, pear, plum.", "pass"), ("c2", "pear and apple and plum and kiwi", "pass"),
-         ("f1", "pear plum kiwi", "fail"), ("f2", "apple plum kiwi", "fail"), ("f3", "apple pear kiwi", "fail")]
 FRESH = "The output mentions kiwi"  # fails the correct item c1
-
-
-def _rubric(checks: list[tuple[str, str]]) -> str:
-    lines = ["id: fruit", "version: 1", f"task: {TASK}", "calibration: calibration/fruit.jsonl",
-             "verdicts: calibration/fruit.verdicts.jsonl", "checks:"]
-    for check_id, text in checks:
-        lines += [f"  - id: {check_id}", f"    text: {text}"]
-    return "\n".join(lines) + "\n"
 
 
 @pytest.fixture
@@ -36,15 +25,15 @@ def test_audit_and_repairs_in_the_action(scenario: Scenario, llm: FakeAuditLLM) 
     scenario.git("checkout", "-q", "main")
     base = scenario.git.commit({
         "rubrics/demo.yaml": None,
-        "rubrics/fruit.yaml": _rubric([("apple", "The output mentions apple"), ("pear", "The output mentions pear")]),
+        "rubrics/fruit.yaml": fruit_rubric([("apple", "The output mentions apple"), ("pear", "The output mentions pear")]),
         "calibration/fruit.jsonl": "".join(json.dumps({"id": i, "input": f"basket {i}", "output": o, "label": lab}) + "\n"
-                                           for i, o, lab in ITEMS),
+                                           for i, o, lab in FRUIT_ITEMS),
     }, "fruit rubric")
     scenario.git("checkout", "-q", "pr")
     scenario.git("merge", "-q", "--ff-only", "main")
     scenario.base_sha = scenario.fake.base_sha = base
     llm.repairs = {FRESH: [{"operator": "drop_unstated", "checks": ["The output mentions plum"], "why": "stated"}]}
-    head = scenario.git.commit({"rubrics/fruit.yaml": _rubric([
+    head = scenario.git.commit({"rubrics/fruit.yaml": fruit_rubric([
         ("apple", "The output mentions apple"), ("pear", "The output mentions pear"),
         ("fresh", FRESH), ("both", "The output mentions apple and pear")])}, "add two checks")
     env = {"OPENAI_BASE_URL": llm.openai_url, "OPENAI_API_KEY": "sk-test", "RUBRIC_GATE_RETRY_BASE": "0.01"}

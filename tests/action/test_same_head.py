@@ -8,11 +8,16 @@ open PRs between two calls of one run (the race) or between runs (the override).
 
 from __future__ import annotations
 
-from rubric_gate.action.checks import CheckRecord
-from tests.action.harness import RUBRIC, Scenario, rubric_yaml
-from tests.action.test_hostile_round3 import _gate
-
-OVERRIDE = "rubric-gate:override"
+from rubric_gate.action.github.checks import CheckRecord
+from tests.action.harness import (
+    OVERRIDE,
+    RUBRIC,
+    Pulls,
+    Scenario,
+    both_fail,
+    rubric_yaml,
+    run_gated,
+)
 
 
 def _checks(scenario: Scenario, head: str) -> list[dict]:
@@ -64,7 +69,7 @@ def test_a_pr_opened_after_the_runs_listing_is_gated_before_a_pass_is_posted(sce
             scenario.fake.other_pulls = _into_staging(staging, head)
 
     scenario.fake.after_request = open_pr_8
-    result = _gate(scenario, head)
+    result = run_gated(scenario, head)
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
     assert "also proposed by" in result.summary and "rejected deleted A" in result.summary
     assert [r["conclusion"] for r in _checks(scenario, head)] == ["failure"]  # never green, not even briefly
@@ -82,7 +87,7 @@ def test_a_red_posted_by_a_newer_run_is_not_overwritten_by_an_older_runs_pass(sc
             _another_runs_red(scenario, head, CheckRecord(staging, 8))  # run B's result, as it posts it
 
     scenario.fake.before_request = pr_8_and_its_red
-    result = _gate(scenario, head)
+    result = run_gated(scenario, head)
     conclusions = [r["conclusion"] for r in _checks(scenario, head)]
     assert conclusions == ["failure", "success", "failure"], conclusions  # B's red, A's pass, A's correction
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
@@ -105,14 +110,14 @@ def test_open_prs_that_keep_changing_post_no_pass(scenario: Scenario) -> None:
             scenario.fake.other_pulls[n] = {"base": branches[n], "head": head, "base_ref": f"release-{n}"}
 
     scenario.fake.after_request = another_pr
-    result = _gate(scenario, head)
+    result = run_gated(scenario, head)
     assert result.code == 1 and "kept changing" in result.summary, result.stdout + result.summary
     assert [r["conclusion"] for r in _checks(scenario, head)] == ["failure"]
 
 
 def test_without_changes_a_pass_lists_the_open_prs_twice_and_posts_once(scenario: Scenario) -> None:
     head, _ = _main_moved_past_staging(scenario)
-    result = _gate(scenario, head)
+    result = run_gated(scenario, head)
     assert result.code == 0 and [r["conclusion"] for r in _checks(scenario, head)] == ["success"]
     listings = [p for m, p in scenario.fake.requests if m == "GET" and p.endswith("/pulls")]
     assert len(listings) == 3  # gathered, re-read before the post, and after it
@@ -129,49 +134,14 @@ def test_a_pass_that_cannot_be_read_again_after_it_was_posted_is_posted_as_a_fai
         return original(method, path, token, body)
 
     scenario.fake.handle = refuse_the_third_listing  # type: ignore[method-assign]
-    result = _gate(scenario, head)
+    result = run_gated(scenario, head)
     assert result.code == 2 and result.outputs["decision"] == "fail", result.stdout + result.summary
     assert [r["conclusion"] for r in _checks(scenario, head)] == ["success", "failure"]
     assert "could not be read again" in result.summary
 
 
-# -- an override on one of two PRs with one head ----------------------------------------------------
-
-def _both_fail(scenario: Scenario) -> tuple[str, dict[int, dict[str, str]]]:
-    """A head deleting A, proposed as #7 into main and as #8 into staging (main plus a note):
-    the gate rejects the deletion in both."""
-    main = scenario.base_sha
-    scenario.git("checkout", "-q", "-b", "staging", main)
-    staging = scenario.git.commit({"notes.txt": "staging\n"}, "staging")
-    scenario.git("checkout", "-q", "pr")
-    head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    return head, {7: {"base": main, "head": head, "base_ref": "main"},
-                  8: {"base": staging, "head": head, "base_ref": "staging"}}
-
-
-class Pulls:
-    """Runs the action as either PR, each with its own labels (what the fake serves per number)."""
-
-    def __init__(self, scenario: Scenario, pulls: dict[int, dict[str, str]]) -> None:
-        self.scenario, self.pulls = scenario, pulls
-        self.events: dict[int, list[dict]] = {number: [] for number in pulls}
-        scenario.fake.permissions = {"maintainer": "write", "mallory": "read"}
-
-    def label(self, number: int, event: str = "labeled", who: str = "maintainer") -> None:
-        self.events[number].append({"event": event, "actor": {"login": who}, "label": {"name": OVERRIDE}})
-
-    def run(self, number: int, **kwargs):
-        fake = self.scenario.fake
-        fake.pr_number = number
-        self.scenario.base_sha = fake.base_sha = self.pulls[number]["base"]
-        fake.other_pulls = {m: p for m, p in self.pulls.items() if m != number}
-        fake.label_events = self.events[number]
-        fake.other_label_events = {m: e for m, e in self.events.items() if m != number}
-        return _gate(self.scenario, self.pulls[number]["head"], **kwargs)
-
-
 def test_an_override_on_each_pr_with_the_head_turns_its_check_green(scenario: Scenario) -> None:
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(7)
     first = prs.run(7, labels=(OVERRIDE,))
@@ -198,7 +168,7 @@ def test_an_override_on_each_pr_with_the_head_turns_its_check_green(scenario: Sc
 
 
 def test_an_override_a_reader_applied_on_the_other_pr_does_not_count(scenario: Scenario) -> None:
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(8, who="mallory")
     assert prs.run(8, labels=(OVERRIDE,)).code == 1
@@ -211,7 +181,7 @@ def test_an_override_a_reader_applied_on_the_other_pr_does_not_count(scenario: S
 def test_a_label_on_the_other_pr_that_no_workflow_run_attests_does_not_count(scenario: Scenario) -> None:
     """The label is on #8 (applied by a writer), but GitHub created no run of this workflow for
     that event, so which head it was applied on is unknown: not honoured."""
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(8)
     prs.label(7)
@@ -222,7 +192,7 @@ def test_a_label_on_the_other_pr_that_no_workflow_run_attests_does_not_count(sce
 
 def test_a_label_on_the_other_pr_applied_on_an_older_head_does_not_count(scenario: Scenario) -> None:
     """#8's label was applied (and its `labeled` run created) on an older head; the head moved on."""
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(8)
     scenario.fake.record_workflow_run(head_sha=pulls[8]["base"], actor="maintainer", number=8, head_branch="pr-8")
@@ -233,7 +203,7 @@ def test_a_label_on_the_other_pr_applied_on_an_older_head_does_not_count(scenari
 
 
 def test_an_override_removed_from_the_other_pr_while_the_run_gates_posts_no_pass(scenario: Scenario) -> None:
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(8)
     assert prs.run(8, labels=(OVERRIDE,)).code == 1  # #8's grant recorded (#7 not overridden yet)
@@ -254,7 +224,7 @@ def test_two_overlapping_labeled_runs_that_each_miss_the_others_label_end_green(
     reads #8's label before GitHub created #8's `labeled` run (or before the label was on), so
     it posts red; meanwhile #8's run posts red too. #7's run reads #8's label again after
     posting its red, finds it attested by #8's workflow run, and posts the pass last."""
-    head, pulls = _both_fail(scenario)
+    head, pulls = both_fail(scenario)
     prs = Pulls(scenario, pulls)
     prs.label(7)
     prs.label(8)

@@ -1,4 +1,4 @@
-"""Snapshots (`action/snapshot/`): one commit's view of the facts the gate reads, each blob
+"""Snapshots (`action/commits/snapshot/`): one commit's view of the facts the gate reads, each blob
 parsed once; the proposed snapshot is the PR's head as it will merge onto the base tip."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from unittest import mock
 
 import pytest
 
-from rubric_gate.action.changed import changed_via_git, merge_base_via_git
-from rubric_gate.action.snapshot import ParseMemo, load_snapshots
-from rubric_gate.action.sources import GitReader
+from rubric_gate.action.commits.changed import changed_via_git, merge_base_via_git
+from rubric_gate.action.commits.snapshot import ParseMemo, load_snapshots
+from rubric_gate.action.commits.sources import GitReader
 from rubric_gate.errors import InputError
 from tests.action.harness import Git
 

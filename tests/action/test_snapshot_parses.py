@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from unittest import mock
 
-from rubric_gate.action.snapshot import default_memo
+from rubric_gate.action.commits.snapshot import default_memo
 from rubric_gate.calibration import index as calibration_index
 from rubric_gate.calibration import load as calibration_load
 from rubric_gate.sources import yaml_lines
@@ -19,10 +19,10 @@ from tests.action.harness import (
     TEXTS,
     VERDICTS,
     Scenario,
+    commit_on_main,
     rubric_yaml,
     verdicts_jsonl,
 )
-from tests.action.test_integrity import _on_main
 
 NEW_TEXT = "Does the design name an owner for each key?"
 RUBRICS = [RUBRIC, *(f"rubrics/r{n:02d}.yaml" for n in range(1, 12))]
@@ -39,7 +39,7 @@ def test_a_12_rubric_pr_over_one_shared_store_parses_each_blob_once(scenario: Sc
     scenario.git("checkout", "-q", "main")
     scenario.git("merge", "-q", "--ff-only", "pr")
     scenario.git("checkout", "-q", "pr")
-    _on_main(scenario, {"README.md": "main moved on\n"})  # the tip differs from the merge base
+    commit_on_main(scenario, {"README.md": "main moved on\n"})  # the tip differs from the merge base
     added = "".join(f'{{"item": "{i}", "check_text": "{NEW_TEXT}", "answer": "yes"}}\n' for i in LABELS)
     head = scenario.git.commit({**{p: _rubric(p, ["A", "B", "C", "D", "N"]) for p in RUBRICS},
                                 VERDICTS: verdicts_jsonl(TEXTS) + added}, "add N to all twelve, with its verdicts")

@@ -8,8 +8,19 @@ import json
 
 import yaml
 
-from tests.action.harness import FAILS, LABELS, RUBRIC, TEXTS, Scenario, rubric_yaml
-from tests.action.test_integrity import _on_main
+from tests.action.harness import (
+    FAILS,
+    LABELS,
+    OVERRIDE,
+    RUBRIC,
+    TEXTS,
+    Scenario,
+    commit_on_main,
+    label_by_writer,
+    merge_group,
+    publish_warm_cache,
+    rubric_yaml,
+)
 
 HELPER = "rubrics/aaa-helper.yaml"  # sorts before rubrics/demo.yaml: gated (and judged) first
 JUDGE_ENV = {"OPENAI_API_KEY": "sk-test"}
@@ -67,7 +78,7 @@ def test_a_helper_rubrics_cached_verdicts_are_not_reused_by_a_later_run(scenario
 
 def test_the_push_warm_up_judges_each_rubric_under_its_own_task(scenario: Scenario) -> None:
     scenario.fake.judge = _task_sensitive_judge
-    main = _on_main(scenario, {HELPER: _helper_yaml()}, "main gets a lenient helper")
+    main = commit_on_main(scenario, {HELPER: _helper_yaml()}, "main gets a lenient helper")
     scenario.git("checkout", "-q", "main")
     push = scenario.run(main, judge="openai:m", event_name="push",
                         env_extra={**_judge_env(scenario), "GITHUB_SHA": main})
@@ -77,7 +88,6 @@ def test_the_push_warm_up_judges_each_rubric_under_its_own_task(scenario: Scenar
     scenario.git("checkout", "-q", "pr")
     scenario.git("reset", "-q", "--hard", main)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    from tests.action.test_cache_evidence import publish_warm_cache
 
     result = scenario.run(head, judge="openai:m", env_extra={**_judge_env(scenario), **publish_warm_cache(scenario)})
     assert result.code == 1, result.stdout + result.stderr
@@ -85,18 +95,8 @@ def test_the_push_warm_up_judges_each_rubric_under_its_own_task(scenario: Scenar
     assert scenario.fake.judge_calls == warmed  # the PR reused the warm-up's verdicts, each under its task
 
 
-# -- an override covers the head it was applied on ---------------------------------------------------
-
-OVERRIDE = "rubric-gate:override"
-
-
-def _label_by_writer(scenario: Scenario, event: str = "labeled") -> None:
-    scenario.fake.label_events.append({"event": event, "actor": {"login": "maintainer"}, "label": {"name": OVERRIDE}})
-    scenario.fake.permissions = {"maintainer": "write"}
-
-
 def test_an_override_does_not_cover_pushes_after_the_label(scenario: Scenario) -> None:
-    _label_by_writer(scenario)
+    label_by_writer(scenario)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     overridden = scenario.run(head, labels=(OVERRIDE,))
     assert overridden.code == 0 and overridden.report()["override"], overridden.stdout + overridden.stderr
@@ -111,8 +111,8 @@ def test_an_override_does_not_cover_pushes_after_the_label(scenario: Scenario) -
 
 def test_a_label_removed_since_the_payload_does_not_count(scenario: Scenario) -> None:
     """A re-run of the `labeled` run replays its payload, which still lists the label."""
-    _label_by_writer(scenario)
-    _label_by_writer(scenario, "unlabeled")
+    label_by_writer(scenario)
+    label_by_writer(scenario, "unlabeled")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     result = scenario.run(head, labels=(OVERRIDE,))
     assert result.code == 1, result.stdout + result.stderr
@@ -120,10 +120,10 @@ def test_a_label_removed_since_the_payload_does_not_count(scenario: Scenario) ->
 
 
 def test_the_unlabeled_event_re_gates_without_the_override(scenario: Scenario) -> None:
-    _label_by_writer(scenario)
+    label_by_writer(scenario)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     assert scenario.run(head, labels=(OVERRIDE,)).code == 0
-    _label_by_writer(scenario, "unlabeled")
+    label_by_writer(scenario, "unlabeled")
     result = scenario.run(head, labels=(OVERRIDE,), action="unlabeled")
     assert result.code == 1, result.stdout + result.stderr
     assert [r["conclusion"] for r in scenario.fake.check_runs.values()] == ["success", "failure"]
@@ -133,7 +133,7 @@ def test_another_labels_event_leaves_the_heads_check_as_it_is(scenario: Scenario
     """An overridden head stays overridden when another label comes and goes (gated again: only a
     failure stands, and the override holds through the grant its `labeled` run recorded), and the
     job's own status (which a required check may name) repeats a failing check, never a bare pass."""
-    _label_by_writer(scenario)
+    label_by_writer(scenario)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     assert scenario.run(head, labels=(OVERRIDE,)).code == 0
     result = scenario.run(head, labels=(OVERRIDE, "documentation"))
@@ -154,24 +154,12 @@ def test_an_edit_cannot_stand_in_for_a_cancelled_run(scenario: Scenario) -> None
     assert [r["conclusion"] for r in scenario.fake.check_runs.values()] == ["failure"]
 
 
-# -- merge queues and retargeted PRs ---------------------------------------------------------------
-
-def _merge_group(scenario: Scenario, head: str) -> dict:
-    return {"action": "checks_requested", "repository": {"full_name": "acme/rubrics"},
-            "merge_group": {"head_sha": head, "head_ref": f"refs/heads/gh-readonly-queue/main/pr-7-{scenario.base_sha}",
-                            "base_sha": scenario.base_sha, "base_ref": "refs/heads/main",
-                            "head_commit": {"id": head, "tree_id": head, "message": "Merge pull request #7",
-                                            "timestamp": "2026-01-01T00:00:00Z",
-                                            "author": {"name": "t", "email": "t@example.com"},
-                                            "committer": {"name": "t", "email": "t@example.com"}}}}
-
-
 def test_a_merge_group_is_gated_like_a_pr(scenario: Scenario) -> None:
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
     scenario.git("checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", scenario.base_sha)
     scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
     group = scenario.git("rev-parse", "HEAD")
-    result = scenario.run(group, event_name="merge_group", payload=_merge_group(scenario, group))
+    result = scenario.run(group, event_name="merge_group", payload=merge_group(scenario, group))
     assert result.code == 1, result.stdout + result.stderr
     assert _changes(result) == {"A": ("deleted", "rejected")}
     (run,) = scenario.fake.check_runs.values()
@@ -240,7 +228,6 @@ def test_the_push_warm_up_judges_the_panel_and_samples_a_pr_uses(scenario: Scena
     assert scenario.fake.judge_calls == 2 * 3 * 20  # two judges, three samples, 4 texts x 5 items
     scenario.git("checkout", "-q", "pr")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A=A2", "B", "C", "D"])}, "reword A")
-    from tests.action.test_cache_evidence import publish_warm_cache
 
     result = scenario.run(head, judge="openai:a, openai:b", samples="3", env_extra={**env, **publish_warm_cache(scenario)})
     assert result.code == 1, result.stdout + result.stderr  # A2 catches nothing: R1's only catch is lost
@@ -272,7 +259,7 @@ def test_a_verdict_cache_inside_an_output_name_is_refused(scenario: Scenario) ->
 # -- a crash is exit 3 ------------------------------------------------------------------------------
 
 def test_an_unexpected_exception_in_the_action_exits_3_with_one_line(scenario: Scenario, monkeypatch) -> None:
-    import rubric_gate.action.gating as gating_module
+    import rubric_gate.action.gating.pull_request as gating_module
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,27 +18,22 @@ from tests.action.harness import (
     CALIBRATION,
     FAILS,
     LABELS,
+    NEWLINE_RUBRIC,
     RUBRIC,
     TEXTS,
     VERDICTS,
     Scenario,
+    commit_on_main,
     rubric_yaml,
+    shallow_workspace,
     verdicts_jsonl,
 )
-from tests.action.test_integrity import _on_main
 
 JUDGE_ENV = {"OPENAI_API_KEY": "sk-test"}
 
 
 def _judge_env(scenario: Scenario) -> dict[str, str]:
     return {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", **JUDGE_ENV}
-
-
-def _shallow(scenario: Scenario) -> Path:
-    workspace = scenario.tmp / "workspace"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "pr", scenario.git.path.as_uri(), str(workspace)],
-                   check=True, capture_output=True)
-    return workspace
 
 
 def _errors(result) -> str:
@@ -102,7 +96,7 @@ def test_a_rubric_replaced_by_a_symlink_is_refused(scenario: Scenario, shallow: 
     os.symlink(target, path)
     scenario.git("add", RUBRIC)
     head = scenario.git.commit({}, "the rubric becomes a symlink")
-    result = scenario.run(head, workspace=_shallow(scenario) if shallow else None)
+    result = scenario.run(head, workspace=shallow_workspace(scenario) if shallow else None)
     assert result.code == 2 and result.outputs["decision"] == "fail", result.stdout + result.stderr
     assert f"{RUBRIC}: is a symlink (mode 120000)" in _errors(result)
 
@@ -166,7 +160,7 @@ def test_a_judged_flip_of_an_answer_another_rubric_uses_is_not_excused(scenario:
     recorded = verdicts_jsonl(TEXTS) + "".join(
         json.dumps({"item": i, "check_text": TEXTS["C"], "answer": a}) + "\n" for i, a in (("S1", "no"), ("S2", "yes")))
     second = rubric_yaml(["C"]).replace("id: demo", "id: second").replace(CALIBRATION, "calibration/other.jsonl")
-    main = _on_main(scenario, {"calibration/other.jsonl": other, VERDICTS: recorded, "rubrics/second.yaml": second},
+    main = commit_on_main(scenario, {"calibration/other.jsonl": other, VERDICTS: recorded, "rubrics/second.yaml": second},
                     "a second rubric on its own labels, sharing the verdict file")
     scenario.git("reset", "-q", "--hard", main)
     scenario.fake.judge = lambda prompt: "no" if "other review S1" in prompt else _truthful_judge(prompt)
@@ -197,7 +191,7 @@ def test_deleting_a_recorded_verdict_line_needs_the_override(scenario: Scenario)
 def test_a_refilled_verdict_line_does_not_excuse_deleting_its_check(scenario: Scenario) -> None:
     """main lost the line (A, R1); the next PR fills it "yes" (so A catches only R2, which B
     shares) and deletes A."""
-    main = _on_main(scenario, {VERDICTS: _without_line(verdicts_jsonl(TEXTS), "A", "R1")}, "a line went missing")
+    main = commit_on_main(scenario, {VERDICTS: _without_line(verdicts_jsonl(TEXTS), "A", "R1")}, "a line went missing")
     scenario.git("reset", "-q", "--hard", main)
     refill = json.dumps({"item": "R1", "check_text": TEXTS["A"], "answer": "yes"}) + "\n"
     head = scenario.git.commit({VERDICTS: (scenario.git.path / VERDICTS).read_text() + refill,
@@ -216,16 +210,13 @@ def test_a_shallow_checkout_with_over_3000_changed_files_fails_closed(scenario: 
         (scenario.git.path / "docs" / f"n{i:04}.md").write_text(f"{i}\n")
     scenario.git("add", "docs")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "3001 notes, and delete A")
-    result = scenario.run(head, workspace=_shallow(scenario))
+    result = scenario.run(head, workspace=shallow_workspace(scenario))
     assert result.code == 2, result.stdout + result.stderr  # the job fails: a required check stays red
     assert "changes 3,002 files, but the GitHub API listed 3,000" in result.stdout + result.stderr
 
 
-NEWLINE_RUBRIC = "rubrics/team\nsecurity/demo.yaml"
-
-
 def test_a_rubric_under_a_directory_named_with_a_newline_is_gated(scenario: Scenario) -> None:
-    main = _on_main(scenario, {NEWLINE_RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: nl")},
+    main = commit_on_main(scenario, {NEWLINE_RUBRIC: rubric_yaml(["A", "B", "C", "D"]).replace("id: demo", "id: nl")},
                     "a team folder")
     scenario.git("reset", "-q", "--hard", main)
     head = scenario.git.commit({NEWLINE_RUBRIC: rubric_yaml(["B", "C", "D"]).replace("id: demo", "id: nl")},
@@ -263,7 +254,7 @@ def test_two_prs_deleting_each_of_a_redundant_pair_cannot_both_land(scenario: Sc
 def test_a_verdict_only_pr_filling_a_gap_of_a_base_check_needs_the_override(scenario: Scenario) -> None:
     """The first half of the refill, on its own: merged, its "yes" would be the record that
     lets the next PR delete A."""
-    main = _on_main(scenario, {VERDICTS: _without_line(verdicts_jsonl(TEXTS), "A", "R1")}, "a line went missing")
+    main = commit_on_main(scenario, {VERDICTS: _without_line(verdicts_jsonl(TEXTS), "A", "R1")}, "a line went missing")
     scenario.git("reset", "-q", "--hard", main)
     refill = json.dumps({"item": "R1", "check_text": TEXTS["A"], "answer": "yes"}) + "\n"
     head = scenario.git.commit({VERDICTS: (scenario.git.path / VERDICTS).read_text() + refill}, "fill A on R1")
@@ -281,7 +272,7 @@ def test_deleting_a_rubric_is_gated_on_what_the_base_tip_gives_it(scenario: Scen
     scenario.git("merge", "-q", "--ff-only", "pr")
     scenario.base_sha = scenario.fake.base_sha = scenario.git("rev-parse", "HEAD")
     scenario.git("checkout", "-q", "pr")
-    _on_main(scenario, {"rubrics/extra.yaml": rubric_yaml(["A", "E"]).replace("id: demo", "id: extra")}, "extra: A")
+    commit_on_main(scenario, {"rubrics/extra.yaml": rubric_yaml(["A", "E"]).replace("id: demo", "id: extra")}, "extra: A")
     head = scenario.git.commit({"rubrics/extra.yaml": None}, "delete extra")
     result = scenario.run(head)
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.stderr
@@ -323,7 +314,7 @@ def test_a_flipped_answer_the_judge_contradicts_is_not_excused(scenario: Scenari
 def test_a_check_id_the_pr_and_main_each_changed_differently_is_reported(
         scenario: Scenario, on_main: list[str], in_pr: list[str], what: str) -> None:
     """Applied onto the base tip, one version of the id would win silently: the merge is reported."""
-    _on_main(scenario, {RUBRIC: rubric_yaml(on_main)}, "main changes a check")
+    commit_on_main(scenario, {RUBRIC: rubric_yaml(on_main)}, "main changes a check")
     head = scenario.git.commit({RUBRIC: rubric_yaml(in_pr)}, "the PR changes the same check id")
     result = scenario.run(head)
     assert "Traceback" not in result.stderr, result.stderr
@@ -333,7 +324,7 @@ def test_a_check_id_the_pr_and_main_each_changed_differently_is_reported(
 
 
 def test_a_check_id_the_pr_and_main_added_alike_is_no_conflict(scenario: Scenario) -> None:
-    _on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "main adds X")
+    commit_on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "main adds X")
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "X=A2"])}, "the PR adds the same X")
     result = scenario.run(head)
     assert result.code == 0 and result.outputs["decision"] == "pass", result.stdout + result.stderr
@@ -346,7 +337,7 @@ def test_a_judged_flip_is_not_excused_for_a_rubric_reading_it_under_another_task
     wrong = verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})
     lenient = (rubric_yaml(["D"]).replace("id: demo", "id: lenient")
                .replace("task: Review a cloud security design.", "task: Review a cloud design, leniently."))
-    main = _on_main(scenario, {VERDICTS: wrong, "rubrics/lenient.yaml": lenient}, "lenient, sharing the record")
+    main = commit_on_main(scenario, {VERDICTS: wrong, "rubrics/lenient.yaml": lenient}, "lenient, sharing the record")
     scenario.git("reset", "-q", "--hard", main)
     scenario.fake.judge = lambda prompt: "yes" if "leniently" in prompt else _truthful_judge(prompt)
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]).replace("version: 1", "version: 2"),
@@ -361,7 +352,7 @@ def test_a_judged_flip_is_not_excused_for_a_rubric_reading_it_under_another_task
 def test_a_judged_flip_is_excused_when_every_rubric_reading_it_shares_the_task(scenario: Scenario) -> None:
     """The same flip with one task: the judge re-judged the pair under the only task reading it."""
     wrong = verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})
-    main = _on_main(scenario, {VERDICTS: wrong}, "D on R4 recorded wrongly")
+    main = commit_on_main(scenario, {VERDICTS: wrong}, "D on R4 recorded wrongly")
     scenario.git("reset", "-q", "--hard", main)
     scenario.fake.judge = _truthful_judge
     head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "A2"]).replace("version: 1", "version: 2"),

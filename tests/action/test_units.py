@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.action.changed import matches_any
+from rubric_gate.action.commits.changed import matches_any
 from rubric_gate.action.config import DEFAULTS, load_config, read_input
 from rubric_gate.action.render import MARKER, fit
 from rubric_gate.errors import InputError
@@ -108,7 +108,7 @@ def test_rest_reader_names_the_line_of_invalid_utf8() -> None:
 
     import pytest
 
-    from rubric_gate.action.sources import RestReader
+    from rubric_gate.action.commits.sources import RestReader
     from rubric_gate.errors import InputError
 
     entry = SimpleNamespace(path="calibration/x.jsonl", mode="100644", type="blob", sha="0" * 40, size=25)
@@ -127,7 +127,7 @@ def test_the_action_does_not_import_the_cli() -> None:
     import rubric_gate.action
 
     offenders = []
-    for path in Path(rubric_gate.action.__file__).parent.glob("*.py"):
+    for path in Path(rubric_gate.action.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []

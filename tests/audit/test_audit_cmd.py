@@ -98,14 +98,15 @@ def test_replay_without_judge_uses_the_store_or_says_what_is_missing(
 
 def test_malformed_or_unquoted_replies_are_never_guessed(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
     fake.rules = {"mentions kiwi": "nonjson"}
-    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
-    assert code == 2 and "no valid answer, none guessed" in err and "kiwi" in err
+    code, report, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
+    assert code == 2 and "1 check(s) not audited (kiwi): no valid answer, none guessed" in err and "none guessed" in err
+    assert report["unanswered"] == ["kiwi"] and sorted(a["check"] for a in report["audits"]) == ["apple", "vague"]
     store = AuditStore.load(project / "verdicts.audits.jsonl")
     assert len(store) == 4  # apple and vague saved; kiwi has nothing
     fake.rules = {}
     fake.bad_grounding_quote = True  # a quote found in neither text is not an answer
-    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "kiwi")
-    assert code == 2 and "does not occur in the check" in err
+    code, report, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "kiwi")
+    assert code == 2 and "does not occur in the check" in err and report["audits"] == []
 
 
 def test_markdown_and_text_keep_pr_text_inert(fake: FakeAuditLLM, tmp_path: Path, monkeypatch, capsys) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.batch.journal import BatchJournal, PairKeys, journal_path
+from rubric_gate.batch.journal import BatchJournal, journal_path
+from rubric_gate.batch.keys import PairKeys
 from rubric_gate.batch.pending import PairGrid, PendingPairs
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.judges import PROMPT_VERSION, missing_pairs

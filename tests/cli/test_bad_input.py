@@ -127,3 +127,17 @@ def test_bad_tuning_variables_are_input_errors(name: str, value: str) -> None:
         patch.setenv(name, value)
         with pytest.raises(InputError, match=f"environment variable {name}: expected"):
             request_timeout() if name.endswith("TIMEOUT") else RetryPolicy.from_env()
+
+
+@pytest.mark.parametrize("args", [
+    ("check", "--base", RUBRIC, "--head", RUBRIC, "--gates", "S+X"),  # a usage error raised by the command
+    ("check", "--base", RUBRIC, "--head", "rubrics/nope.yaml"),  # bad input
+    ("attribute", "rubrics/nope.yaml"),
+])
+def test_every_json_run_prints_one_object_when_it_fails(project: Project, args: tuple[str, ...]) -> None:
+    import json
+
+    proc = project.run(*args, "--format", "json")
+    data = json.loads(proc.stdout)  # one JSON document, not nothing
+    assert proc.returncode == 2 and data["decision"] is None and data["error"]["exit_code"] == 2
+    assert data["error"]["message"] and "Traceback" not in proc.stderr

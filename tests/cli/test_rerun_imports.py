@@ -13,7 +13,11 @@ from pathlib import Path
 from tests.support.project import write_example
 
 UNUSED_ON_RERUN = ("msgspec", "importlib.metadata", "jinja2", "rich", "scipy", "anthropic", "openai", "httpx",
-                   "github", "krippendorff", "rubric_gate.report.html", "rubric_gate.judges.runner")
+                   "github", "krippendorff", "rubric_gate.report.html", "rubric_gate.judges.runner",
+                   # loaded where they are used: a panel's lookup, a PR's own verdicts, a promptfoo config,
+                   # numpy's np.unique, a crash log, a misspelt key, git and a first read of a calibration set
+                   "rubric_gate.ensemble", "rubric_gate.trust", "rubric_gate.rubric.mapping", "numpy.ma", "tempfile",
+                   "traceback", "difflib", "subprocess")
 
 # What the console script does (`run()`), then which of those modules were loaded.
 PROBE = (

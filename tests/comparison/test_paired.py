@@ -73,3 +73,11 @@ def test_p_value_is_the_exact_binomial_test_and_the_interval_contains_the_differ
     assert mirrored.ci95 == pytest.approx((-high, -low))
     if gained == lost == 0:
         assert c.p_value == 1.0
+
+
+def test_json_keeps_a_tiny_p_value_at_full_precision() -> None:
+    """40 items lost, none gained: p = 2 / 2**40 ~ 1.8e-12, which six decimals would print as 0."""
+    c = compare_paired(np.ones(40, dtype=bool), np.zeros(40, dtype=bool), source="base", target="head",
+                       rate="correct_passed")
+    p = c.to_dict()["p_value"]
+    assert p == pytest.approx(2 / 2**40, rel=1e-9) and p > 0

@@ -62,7 +62,7 @@ def test_paraphrases_are_collapsed_and_inert(fake: FakeLLM, project: Path, capsy
     assert "<details><summary>Paraphrases of 1 changed check</summary>" in text
     assert "  - Reworded (2): the output names @\u200boctocat&lt;img src=x&gt;" in text
     assert "<img" not in text and "@octocat" not in text
-    assert "Paraphrase agr." in header(text)
+    assert "Paraphrase kappa" in header(text) and "Paraphrase agr." not in header(text)
 
 
 def test_comment_stays_readable_at_30_checks(tmp_path: Path) -> None:

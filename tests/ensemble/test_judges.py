@@ -3,10 +3,12 @@ kappa against hand computations. Judge B inverts every answer on the "kiwi" chec
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from rubric_gate.verdicts import VerdictStore
 from tests.ensemble.conftest import (
     CONTRARY,
     TRUTHFUL,
@@ -111,3 +113,21 @@ def test_judge_command_keeps_each_judge_apart(contrary_fake: FakeLLM, project: P
     code, out, _ = run_cli(capsys, "judge", "--rubric", "base.yaml", "--rubric", "rubric.yaml",
                            "--verdicts", "verdicts.jsonl", "--judge", f"{TRUTHFUL},{CONTRARY}", "--samples", "3")
     assert out.count("0 calls, 72 verdicts reused") == 2 and contrary_fake.received == 144
+
+
+def test_a_panel_asks_every_judge_even_after_the_first_fails(fake: FakeLLM, project: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The first judge's replies never parse: the other judges are still asked (their verdicts
+    saved for the rerun), and the run ends with every judge's failure and totals."""
+    from tests.fakes.llm import message_body
+
+    fake.respond = lambda body, anthropic: (200, message_body("Sure!", model=body["model"])) \
+        if body["model"] == TRUTHFUL.split(":")[1] else None
+    write_base_head(project, ["apple"], ["apple", "kiwi"])
+    code, out, _ = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
+                             "--judge", TRUTHFUL, "--judge", CONTRARY, "--format", "json")
+    data = json.loads(out)
+    assert code == 2 and data["decision"] is None and data["error"]["message"].startswith(f"{TRUTHFUL}: ")
+    assert {t["judge"] for t in data["totals"]} == {TRUTHFUL, CONTRARY}
+    saved = VerdictStore.load(project / "verdicts.jsonl")
+    assert {v.judge for v in saved} == {CONTRARY} and len(saved) == 16  # the second judge answered every pair

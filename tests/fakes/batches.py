@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs
 
-from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM
+from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM, prompt_of
 
 ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches/([^/?]+)(/results)?$")
 OPENAI_BATCH = re.compile(r"^/v1/batches/([^/?]+)$")
@@ -117,7 +118,7 @@ class FakeBatches:
 
     # -- routing --------------------------------------------------------------------------
     def route(self, handler: BaseHTTPRequestHandler, method: str, body: bytes) -> None:
-        path = handler.path.split("?", 1)[0]
+        path, _, query = handler.path.partition("?")
         generic = re.sub(r"/(msgbatch|batch|file)_[0-9]+", r"/{id}", path)
         with self.lock:
             self.hits[f"{method} {generic}"] += 1
@@ -130,7 +131,7 @@ class FakeBatches:
             elif method == "POST" and path == "/v1/messages/batches":
                 self._send(handler, self.create_anthropic(json.loads(body)))
             elif method == "GET" and path == "/v1/messages/batches":
-                self._send(handler, self.list_batches("anthropic"))
+                self._send(handler, self.list_batches("anthropic", parse_qs(query)))
             elif method == "GET" and (m := ANTHROPIC_BATCH.match(path)):
                 if m.group(2):
                     self._send_lines(handler, self.anthropic_results(m.group(1)))
@@ -143,7 +144,7 @@ class FakeBatches:
             elif method == "POST" and path == "/v1/batches":
                 self._send(handler, self.create_openai(json.loads(body)))
             elif method == "GET" and path == "/v1/batches":
-                self._send(handler, self.list_batches("openai"))
+                self._send(handler, self.list_batches("openai", parse_qs(query)))
             elif method == "GET" and (m := OPENAI_BATCH.match(path)):
                 self._send(handler, self.retrieve(m.group(1)))
             else:
@@ -213,15 +214,32 @@ class FakeBatches:
                     self._finish(batch)
         return self._anthropic_view(batch) if batch.provider == "anthropic" else self._openai_view(batch)
 
-    def list_batches(self, provider: str) -> dict[str, Any]:
+    def list_batches(self, provider: str, query: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        """A page of the provider's batches, newest first, as the list endpoints page them.
+
+        OpenAI (`GET /v1/batches`): `limit` 1-100 (default 20) and `after`, the id of the item
+        the page starts after. Anthropic (`GET /v1/messages/batches`): `limit` 1-1000 (default
+        20), `after_id` or `before_id`. Both answer `data`, `has_more`, `first_id` and `last_id`;
+        an SDK follows `after`/`after_id` = `last_id` while `has_more` (openai releases before
+        1.66 follow the last item's id until a page comes back empty)."""
+        query = query or {}
         mine = [b for b in reversed(list(self.batches.values())) if b.provider == provider]
-        if provider == "anthropic":
-            data = [self._anthropic_view(b) for b in mine]
-            return {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
-                    "last_id": data[-1]["id"] if data else None}
-        data = [self._openai_view(b) for b in mine]
-        return {"object": "list", "data": data, "has_more": False,
-                "first_id": data[0]["id"] if data else None, "last_id": data[-1]["id"] if data else None}
+        ceiling = 1000 if provider == "anthropic" else 100
+        limit = max(1, min(int(query.get("limit", ["20"])[0]), ceiling))
+        ids = [b.id for b in mine]
+        after = query.get("after_id" if provider == "anthropic" else "after", [None])[0]
+        before = query.get("before_id", [None])[0] if provider == "anthropic" else None
+        if before is not None:
+            end = ids.index(before) if before in ids else 0
+            page, more = mine[max(0, end - limit):end], end - limit > 0
+        else:
+            start = ids.index(after) + 1 if after in ids else len(ids) if after is not None else 0
+            page, more = mine[start:start + limit], start + limit < len(mine)
+        view = self._anthropic_view if provider == "anthropic" else self._openai_view
+        data = [view(b) for b in page]
+        found = {"data": data, "has_more": more, "first_id": data[0]["id"] if data else None,
+                 "last_id": data[-1]["id"] if data else None}
+        return found if provider == "anthropic" else {"object": "list", **found}
 
     # -- processing -----------------------------------------------------------------------
     def _behaviour(self, prompt: str) -> str:
@@ -240,7 +258,7 @@ class FakeBatches:
         results = []
         for request in batch.requests:
             params = request["params"] if batch.provider == "anthropic" else request["body"]
-            prompt = params["messages"][0]["content"]
+            prompt = prompt_of(params)
             self._record_asked(prompt)
             behaviour = self._behaviour(prompt)
             if batch.forced_status in ("expired", "cancelled"):

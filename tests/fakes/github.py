@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from tests.fakes import github_openapi
+
 COMMENT_LIMIT = 65536  # characters: "body is too long (maximum is 65536 characters)"
 CHECK_OUTPUT_BYTES = 65535  # "summary exceeds a maximum bytesize of 65535" (github/docs#35252)
 ANNOTATION_MESSAGE_BYTES = 64 * 1024  # annotations[].message: "The maximum size is 64 KB"
@@ -253,9 +255,8 @@ class FakeGitHub:
         match = re.fullmatch(r"/commits/([0-9a-f]{40})/check-runs", rest)
         if match and method == "GET":
             return self._check_runs_for(match.group(1))
-        # PyGithub's Commit.get_statuses() reads the legacy path /statuses/{sha}, which GitHub
-        # still answers like /commits/{ref}/statuses.
-        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest) or re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)
+        # List commit statuses for a reference (`/statuses/{sha}` is POST only in the REST description).
+        match = re.fullmatch(r"/commits/([0-9a-f]{40})/statuses", rest)
         if match and method == "GET":  # "returned in reverse chronological order"
             return self._page(path, [st for st in reversed(self.statuses) if st["sha"] == match.group(1)])
         match = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
@@ -700,6 +701,11 @@ def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
             body = json.loads(raw) if raw else {}
             auth = self.headers.get("Authorization", "")
             token = auth.split(" ", 1)[1] if " " in auth else None
+            judge = parsed.path == "/v1/chat/completions" and (fake.judge or fake.judge_by_model)
+            if not judge and not parsed.path.startswith("/storage/"):  # an artifact download redirects there: no API
+                # Every request to GitHub is one its REST description documents (tests/conftest.py fails the test).
+                github_openapi.check(github_openapi.Request(self.command, parsed.path, parsed.query,
+                                                            self.headers.get("Content-Type", ""), raw))
             with lock:
                 fake._query = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p)
                 fake._headers = {}

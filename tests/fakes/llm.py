@@ -3,6 +3,13 @@
 It answers deterministically from the request: a check's last word is its keyword, and the
 answer is "yes" exactly when the keyword occurs in the item's output. Faults are injected by
 a per-request script (consumed in arrival order) or by rules keyed on a check-text marker.
+
+Replies have the providers' shapes (checked against their API references): OpenAI's
+`finish_reason` ("stop", "length"), `usage.prompt_tokens_details.cached_tokens` and `model`;
+Anthropic's `stop_reason` ("end_turn", "max_tokens"), `usage.cache_read_input_tokens` and
+`cache_creation_input_tokens` (counted apart from `input_tokens`) and `model`. Any raw reply
+can be given instead (`respond`, or the `raw:` behaviour with `raw_bodies`): recorded replies of
+a real model replay through the real SDKs this way.
 """
 
 from __future__ import annotations
@@ -24,7 +31,45 @@ OUTPUT = re.compile(r"<output>\n(.*?)\n</output>", re.DOTALL)
 ORIGINAL = re.compile(r"<original>\n(.*?)\n</original>", re.DOTALL)
 REWORDING = re.compile(r"rewording (\d+) of")
 
-# Behaviours: ok, 429, 529 (Anthropic's overloaded), 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape)
+# Behaviours: ok, 429, 529 (Anthropic's overloaded), 500, 401, 400, hang, nonjson, badjson (valid JSON, wrong shape),
+# cutoff (a quote looping until the token cap: unfinished JSON, finish_reason "length" / stop_reason
+# "max_tokens"), raw:NAME (the body `raw_bodies[NAME]` as it is, see `respond`).
+
+
+def prompt_of(body: dict[str, Any]) -> str:
+    """The user message's text: a string, or (Anthropic, prompt caching) a list of text blocks."""
+    content = body["messages"][0]["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
+def completion_body(text: str, *, model: str = "m", finish_reason: str = "stop", prompt_tokens: int = 100,
+                    completion_tokens: int = 10, cached_tokens: int | None = None) -> dict[str, Any]:
+    """An OpenAI Chat Completions reply body."""
+    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                             "total_tokens": prompt_tokens + completion_tokens}
+    if cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens, "audio_tokens": 0}
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
+            "usage": usage}
+
+
+def message_body(text: str, *, model: str = "m", stop_reason: str = "end_turn", input_tokens: int = 100,
+                 output_tokens: int = 10, cache_read: int | None = None, cache_creation: int | None = None) -> dict[str, Any]:
+    """An Anthropic Messages reply body (`input_tokens` excludes the cached ones, as the API counts)."""
+    usage: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+    if cache_read is not None:
+        usage["cache_read_input_tokens"] = cache_read
+    if cache_creation is not None:
+        usage["cache_creation_input_tokens"] = cache_creation
+    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "text", "text": text}], "stop_reason": stop_reason, "stop_sequence": None,
+            "usage": usage}
+
+
+LOOPING = '{"answer": "yes", "quote": "' + "the report the report " * 40  # cut off mid-quote
 
 
 def keyword(check: str) -> str:
@@ -53,12 +98,24 @@ class FakeLLM:
     rules: dict[str, str] = field(default_factory=dict)  # check-text marker -> behaviour
     # Judges that disagree: model name -> check keywords whose answer that model inverts.
     contrary: dict[str, set[str]] = field(default_factory=dict)
+    # Judges that disagree on known pairs: model name -> (check keyword, item output) pairs whose
+    # yes/no answer that model inverts (a judge change, or a judge drifting, pair by pair).
+    flips: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     # Unstable pairs: (check keyword, item output) -> answers given on successive calls, cycling.
     sequences: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     sequence_calls: dict[tuple[str, str, str], int] = field(default_factory=dict)
     # Paraphrase requests: check keyword -> keyword of each rewording (default: the same word,
     # i.e. a faithful rewording); another word changes the check's meaning.
     paraphrase_words: dict[str, list[str]] = field(default_factory=dict)
+    # The model name replies give (default: the one asked for); tokens read from / written to the
+    # prompt cache (None: the usage carries no cache fields, as an old server's).
+    served_model: str | None = None
+    cached_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+    # Raw replies: `respond(body, anthropic)` may return (status, payload) to send as it is
+    # (None: answer as usual); `raw:NAME` behaviours send `raw_bodies[NAME]`.
+    respond: Any = None
+    raw_bodies: dict[str, dict[str, Any]] = field(default_factory=dict)
     received: int = 0
     answered: list[tuple[str, str, str]] = field(default_factory=list)  # (check, output, answer)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -118,7 +175,7 @@ class FakeLLM:
 
     def handle(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         anthropic = handler.path.endswith("/messages")
-        prompt = body["messages"][0]["content"]
+        prompt = prompt_of(body)
         with self.lock:
             self.bodies.append(body)
             self.auth_headers.append(handler.headers.get("authorization") or handler.headers.get("x-api-key") or "")
@@ -133,6 +190,15 @@ class FakeLLM:
                 return
             if behaviour in ("429", "529", "500", "401", "400"):
                 self._error(handler, int(behaviour), anthropic)
+                return
+            raw = self.respond(body, anthropic) if self.respond is not None else None
+            if raw is None and behaviour.startswith("raw:"):
+                raw = (200, self.raw_bodies[behaviour[4:]])
+            if raw is not None:
+                self._send(handler, raw[0], raw[1])
+                return
+            if behaviour == "cutoff":
+                self._reply(handler, LOOPING, anthropic, body.get("model", "m"), cut_off=True)
                 return
             text = self._answer_text(prompt, behaviour, body.get("model", "m"))
             self._reply(handler, text, anthropic, body.get("model", "m"))
@@ -152,7 +218,7 @@ class FakeLLM:
                 count = self.sequence_calls.get(key, 0)
                 self.sequence_calls[key] = count + 1
             decided = {"answer": sequence[count % len(sequence)], "quote": ""}
-        if word in self.contrary.get(model, ()):
+        if word in self.contrary.get(model, ()) or (word, output) in self.flips.get(model, ()):
             decided = {"answer": "no" if decided["answer"] == "yes" else "yes", "quote": ""}
         return decided
 
@@ -207,19 +273,17 @@ class FakeLLM:
             payload = {"error": {"message": f"fake {status}", "type": kinds[status], "code": None}}
         self._send(handler, status, payload, headers)
 
-    def _reply(self, handler: BaseHTTPRequestHandler, text: str, anthropic: bool, model: str) -> None:
+    def _reply(self, handler: BaseHTTPRequestHandler, text: str, anthropic: bool, model: str,
+               cut_off: bool = False) -> None:
+        model = self.served_model or model
+        output_tokens = 400 if cut_off else 10
         if anthropic:
-            payload: dict[str, Any] = {
-                "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-                "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 10},
-            }
+            payload = message_body(text, model=model, stop_reason="max_tokens" if cut_off else "end_turn",
+                                   output_tokens=output_tokens, cache_read=self.cached_tokens,
+                                   cache_creation=self.cache_creation_tokens)
         else:
-            payload = {
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
-            }
+            payload = completion_body(text, model=model, finish_reason="length" if cut_off else "stop",
+                                      completion_tokens=output_tokens, cached_tokens=self.cached_tokens)
         self._send(handler, 200, payload)
 
 

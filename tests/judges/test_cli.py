@@ -59,7 +59,7 @@ def test_malformed_replies_exit_2_and_save_nothing_guessed(fake: FakeLLM, tmp_pa
     fake.rules = {"mentions kiwi": "nonjson"}
     write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
     proc = cli(tmp_path, *judge_args())
-    assert proc.returncode == 2 and "8 pairs have no valid answer, none guessed" in proc.stderr
+    assert proc.returncode == 2 and "8 pairs have no valid answer, none guessed (8 invalid)" in proc.stderr
     saved = VerdictStore.load(tmp_path / "verdicts.jsonl")
     assert len(saved) == 32 and all("kiwi" not in v.check_text for v in saved)
 
@@ -152,3 +152,40 @@ def test_an_unexpected_exception_in_check_exits_3_and_names_the_traceback_file(t
     (line,) = err.getvalue().splitlines()
     (log,) = (tmp_path / "logs").glob("rubric-gate-crash-*.log")
     assert "KeyError" in line and str(log) in line and "Traceback" in log.read_text()
+
+
+def test_judge_json_prints_one_object_with_the_totals_when_it_fails(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.rules = {"mentions kiwi": "cutoff"}
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    proc = cli(tmp_path, *judge_args("--json"))
+    data = json.loads(proc.stdout)  # exactly one JSON document on stdout
+    assert proc.returncode == 2 and data["decision"] is None and data["error"]["exit_code"] == 2
+    assert "8 pairs have no valid answer, none guessed (8 cut off)" in data["error"]["message"]
+    assert len(data["error"]["failures"]) == 8 and "cut off at 400 tokens" in data["error"]["failures"][0]
+    (totals,) = data["totals"]
+    assert totals["calls"] == 32 + 8 * 3 and totals["failed"] == 8 and totals["retries"] == 16
+    assert totals["input_tokens"] > 0 and totals["cost_usd"] > 0 and totals["failure_causes"] == {"cut off": 8}
+    # In text, the totals are said before the error line (this rerun stops early: every reply cut off).
+    text = cli(tmp_path, *judge_args())
+    first, last = text.stderr.splitlines()[0], text.stderr.splitlines()[-1]
+    assert text.returncode == 2 and first.startswith(f"{JUDGE}: ") and "32 verdicts reused" in first
+    assert "retries" in first and last.startswith("rubric-gate: error: ") and "stopped early" in last
+
+
+def test_several_judges_are_all_asked_after_one_fails(fake: FakeLLM, tmp_path: Path) -> None:
+    fake.rules = {"mentions kiwi": "nonjson"}
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    other = "openai:gpt-4o-mini"
+    proc = cli(tmp_path, *judge_args("--judge", JUDGE, "--judge", other, "--json"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 2 and data["error"]["message"].count("pairs have no valid answer") == 2
+    assert {t["judge"] for t in data["totals"]} == {JUDGE, other}  # the second judge was asked
+    saved = VerdictStore.load(tmp_path / "verdicts.jsonl")
+    assert {v.judge for v in saved} == {JUDGE, other} and len(saved) == 64
+
+
+def test_several_judges_json_is_one_object(fake: FakeLLM, tmp_path: Path) -> None:
+    write_project(tmp_path, make_rubric(), make_items(), judge=JUDGE)
+    proc = cli(tmp_path, *judge_args("--judge", JUDGE, "--judge", "openai:gpt-4o-mini", "--json"))
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 0 and data["calls"] == 80 and [j["calls"] for j in data["judges"]] == [40, 40]

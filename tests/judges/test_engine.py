@@ -17,7 +17,7 @@ from rubric_gate.judges import (
 from rubric_gate.llm.pricing import model_price
 from rubric_gate.rubric import Check
 from rubric_gate.verdicts import VerdictStore, task_hash
-from tests.fakes.llm import FakeLLM
+from tests.fakes.llm import FakeLLM, prompt_of
 from tests.judges.conftest import expected, make_items, make_rubric
 
 JUDGES = ["anthropic:claude-haiku-4-5", "openai:gpt-4o-mini"]
@@ -156,7 +156,7 @@ def test_malformed_reply_is_asked_again(fake: FakeLLM, tmp_path, judge: str, beh
 def test_never_valid_reply_fails_without_guessing(fake: FakeLLM, tmp_path, behaviour: str) -> None:
     fake.rules = {"mentions pear": behaviour}
     store = fresh_store(tmp_path)
-    with pytest.raises(JudgeError, match=r"3 pairs have no valid answer, none guessed") as info:
+    with pytest.raises(JudgeError, match=r"3 pairs have no valid answer, none guessed \(3 invalid\)") as info:
         judge_missing([make_rubric(["apple", "pear"])], make_items(3), store, JUDGES[1], progress=False)
     saved = VerdictStore.load(store.path)
     assert {v.check_text for v in saved} == {"The output mentions apple"}
@@ -221,7 +221,7 @@ def test_checklist_mode_one_call_per_item(fake: FakeLLM, tmp_path, judge: str) -
     # Only the checks still missing are asked: a new check costs one call per item.
     head = make_rubric([*["apple", "pear", "plum", "fig", "kiwi"], "melon"])
     assert judge_missing([head], items, store, judge, mode="checklist", progress=False).calls == 8
-    assert fake.bodies[-1]["messages"][0]["content"].count("<check id=") == 1
+    assert prompt_of(fake.bodies[-1]).count("<check id=") == 1
 
 
 def test_duplicate_item_content_is_judged_once(fake: FakeLLM, tmp_path) -> None:

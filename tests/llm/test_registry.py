@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rubric_gate.action.judging import has_credentials
+from rubric_gate.action.gating.judging import has_credentials
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges import judge_missing
 from rubric_gate.llm import registry
@@ -24,7 +24,7 @@ from tests.judges.conftest import make_items, make_rubric
 def test_reading_the_registry_loads_no_sdk() -> None:
     code = textwrap.dedent("""
         import sys
-        from rubric_gate.action.judging import has_credentials, SECRET_VARIABLES
+        from rubric_gate.action.gating.judging import has_credentials, SECRET_VARIABLES
         from rubric_gate.llm.spec import parse_judge_spec
         parse_judge_spec("openai:gpt-4o"), parse_judge_spec("anthropic:claude-sonnet-4-6")
         has_credentials("openai:gpt-4o", {})

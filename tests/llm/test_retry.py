@@ -41,7 +41,9 @@ def test_overloaded_529_lowers_concurrency_and_waits_the_retry_after(fake: FakeL
     stats = judge_missing([make_rubric()], items, store, JUDGE, concurrency=4, progress=False)
     assert (stats.calls, stats.retries, stats.failed) == (40, 4, 0)
     assert stats.concurrency == 4 and stats.lowest_concurrency <= 2
-    assert arrivals[4] - arrivals[3] >= 0.4  # no retry before the server's retry-after
+    # No retry before the server's retry-after: the first retry follows its own refusal (of the first
+    # wave, whose last request may arrive later than that refusal on a loaded machine) by 0.4 s.
+    assert arrivals[4] - arrivals[0] >= 0.4
     outputs = {i.id: i.output for i in items.items}
     assert all(v.answer == expected(v.check_text, outputs[v.item]) for v in store)
 
@@ -56,7 +58,7 @@ def test_retries_are_bounded_and_the_rest_is_raised_with_its_stats(fake: FakeLLM
     stats = raised.value.stats
     assert isinstance(stats, JudgeRunStats) and (stats.calls, stats.failed) == (32, 8)
     assert sorted(raised.value.failures) == [f"k4 @ r{i}: gave up after 2 retries (HTTP 529)" for i in range(8)]
-    assert str(raised.value).startswith(f"{JUDGE}: 8 pairs have no valid answer, none guessed: k4 @ r")
+    assert str(raised.value).startswith(f"{JUDGE}: 8 pairs have no valid answer, none guessed (8 rate limited): k4 @ r")
     assert len(VerdictStore.load(tmp_path / "verdicts.jsonl")) == 32  # the good ones are kept
 
 

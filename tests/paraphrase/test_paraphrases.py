@@ -100,14 +100,27 @@ def test_paraphrases_need_a_live_judge(fake: FakeLLM, project: Path, capsys: pyt
 
 def test_unparseable_paraphrases_are_never_guessed(fake: FakeLLM, project: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --min-stability the paraphrases are advice: their failure is a notice and the
+    gate's decision (exit 0 here) stands; nothing is guessed into a paraphrase."""
     fake.rules = {"<original>": "nonjson"}
     write_twin(project)
     code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
                            "--judge", TRUTHFUL, "--paraphrases", "2")
-    last = err.splitlines()[-1]
-    assert code == 2 and last.startswith("rubric-gate: error: 2 paraphrase calls have no valid answer, none guessed: ")
-    assert last.count("no valid answer after 3 replies (not JSON: ") == 2
+    notice = next(line for line in err.splitlines() if line.startswith("rubric-gate: notice: Paraphrases"))
+    assert code == 0 and "2 paraphrase calls have no valid answer, none guessed (2 invalid): " in notice
+    assert notice.count("no valid answer after 3 replies (not JSON: ") == 2
     assert not (project / "verdicts.paraphrases.jsonl").exists()
+
+
+def test_unparseable_paraphrases_stop_a_gate_that_reads_them(fake: FakeLLM, project: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """With --min-stability the paraphrases decide (rule U): without them there is no decision (exit 2)."""
+    fake.rules = {"<original>": "nonjson"}
+    write_twin(project)
+    code, _, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
+                           "--judge", TRUTHFUL, "--paraphrases", "2", "--min-stability", "0.5")
+    last = err.splitlines()[-1]
+    assert code == 2 and last.startswith("rubric-gate: error: 2 paraphrase calls have no valid answer, none guessed")
 
 
 def test_corrupt_paraphrase_file_names_file_and_line(fake: FakeLLM, project: Path,

@@ -118,3 +118,29 @@ def test_weight_entropy_and_bradley_terry_on_symmetric_checks() -> None:
     assert bt.weights[0] == pytest.approx(bt.weights[1]) and bt.weight_entropy == pytest.approx(1.0)
     # One side only: nothing to fit, said so rather than guessed.
     assert bradley_terry(d, np.ones(12)).cv_accuracy is None
+
+
+def test_preference_fit_runs_when_the_structural_audit_is_unanswered(fake, project, monkeypatch, capsys) -> None:
+    """The audit and the fit are separate answers: an audit without a valid reply is named (exit
+    2, nothing guessed), and the preference fit is still computed and reported."""
+    fake.rules = {"how a single check of a grading checklist is written": "nonjson"}
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE, "--root", ".",
+                             "--preference-fit", "--pairs", "pairs.jsonl", "--format", "json")
+    report = json.loads(out)
+    assert code == 2 and report["unanswered"] == ["apple", "pear"] and report["audits"] == []
+    assert report["preference_fit"]["pref_acc"] == 1.0
+    assert "2 check(s) not audited (apple, pear): no valid answer, none guessed" in err
+
+
+def test_a_failed_preference_fit_is_a_notice_beside_the_audit(fake, project, monkeypatch, capsys) -> None:
+    fake.rules = {'<response id="A">': "nonjson"}  # every pairwise preference reply is prose
+    monkeypatch.chdir(project)
+    code, out, _ = run_cli(capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE, "--root", ".",
+                             "--preference-fit", "--pairs", "pairs.jsonl", "--format", "json")
+    report = json.loads(out)
+    assert code == 2 and len(report["audits"]) == 2 and "preference_fit" not in report  # nothing guessed
+    assert any(n.startswith("The preference fit did not finish") and "none guessed" in n for n in report["notices"])
+    code, out, _ = run_cli(capsys, "audit", "--rubric", "fruit.yaml", "--judge", JUDGE, "--root", ".",
+                             "--preference-fit", "--pairs", "pairs.jsonl", "--audit-rule", "--format", "json")
+    assert code == 1 and json.loads(out)["passed"] is False  # the audit rule decides (a finding), not the fit

@@ -18,7 +18,19 @@ from unittest import mock
 
 import pytest
 
-from tests.action.harness import RUBRIC, TEXTS, VERDICTS, Scenario, rubric_yaml, verdicts_jsonl
+from tests.action.harness import (
+    CALIBRATION,
+    FAILS,
+    LABELS,
+    RUBRIC,
+    TEXTS,
+    VERDICTS,
+    Scenario,
+    calibration_jsonl,
+    commit_on_main,
+    rubric_yaml,
+    verdicts_jsonl,
+)
 from tests.support import gfm
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: any connection attempt fails
@@ -161,8 +173,6 @@ def test_the_console_script_runs_it(scenario: Scenario) -> None:
 
 
 def test_with_judge_it_judges_as_the_action_does_and_posts_the_same_comment(scenario: Scenario) -> None:
-    from tests.action.harness import FAILS, LABELS
-
     new_text = {"F": "Is the threat model attached?"}
     truth = {**FAILS, "R4": FAILS["R4"] | {"F"}}  # the judge: F fails a correct item
 
@@ -207,7 +217,6 @@ def _html(scenario: Scenario) -> gfm.Element:
 def test_the_html_report_fails_with_the_run_when_the_labels_fail_it(scenario: Scenario) -> None:
     # Found in the newcomer pass: the rubric's own edit passed, a relabeled item failed the run,
     # and report.html still said "rubric-gate: PASS".
-    from tests.action.harness import CALIBRATION, LABELS, calibration_jsonl
 
     scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"]), CALIBRATION: calibration_jsonl({**LABELS, "R4": "fail"})},
                         "delete D, relabel R4")
@@ -238,11 +247,10 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
     """main and the PR each define the YAML anchor `&tb`: both load, and git merges them cleanly
     into a rubric that does not (a duplicate anchor). The preview gates the same merge as the
     action (`gate_changes`), so it fails there too, naming the file."""
-    from tests.action.test_integrity import _on_main
 
     base_text = rubric_yaml(["A", "B", "C", "D"])
     tb = f"  text: {TEXTS['B']}\n"
-    _on_main(scenario, {RUBRIC: base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n")
+    commit_on_main(scenario, {RUBRIC: base_text.replace(tb, f"  text: &tb {TEXTS['B']}\n")
                         + "- id: Z\n  text: *tb\n  origin: label\n"}, "main: Z, B's text by alias")
     lenient = "Is the design written in English?"
     scenario.git.commit({RUBRIC: base_text.replace("- id: D\n", f"- id: Y\n  text: &tb {lenient}\n- id: D\n"),
@@ -266,3 +274,15 @@ def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix
     assert "recorded" in words and "verdicts" in words and ".rubric-gate/preview/comment.md," in words
     _, _, piped = preview(scenario.git.path, "--base", "main", "--head", "pr")
     assert " ".join(piped.split()) == " ".join(err.split())  # the same words, whole lines when not a terminal
+
+
+def test_a_judge_without_a_valid_answer_is_named_as_such_not_bad_input(scenario: Scenario) -> None:
+    scenario.fake.judge = lambda prompt: "maybe"  # never one of yes, no, n/a
+    new_text = {"F": "Is the threat model attached?"}
+    scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D", "F"], extra=new_text)}, "add F")
+    keys = {"OPENAI_BASE_URL": f"{scenario.fake.url}/v1", "OPENAI_API_KEY": "sk-test-secret"}
+    code, out, err = preview(scenario.git.path, "--judge", "openai:fake-model", env=keys)
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and "could not be gated" in out and "failed to parse the same way" in out
+    assert "the action would exit 2 (a judge left pairs without a valid answer, none guessed)" in last
+    assert "bad input" not in last

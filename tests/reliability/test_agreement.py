@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rubric_gate.cli.main import main
 from rubric_gate.reliability import (
@@ -18,7 +20,7 @@ from rubric_gate.reliability import (
     mcc,
     wilson_interval,
 )
-from rubric_gate.reliability.agreement import kappa_from_counts
+from rubric_gate.reliability.agreement import _percentiles, _resampled, kappa_from_counts
 
 # predicted (rubric fails) vs truth (flawed): tp=2, fp=1, fn=1, tn=4
 PREDICTED = np.array([1, 1, 0, 0, 1, 0, 0, 0], dtype=bool)
@@ -134,6 +136,19 @@ def test_paraphrase_kappa_sees_the_noise_raw_agreement_hides() -> None:
     assert paraphrase_kappa(np.zeros(4, dtype=bool), np.zeros((1, 4), dtype=bool)) is None  # undefined
 
 
+def test_paraphrase_phi_is_premises_spearman_rho_on_yes_no_answers() -> None:
+    from scipy.stats import spearmanr
+
+    from rubric_gate.reliability import paraphrase_phi
+
+    rng = np.random.default_rng(5)
+    original = rng.random(60) < 0.3
+    rewordings = np.stack([original ^ (rng.random(60) < 0.1), rng.random(60) < 0.3])
+    rho = np.mean([spearmanr(original, r).statistic for r in rewordings])
+    assert paraphrase_phi(original, rewordings) == pytest.approx(rho)
+    assert paraphrase_phi(original, np.zeros((1, 60), dtype=bool)) is None  # a constant rewording: undefined
+
+
 def test_a_degenerate_bootstrap_interval_is_undefined() -> None:
     from rubric_gate.reliability import label_agreement
     from rubric_gate.report.trust import agreement_text
@@ -143,3 +158,21 @@ def test_a_degenerate_bootstrap_interval_is_undefined() -> None:
     assert agreement.balanced_accuracy.value == 1.0 and agreement.balanced_accuracy.ci95 is None
     assert agreement.to_dict()["balanced_accuracy"]["ci95"] is None
     assert "balanced accuracy 100% (interval undefined)" in agreement_text(agreement)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=500),
+       st.lists(st.floats(0, 100), min_size=1, max_size=3))
+def test_the_interval_percentiles_are_numpys_to_the_last_bit(values: list[float], percents: list[float]) -> None:
+    """Computed as `np.percentile` computes them (its linear method), without its `np.unique`
+    (numpy 2 imports numpy.ma for that: a tenth of the work of a rerun of `check`)."""
+    array = np.array(values)
+    assert _percentiles(array, tuple(percents)) == tuple(np.percentile(array, percents).tolist())
+
+
+def test_the_three_statistics_share_one_bootstrap_draw() -> None:
+    predicted, truth = np.array([True, False, True, True, False] * 8), np.array([True, False, False, True, True] * 8)
+    label_agreement(predicted, truth)
+    before = _resampled.cache_info().hits
+    label_agreement(predicted, truth)
+    assert _resampled.cache_info().hits == before + 3

@@ -49,3 +49,41 @@ def test_pairwise_kappa_names_each_pair_once() -> None:
     assert [(x, y) for x, y, _ in pairs] == [("a", "b"), ("a", "c"), ("b", "c")]
     # a vs b: po = 3/4, pe = (2*1 + 2*3)/16 = 1/2, kappa = 0.5
     assert pairs[0][2] == pytest.approx(0.5) and pairs[1][2] == pytest.approx(1.0)
+
+
+def test_an_na_answer_is_an_abstention_that_casts_no_vote() -> None:
+    # Per item, two raters: [n/a, no], [n/a, yes], [yes, no], [n/a, n/a], [no, no].
+    votes = np.array([[Y, Y, Y, Y, N], [N, Y, N, Y, N]])
+    na = np.array([[True, True, False, True, False], [False, False, False, True, False]])
+    vote = majority(votes, na)
+    assert vote.failed.tolist() == [True, False, True, False, True]  # the one vote cast decides; a tie is no
+    assert vote.tie.tolist() == [False, False, True, False, False]  # [n/a, no] is no tie: one vote, no
+    assert vote.abstained.tolist() == [False, False, False, True, False]  # nobody voted: n/a, never a fail
+    assert vote.split.tolist() == [False, False, True, False, False]
+    # Three samples [n/a, n/a, no]: the one vote cast is no (a yes-vote reading would pass it).
+    assert majority(np.array([[Y], [Y], [N]]), np.array([[True], [True], [False]])).failed.tolist() == [True]
+    # The flip rate reads it the same way: [n/a, no, no] is not a flip, [n/a, yes, no] is.
+    samples, abstain = np.array([[Y, Y], [N, Y], [N, N]]), np.array([[True, True], [False, False], [False, False]])
+    assert flip_rate(samples, abstain) == 0.5
+
+
+def test_a_panel_reads_na_as_an_abstention_at_both_levels() -> None:
+    from rubric_gate.ensemble import Votes
+
+    # Two judges, three samples, four items. Judge 0 answers n/a throughout on item 0; judge 1 no.
+    failed = np.zeros((2, 3, 4), dtype=bool)
+    na = np.zeros((2, 3, 4), dtype=bool)
+    na[0, :, 0] = True
+    failed[1, :, 0] = True
+    na[:, :, 1] = True  # item 1: every answer n/a
+    failed[0, :2, 2], na[0, 2, 2] = True, True  # item 2: judge 0 [no, no, n/a]; judge 1 yes: a tie
+    failed[0, 0, 3], na[0, 1:, 3] = True, True  # item 3: judge 0 [no, n/a, n/a] -> no; judge 1 yes: a tie
+    votes = Votes(failed, np.zeros_like(failed), na)
+    assert votes.per_judge_not_applicable.tolist() == [[True, True, False, False], [False, True, False, False]]
+    assert votes.panel.failed.tolist() == [True, False, True, True]
+    assert votes.tied.tolist() == [False, False, True, True]
+    assert votes.panel.abstained.tolist() == [False, True, False, False]
+    assert not votes.unstable.any()  # no judge's votes went both ways
+    # Alpha leaves the abstentions out: on items 2 and 3 the judges disagree, item 0 has one vote.
+    assert nominal_alpha(votes.per_judge, votes.per_judge_not_applicable) == nominal_alpha(
+        np.array([[N, N], [Y, Y]]))

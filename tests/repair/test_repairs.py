@@ -89,8 +89,35 @@ def test_no_repair_when_every_candidate_still_fails_a_correct_item(
 
 def test_operators_outside_the_library_are_never_used(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
     fake.repairs = {FRESH: [{"operator": "make_it_better", "checks": ["The output mentions plum"], "why": "x"}]}
-    code, _, err = check(monkeypatch, project, capsys)
-    assert code == 2 and "is not in the library" in err and "none guessed" in err
+    code, report, err = check(monkeypatch, project, capsys)
+    assert code == 1 and "is not in the library" in err and "none guessed" in err
+    assert "repairs" not in report  # nothing guessed into a repair
+
+
+@pytest.mark.parametrize("fault", ["nonjson", "cutoff", "500"])
+def test_a_failed_repair_is_a_notice_and_the_gate_decision_stands(fake: FakeAuditLLM, project: Path, monkeypatch,
+                                                                  capsys, fault: str) -> None:
+    """Repairs are advice: the decision was made before them, so a repair reply that never parses,
+    is cut off or never comes is a notice, and the exit code is the gate's (1), never 2."""
+    monkeypatch.setenv("RUBRIC_GATE_MAX_RETRIES", "1")
+    fake.rules = {"Rewrite operators": fault}
+    code, report, err = check(monkeypatch, project, capsys)
+    assert code == 1, err
+    assert report["decision"] == "fail" and report["changes"]  # the gate's report, whole
+    notice = next(n for n in report["notices"] if n.startswith("Suggesting repairs did not finish"))
+    assert "the gate's decision stands" in notice and "none guessed" in notice
+    if fault == "cutoff":
+        assert "cut off at 400 tokens" in notice and 'the last began "{\\"answer\\"' in notice
+    assert f"rubric-gate: notice: {notice}" in err
+    assert any(u["role"] == "repair" and u["calls"] + u["retries"] > 0 for u in report["advice_usage"])
+
+
+def test_a_failed_repair_prints_the_decision_as_text(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    fake.rules = {"Rewrite operators": "nonjson"}
+    monkeypatch.chdir(project)
+    code, out, err = run_cli(capsys, "check", "--base", "base.yaml", "--head", "rubric.yaml", "--root", ".",
+                             "--judge", JUDGE, "--suggest-repairs")
+    assert code == 1 and "REJECTED" in out and "Suggesting repairs did not finish" in err
 
 
 def test_markdown_lists_repairs_and_protected_items(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
@@ -101,3 +128,12 @@ def test_markdown_lists_repairs_and_protected_items(fake: FakeAuditLLM, project:
     assert code == 1
     assert "### Suggested repairs" in out and "`drop_unstated`" in out and "fig" not in out.split("Suggested repairs")[1]
     assert "deleting `pear` loses what only it catches: `f2` \"apple plum kiwi\"" in out
+
+
+def test_a_rewrite_copied_from_the_prompt_is_no_repair(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    """A small model copied the format example ("the rewritten check text") as its rewrite, which a
+    judge that answers yes to anything then let through the gate: it is not an answer."""
+    fake.repairs = {FRESH: [{"operator": "drop_unstated", "checks": ["The rewritten check text"], "why": "x"}]}
+    code, report, err = check(monkeypatch, project, capsys)
+    assert code == 1 and "repairs" not in report
+    assert "copies the prompt's own words" in err

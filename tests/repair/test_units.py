@@ -155,7 +155,7 @@ def test_a_torn_last_audit_line_is_cut_before_the_next_append(tmp_path) -> None:
 
 
 def test_a_damaged_audit_cache_is_moved_aside(tmp_path, capsys) -> None:
-    from rubric_gate.action.cache import VerdictCache
+    from rubric_gate.action.cache.verdict_cache import VerdictCache
 
     (tmp_path / "audits.jsonl").write_text('{"kind": 1}\n{"also": "bad"}\n')
     cache = VerdictCache(tmp_path)

@@ -1,5 +1,6 @@
-"""The workflows users run or copy: zizmor (offline, default persona) and actionlint report
-nothing, every action is pinned by the commit of a node24 release, and the lint can fail."""
+"""The workflows users run or copy: zizmor (offline, its pedantic persona, and its auditor persona
+on what `init` writes) and actionlint report nothing, every action is pinned by the commit of a
+node24 release, and the lint can fail."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rubric_gate.scaffold import workflow_template
+from rubric_gate.scaffold import drift_workflow_template, workflow_template
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -25,6 +26,7 @@ FIRST_NODE24_MAJOR = {
     "actions/upload-artifact": 6, "actions/download-artifact": 7, "actions/github-script": 8,
     "docker/setup-qemu-action": 4, "docker/setup-buildx-action": 4, "docker/login-action": 4,
     "docker/metadata-action": 6, "docker/build-push-action": 7,
+    "pypa/gh-action-pypi-publish": 1,  # a Docker container action: no Node.js runtime to retire
 }
 
 
@@ -54,14 +56,16 @@ def copied_workflows(tmp_path: Path) -> Path:
     target.mkdir(parents=True)
     (target / "init-default.yml").write_text(workflow_template())
     (target / "init-pinned.yml").write_text(workflow_template("acme/rubric-gate@" + "a" * 40))
+    (target / "init-drift.yml").write_text(drift_workflow_template())
+    (target / "init-drift-pinned.yml").write_text(drift_workflow_template("acme/rubric-gate@" + "a" * 40))
     for name, text in _doc_workflows().items():
         (target / name).write_text(text)
     return target
 
 
-def _zizmor(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--format", "plain", *map(str, paths)],
-                          capture_output=True, text=True, check=False)
+def _zizmor(*paths: Path, persona: str = "pedantic") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([_tool("zizmor"), "--offline", "--no-progress", "--persona", persona, "--format", "plain",
+                           *map(str, paths)], capture_output=True, text=True, check=False)
 
 
 def _actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
@@ -84,6 +88,23 @@ def test_zizmor_finds_nothing_in_what_users_copy(copied_workflows: Path) -> None
     proc = _zizmor(copied_workflows)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "No findings to report" in proc.stdout
+
+
+def test_zizmor_auditor_finds_nothing_in_what_init_writes(tmp_path: Path) -> None:
+    """The auditor persona's `secrets-outside-env`: the judge's key is read in an environment."""
+    target = tmp_path / ".github" / "workflows"
+    target.mkdir(parents=True)
+    (target / "rubric-gate.yml").write_text(workflow_template("acme/rubric-gate@" + "a" * 40))
+    (target / "rubric-gate-comment.yml").write_text(
+        (ROOT / "src/rubric_gate/scaffold/files/rubric-gate-comment.yml").read_text())
+    (target / "rubric-gate-drift.yml").write_text(drift_workflow_template("acme/rubric-gate@" + "a" * 40))
+    proc = _zizmor(target, persona="auditor")
+    assert proc.returncode == 0 and "No findings to report" in proc.stdout, proc.stdout + proc.stderr
+    assert yaml.safe_load(workflow_template())["jobs"]["gate"]["environment"] == "rubric-gate"
+    assert yaml.safe_load(drift_workflow_template())["jobs"]["drift"]["environment"] == "rubric-gate"
+    without = workflow_template().replace("    environment: rubric-gate\n", "")
+    (target / "rubric-gate.yml").write_text(without)
+    assert "secrets-outside-env" in _zizmor(target, persona="auditor").stdout  # the finding it closes
 
 
 def test_actionlint_finds_nothing(copied_workflows: Path) -> None:
@@ -120,7 +141,8 @@ def _uses_lines(text: str) -> list[str]:
 
 
 def test_every_action_is_pinned_to_a_node24_release_the_same_way_everywhere() -> None:
-    texts = [p.read_text() for p in WORKFLOWS] + list(_doc_workflows().values()) + [workflow_template()]
+    texts = [p.read_text() for p in WORKFLOWS] + list(_doc_workflows().values()) + [workflow_template(),
+                                                                                    drift_workflow_template()]
     seen: dict[str, str] = {}
     for text in texts:
         assert _uses(yaml.safe_load(text)), text[:80]
@@ -132,3 +154,14 @@ def test_every_action_is_pinned_to_a_node24_release_the_same_way_everywhere() ->
             assert int(match["major"]) >= FIRST_NODE24_MAJOR[match["action"]], value
             assert seen.setdefault(match["action"], value) == value, "one version of each action everywhere"
     assert set(seen) == set(FIRST_NODE24_MAJOR)
+
+
+def test_the_drift_workflow_asks_for_least_privilege() -> None:
+    """Read the repository, write issues: nothing else, and nothing workflow-wide."""
+    data = yaml.safe_load(drift_workflow_template("acme/rubric-gate@v2"))
+    assert data["permissions"] == {}
+    (job,) = data["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "issues": "write"}
+    assert set(data[True]) == {"schedule", "workflow_dispatch"}  # `on:` reads as True in YAML 1.1
+    install = next(step["run"] for step in job["steps"] if step.get("name") == "Install rubric-gate")
+    assert "git+https://github.com/acme/rubric-gate@v2" in install

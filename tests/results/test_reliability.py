@@ -21,14 +21,16 @@ ALL_MEASURED = CheckReliability(SampleStability(0.25, ("i1",)), JudgeAgreement(N
 def test_check_reliability_json_keeps_the_flat_keys_in_order() -> None:
     assert list(ALL_MEASURED.to_dict().items()) == [
         ("flip_rate", 0.25), ("unstable_items", ["i1"]), ("alpha", None), ("tied_items", ["i2", "i3"]),
-        ("paraphrase_agreement", 0.5), ("paraphrase_kappa", 0.1), ("paraphrases", ["reworded"]),
+        ("paraphrase_agreement", 0.5), ("paraphrase_kappa", 0.1), ("paraphrase_phi", None),
+        ("paraphrases", ["reworded"]),
     ]
     assert CheckReliability().to_dict() == {}
     assert CheckReliability(judges=JudgeAgreement(0.8, ())).to_dict() == {"alpha": 0.8, "tied_items": []}
 
 
 def test_measured_figures_are_those_of_the_parts_measured() -> None:
-    assert ALL_MEASURED.measured() == {"alpha": None, "flip_rate": 0.25, "paraphrase_agreement": 0.5}
+    # the table's paraphrase figure is the chance-corrected one (rule U's), not raw agreement
+    assert ALL_MEASURED.measured() == {"alpha": None, "flip_rate": 0.25, "paraphrase_kappa": 0.1}
     assert CheckReliability(samples=SampleStability(None, ())).measured() == {"flip_rate": None}
     assert CheckReliability().measured() == {}
 

@@ -142,3 +142,18 @@ def test_the_next_steps_show_a_hand_written_verdict_line_that_counts(empty_repo:
     (empty_repo / rubric["verdicts"]).write_text(json.dumps(example) + "\n")
     code, out, _ = run_cli(capsys, "lint", str(empty_repo / "rubrics/shop-qa.yaml"))
     assert code == 0 and f"check '{rubric['checks'][0]['id']}': no recorded verdict for 3 of 4 items" in out
+
+
+def test_init_drift_writes_the_weekly_drift_workflow(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    drift = ".github/workflows/rubric-gate-drift.yml"
+    code, out, _ = run_cli(capsys, "init", "--action", "acme/rubric-gate@v3", "--drift")
+    assert code == 0 and f"created {drift}" in out
+    workflow = yaml.safe_load((empty_repo / drift).read_text())
+    steps = workflow["jobs"]["drift"]["steps"]
+    assert "git+https://github.com/acme/rubric-gate@v3" in steps[2]["run"]
+    assert "rubric-gate drift rubrics/**/*.y*ml --sample 200" in steps[3]["run"]
+    assert workflow[True]["schedule"] == [{"cron": "23 5 * * 1"}]  # weekly
+    assert "asks each rubric's `judge` again every week" in out
+    shutil.rmtree(empty_repo / ".github")
+    code, out, _ = run_cli(capsys, "init")  # without --drift: no drift workflow
+    assert code == 0 and not (empty_repo / drift).exists() and "drift" not in out

@@ -32,7 +32,7 @@ def test_every_key_is_described_and_objects_are_closed(name: str) -> None:
 
 
 def test_the_report_names_every_rule_and_its_differences() -> None:
-    from rubric_gate.boundary.differences import RULES
+    from rubric_gate.trust.differences import RULES
 
     schema = json.loads(render_schema("report.schema.json"))
     difference = schema["$defs"]["ClassifiedDifference"]

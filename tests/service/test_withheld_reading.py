@@ -12,11 +12,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rubric_gate.boundary import catches_withheld
 from rubric_gate.calibration import CalibrationItem, CalibrationSet
 from rubric_gate.rubric import Rubric
 from rubric_gate.scoring import VerdictLookup
 from rubric_gate.service.gate import WithheldLookup
+from rubric_gate.trust import catches_withheld
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
 
 TASK = "Summarize the incident."
@@ -31,7 +31,7 @@ RUBRIC = Rubric(id="r", version=1, task=TASK, calibration="c.jsonl", verdicts="v
 lines = st.lists(st.tuples(st.integers(0, len(ITEMS) - 1), st.integers(0, len(TEXTS) - 1),
                            st.sampled_from(["yes", "no", "n/a"]), st.integers(0, 2), st.integers(0, 2), st.booleans()),
                  max_size=12)
-# The record's unweighed answers as `boundary.unweighed_record` builds them: no item hash, no task.
+# The record's unweighed answers as `trust.unweighed_record` builds them: no item hash, no task.
 unweighed_lines = st.lists(st.tuples(st.integers(0, len(ITEMS) - 1), st.integers(0, len(TEXTS) - 1),
                                      st.sampled_from(["yes", "no", "n/a"]), st.just(0), st.just(0), st.booleans()),
                            max_size=6)

@@ -142,3 +142,12 @@ def test_no_judge_and_max_calls_are_errors(fake, example, monkeypatch, capsys) -
     assert code == 2 and "pass --judge" in err
     code, _, err = teach(monkeypatch, example, capsys, "--max-calls", "10")
     assert code == 2 and "above --max-calls 10" in err and fake.received == 0
+
+
+def test_a_dry_run_before_any_verdict_says_nothing_about_missed_items(judged, example, monkeypatch, capsys) -> None:
+    code, report, _ = teach(monkeypatch, example, capsys, "--dry-run")
+    assert code == 0 and report["missed"] is None  # not "0 missed": nothing is known yet
+    monkeypatch.chdir(example)
+    code, out, _ = run_cli(capsys, "teach", EXAMPLE, "--judge", JUDGE, "--dry-run", "--root", ".")
+    assert code == 0 and "0 of 46 items are flawed" not in out
+    assert "known only once the rubric's verdicts are judged" in out and "dry run: judge" in out

@@ -13,6 +13,7 @@ from rubric_gate.calibration import CalibrationItem
 from rubric_gate.errors import InputError
 from rubric_gate.verdicts import Verdict, VerdictStore
 from rubric_gate.verdicts.blobs import BlobCache
+from rubric_gate.verdicts.compare import added_lines, differing_lines
 
 ITEMS = [CalibrationItem(id=f"r{i}", input="in", output=str(i), label="pass") for i in range(5)]
 
@@ -78,7 +79,7 @@ def test_a_blob_extending_a_parsed_one_parses_only_its_added_lines(monkeypatch) 
     assert parsed == [len(head_raw) - len(base_raw)]
     assert table(head) == table(VerdictStore.from_bytes(head_raw, "x"))
     assert table(base) == table(VerdictStore.from_bytes(base_raw, "x"))
-    assert [v.model_dump() for v in head.added_since(base)] == [
+    assert [v.model_dump() for v in added_lines(base, head)] == [
         v.model_dump() for v in VerdictStore.from_bytes(head_raw[len(base_raw):], "x")]
 
 
@@ -134,18 +135,18 @@ def test_extending_a_blob_holds_its_old_and_new_columns_together_one_column_at_a
 
 
 def test_the_appended_lines_are_read_back_once_for_both_questions() -> None:
-    """`added_since` (the lines a PR wrote) and `differing_lines` (what the gate reads otherwise)
+    """`added_lines` (the lines a PR wrote) and `differing_lines` (what the gate reads otherwise)
     of a head appending to its base are the same appended lines: one `Verdict` each, shared."""
     cache = BlobCache()
     base_raw = lines(40)
     head_raw = base_raw + lines(7, answer="no", start=40) + lines(2)  # two copies of base lines
     base = VerdictStore.from_blob("base", base_raw, "base:v", cache=cache)
     head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
-    added = head.added_since(base)
-    _, differing = head.differing_lines(base)
+    added = added_lines(base, head)
+    _, differing = differing_lines(base, head)
     assert [v.model_dump() for v in added] == [v.model_dump() for v in VerdictStore.from_bytes(lines(7, "no", 40), "x")]
     assert len(differing) == 9 and all(a is b for a, b in zip(added, differing, strict=False))
-    assert VerdictStore.from_blob("head", head_raw, "head:v", cache=cache).added_since(base)[0] is added[0]
+    assert added_lines(base, VerdictStore.from_blob("head", head_raw, "head:v", cache=cache))[0] is added[0]
 
 
 def test_an_error_in_the_added_lines_names_the_line_of_the_head_file() -> None:
@@ -168,7 +169,7 @@ def test_a_blob_edited_in_the_middle_is_parsed_in_full() -> None:
 
 
 def test_git_reader_gives_blob_ids(tmp_path: Path) -> None:
-    from rubric_gate.action.sources import GitReader
+    from rubric_gate.action.commits.sources import GitReader
 
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
@@ -194,7 +195,7 @@ def _dumped(verdicts: list[Verdict]) -> list[dict]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_added_since_between_blobs_equals_the_line_by_line_comparison(seed: int) -> None:
+def test_added_lines_between_blobs_equals_the_line_by_line_comparison(seed: int) -> None:
     """Appended lines that repeat a base line byte for byte, or reformat one, or contradict one:
     the blob route (comparing only the appended lines) answers exactly as the full comparison."""
     import random
@@ -223,9 +224,9 @@ def test_added_since_between_blobs_equals_the_line_by_line_comparison(seed: int)
     head = VerdictStore.from_blob("head", head_raw, "head:v", cache=cache)
     assert cache.extensions == 1
     plain_base, plain_head = VerdictStore.from_bytes(base_raw, "b"), VerdictStore.from_bytes(head_raw, "h")
-    assert _dumped(head.added_since(base)) == _dumped(plain_head.added_since(plain_base))
-    assert _dumped(base.added_since(head)) == _dumped(plain_base.added_since(plain_head)) == []
-    assert _dumped(head.added_since(base)) == _dumped(plain_head.added_since(plain_base))  # the kept answer
+    assert _dumped(added_lines(base, head)) == _dumped(added_lines(plain_base, plain_head))
+    assert _dumped(added_lines(head, base)) == _dumped(added_lines(plain_head, plain_base)) == []
+    assert _dumped(added_lines(base, head)) == _dumped(added_lines(plain_base, plain_head))  # the kept answer
 
 
 def test_a_blob_in_a_file_is_streamed_and_read_back_like_bytes(tmp_path: Path) -> None:
@@ -238,11 +239,11 @@ def test_a_blob_in_a_file_is_streamed_and_read_back_like_bytes(tmp_path: Path) -
     assert (cache.parses, cache.extensions) == (1, 1)
     assert table(base) == table(VerdictStore.from_bytes(base_raw, "x"))
     assert table(head) == table(VerdictStore.from_bytes(head_raw, "x"))
-    assert _dumped(head.added_since(base)) == _dumped(VerdictStore.from_bytes(lines(5, answer="no", start=25), "x"))
+    assert _dumped(added_lines(base, head)) == _dumped(VerdictStore.from_bytes(lines(5, answer="no", start=25), "x"))
 
 
 def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path, monkeypatch) -> None:
-    from rubric_gate.verdicts import index
+    from rubric_gate.verdicts import blob_index as index
 
     monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path / "index"))
     base_raw = lines(20)
@@ -251,13 +252,14 @@ def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path
     for raw in (base_raw, head_raw):
         VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=first)
     assert (first.parses, first.extensions, first.indexed) == (1, 1, 0)
-    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == sorted(
-        f"blob-{_git_blob_id(raw)}.sqlite" for raw in (base_raw, head_raw))
+    indexes = sorted(f"blob-{_git_blob_id(raw)}.sqlite" for raw in (base_raw, head_raw))
+    assert sorted(p.name for p in (tmp_path / "index").iterdir() if p.suffix == ".sqlite") == indexes
+    assert sorted(p.name.split(".sqlite.")[0] + ".sqlite" for p in (tmp_path / "index").glob("*.columns")) == indexes
     second = BlobCache(persist=True)  # the next run: nothing parsed
     stores = [VerdictStore.from_blob(_git_blob_id(raw), raw, "v", cache=second) for raw in (base_raw, head_raw)]
     assert (second.parses, second.extensions, second.indexed) == (0, 0, 2)
     assert [table(s) for s in stores] == [table(VerdictStore.from_bytes(raw, "x")) for raw in (base_raw, head_raw)]
-    assert _dumped(stores[1].added_since(stores[0])) == _dumped(VerdictStore.from_bytes(head_raw[len(base_raw):], "x"))
+    assert _dumped(added_lines(stores[0], stores[1])) == _dumped(VerdictStore.from_bytes(head_raw[len(base_raw):], "x"))
     import numpy as np  # read from the index, the base's rows are still held once: views of the head's
 
     base_columns, head_columns = stores[0]._data.columns.arrays(), stores[1]._data.columns.arrays()
@@ -277,7 +279,7 @@ def test_parsed_blobs_are_indexed_by_blob_id_for_the_next_process(tmp_path: Path
 
 
 def test_the_blob_index_keeps_the_most_recently_used(tmp_path: Path, monkeypatch) -> None:
-    from rubric_gate.verdicts import index
+    from rubric_gate.verdicts import blob_index as index
 
     monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path))
     raws = [lines(3 + n) for n in range(index.MAX_BLOB_INDEXES + 2)]
@@ -286,3 +288,4 @@ def test_the_blob_index_keeps_the_most_recently_used(tmp_path: Path, monkeypatch
     assert len(list(tmp_path.glob("blob-*.sqlite"))) == index.MAX_BLOB_INDEXES
     assert (tmp_path / f"blob-{_git_blob_id(raws[-1])}.sqlite").exists()
     assert not (tmp_path / f"blob-{_git_blob_id(raws[0])}.sqlite").exists()
+    assert len(list(tmp_path.glob("blob-*.columns"))) == index.MAX_BLOB_INDEXES  # each removed with its index

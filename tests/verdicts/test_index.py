@@ -244,3 +244,54 @@ def test_an_index_written_by_another_version_is_replaced(tmp_path: Path) -> None
     db = sqlite3.connect(index)
     assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (SCHEMA_VERSION,)
     assert db.execute("SELECT COUNT(*) FROM segments").fetchone() == (1,)
+
+
+def test_each_segment_s_column_file_goes_with_it(tmp_path: Path) -> None:
+    """Columns live in files beside the index: a compaction or a rebuild leaves only the files
+    its segments name, and a file gone or cut short is a full parse, then a new index."""
+    import sqlite3
+
+    from rubric_gate.verdicts.column_files import files_of
+    from rubric_gate.verdicts.index import MAX_SEGMENTS
+
+    path = tmp_path / "v.jsonl"
+    path.write_text("")
+    for n in range(MAX_SEGMENTS + 3):
+        with path.open("a") as handle:
+            handle.write(_line(ITEMS[n % 4].id, "no" if n % 2 else "yes"))
+        VerdictStore.load(path)
+    index = index_path(path)
+    assert index is not None
+    named = sorted(name for (name,) in sqlite3.connect(index).execute("SELECT columns FROM segments"))
+    assert [p.name for p in files_of(index)] == named
+    expected = table(VerdictStore.load(path, use_index=False))
+    for damage in ("truncate", "remove"):
+        (victim,) = files_of(index)[-1:]
+        if damage == "truncate":
+            victim.write_bytes(victim.read_bytes()[:-1])
+        else:
+            victim.unlink()
+        assert table(VerdictStore.load(path)) == expected  # parsed in full
+        named = [name for (name,) in sqlite3.connect(index).execute("SELECT columns FROM segments")]
+        assert [p.name for p in files_of(index)] == named and (index.parent / named[0]).exists()
+        assert table(VerdictStore.load(path)) == expected  # the index again
+
+
+def test_a_rerun_on_the_file_as_last_checked_writes_nothing(tmp_path: Path, monkeypatch) -> None:
+    """No transaction and no fsync when nothing changed: the index's files stay as they were."""
+    from rubric_gate.verdicts import index as index_module
+
+    monkeypatch.setattr(index_module, "RACY_WINDOW_NS", 0)  # quiet at once (no second to wait)
+    path = tmp_path / "v.jsonl"
+    path.write_text(_line("r0", "no"))
+    VerdictStore.load(path)
+    index = index_path(path)
+    assert index is not None
+    before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in index.parent.iterdir()}
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    assert VerdictStore.load(path).find("c", ITEMS[0]).answer == "no"  # type: ignore[union-attr]
+    assert {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in index.parent.iterdir()} == before
+    assert synced == []
+    path.write_text(_line("r0", "yes"))  # changed: checked again (and marked)
+    assert VerdictStore.load(path).find("c", ITEMS[0]).answer == "yes"  # type: ignore[union-attr]

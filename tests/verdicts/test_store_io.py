@@ -11,6 +11,7 @@ from rubric_gate.calibration import CalibrationItem, load_calibration
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import InputError
 from rubric_gate.verdicts import Verdict, VerdictStore
+from rubric_gate.verdicts.compare import added_lines
 
 ITEM = CalibrationItem(id="r1", input="env", output="report", label="pass")
 GOOD = '{"item": "r1", "check_text": "c", "answer": "yes"}'
@@ -110,7 +111,7 @@ def _store_text(lines: list[dict]) -> str:
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
-def test_added_since_finds_only_new_lines_and_ignores_reformatted_copies(tmp_path: Path) -> None:
+def test_added_lines_finds_only_new_lines_and_ignores_reformatted_copies(tmp_path: Path) -> None:
     base_lines = [{"item": "r1", "check_text": f"c{i}", "answer": "no", "quote": "q"} for i in range(4)]
     base = VerdictStore.from_bytes(_store_text(base_lines).encode(), "base")
     reformatted = json.dumps(base_lines[2], indent=None, separators=(",", ":"))  # same verdict, new spacing
@@ -118,11 +119,11 @@ def test_added_since_finds_only_new_lines_and_ignores_reformatted_copies(tmp_pat
     changed = {**base_lines[1], "answer": "yes"}
     head_text = _store_text(base_lines[:2]) + reformatted + "\n" + _store_text([base_lines[3], new, changed])
     head = VerdictStore.from_bytes(head_text.encode(), "head")
-    assert [v.model_dump(exclude_none=True) for v in head.added_since(base)] == [new, changed]
-    assert head.added_since(head) == []
+    assert [v.model_dump(exclude_none=True) for v in added_lines(base, head)] == [new, changed]
+    assert added_lines(head, head) == []
 
 
-def test_since_keyed_only_and_merged_into_a_new_file(tmp_path: Path) -> None:
+def test_after_keyed_only_and_merged_into_a_new_file(tmp_path: Path) -> None:
     lines = [{"item": "r1", "check_text": "hand", "answer": "no"},
              {"item": "r1", "check_text": "judged", "answer": "yes", "judge": "openai:m", "prompt": "v1",
               "item_hash": ITEM.content_hash, "task_hash": "t1"}]
@@ -136,6 +137,6 @@ def test_since_keyed_only_and_merged_into_a_new_file(tmp_path: Path) -> None:
     merged = VerdictStore.from_bytes(_store_text(lines[:1]).encode(), "base").merged(keyed, path=target)
     before = len(merged)
     merged.append([Verdict(item="r1", check_text="new", answer="no")])
-    assert [v.check_text for v in merged.since(before)] == ["new"]
+    assert [v.check_text for v in merged.after(before)] == ["new"]
     assert [v.check_text for v in merged] == ["hand", "judged", "new"]
     assert target.read_text().count("\n") == 1 and merged.path == target

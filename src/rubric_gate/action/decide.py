@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rubric_gate.action.override import Override
+from rubric_gate.action.github.override import Override
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS
 
 OVERRIDDEN = " (overridden)"  # ends the title of a result an override label turned into a pass

@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from rubric_gate import __version__
-from rubric_gate.action.gate_file import RubricOutcome
-from rubric_gate.action.merge_check import THE_MERGE, MergeFinding
-from rubric_gate.action.standard import StandardFinding
+from rubric_gate.action.commits.merge_check import THE_MERGE, MergeFinding
+from rubric_gate.action.gating.gate_file import RubricOutcome
+from rubric_gate.action.gating.standard import StandardFinding
 from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
 from rubric_gate.report.markdown import code_span
 
@@ -86,7 +86,7 @@ MERGE_HEADING = "The merge: what would land is not what the gate reviewed; rebas
 
 
 def _merge_section(findings: list[MergeFinding], label: str) -> str:
-    """The merge findings (`action.merge_check`): the merge git or GitHub writes is not the one
+    """The merge findings (`action.commits.merge_check`): the merge git or GitHub writes is not the one
     the gate reviewed, or there is none to compare. Each says why and what to do."""
     lines = [f"### {MERGE_HEADING}", "",
              "The gate reviews this PR's changes as they merge onto the base branch's tip. The merge that would land "

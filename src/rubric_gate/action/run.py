@@ -1,8 +1,8 @@
 """`rubric-gate action`: gate a pull request's rubric edits and report where reviewers look.
 
-One run: gather (the event, the inputs, the PR's changes gated into its base in `action.gating`,
-and the GitHub facts in `action.gather`), decide (`action.decide`, a pure function of those facts), publish
-(`action.publish`). A pass is posted only as of the open PRs with this head just before it is
+One run: gather (the event, the inputs, the PR's changes gated into its base in `action.gating.pull_request`,
+and the GitHub facts in `action.github.gather`), decide (`action.decide`, a pure function of those facts), publish
+(`action.github.publish`). A pass is posted only as of the open PRs with this head just before it is
 posted, and checked again after: see `_settle` and `_after_post`.
 """
 
@@ -15,32 +15,32 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
-from rubric_gate.action.cache import CACHE_FILE, VerdictCache
-from rubric_gate.action.client import connect
+from rubric_gate.action.cache.verdict_cache import CACHE_FILE, VerdictCache
+from rubric_gate.action.cache.warm import warm_cache
+from rubric_gate.action.commits.workspace import (
+    check_output_location,
+    check_untracked,
+    clear_output_dir,
+    set_aside_restored_cache,
+)
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_code
 from rubric_gate.action.event import GATED_EVENTS, gate_target, load_event
-from rubric_gate.action.gate_file import RubricOutcome
-from rubric_gate.action.gather import (
+from rubric_gate.action.gating.gate_file import RubricOutcome
+from rubric_gate.action.gating.judging import secret_values
+from rubric_gate.action.gating.pull_request import GatedPull, gate_pull
+from rubric_gate.action.github.client import connect
+from rubric_gate.action.github.gather import (
     SameHead,
     commit_date,
     failing_reasons,
     override_reader,
     standing,
 )
-from rubric_gate.action.gating import GatedPull, gate_pull
-from rubric_gate.action.judging import secret_values
-from rubric_gate.action.outputs import command
-from rubric_gate.action.override import Attestor, Override, replayed, workflow_path
-from rubric_gate.action.publish import nothing_to_do, post, write_job_files, write_report
+from rubric_gate.action.github.outputs import command
+from rubric_gate.action.github.override import Attestor, Override, replayed, workflow_path
+from rubric_gate.action.github.publish import nothing_to_do, post, write_job_files, write_report
 from rubric_gate.action.render import RunSummary
-from rubric_gate.action.warm import warm_cache
-from rubric_gate.action.workspace import (
-    check_output_location,
-    check_untracked,
-    clear_output_dir,
-    set_aside_restored_cache,
-)
 from rubric_gate.batch.journal import journal_path
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.service import CallBudget
@@ -65,7 +65,7 @@ def _index_dir(config: ActionConfig, env: Mapping[str, str]) -> Iterator[None]:
     (the base branch's own run) beside the verdict cache, so actions/cache keeps it for the next
     push. Any other run starts an empty one of its own: the restored cache directory may have
     been saved by any workflow running for the PR, and an index is read by blob id and size, so
-    a planted one would rewrite the base's record (hostile round 6)."""
+    a planted one would rewrite the base's record: untrusted input never feeds the index."""
     if env.get("RUBRIC_GATE_INDEX_DIR"):  # the workflow's own setting
         yield
         return

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, cast
 
 from rubric_gate.audit.model import Fool
-from rubric_gate.audit.parse import one_line, yes_no
+from rubric_gate.audit.parse import REASON, one_line, yes_no
 from rubric_gate.audit.store import AuditRecord, AuditStore, context_hash
 from rubric_gate.audit.templates import render, template_version
 from rubric_gate.calibration import CalibrationItem
@@ -24,7 +24,7 @@ from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.llm.cache import CallKey, stored_ask, unstored
 from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.llm.protocols import JudgeRequest
-from rubric_gate.llm.replies import STRING, YES_NO, reply_object, strict_object
+from rubric_gate.llm.replies import YES_NO, reply_object, short_text, strict_object
 from rubric_gate.rubric import Check
 
 PACKAGE = "rubric_gate.audit"
@@ -41,8 +41,8 @@ STRATEGIES = (
     "add long, plausible detail that is beside the point of the task",
 )
 
-ATTACK_SCHEMA: dict[str, Any] = strict_object({"output": STRING})
-VERIFY_SCHEMA: dict[str, Any] = strict_object({"meets_check": YES_NO, "reason": STRING})
+ATTACK_SCHEMA: dict[str, Any] = strict_object({"output": short_text(MAX_OUTPUT_CHARS)})
+VERIFY_SCHEMA: dict[str, Any] = strict_object({"meets_check": YES_NO, "reason": REASON})
 
 
 def parse_attack(text: str) -> str:

@@ -91,6 +91,8 @@ class AuditReport:
     display: str
     audits: list[CheckAudit]
     usage: list[CallStats] = field(default_factory=list)
+    unanswered: list[str] = field(default_factory=list)  # checks not audited: a judge gave no valid answer
+    notices: list[str] = field(default_factory=list)  # what the run could not do, and why
 
     @property
     def passed(self) -> bool:
@@ -105,5 +107,7 @@ class AuditReport:
             "file": self.display,
             "passed": self.passed,
             "audits": [a.to_dict() for a in self.audits],
+            "unanswered": list(self.unanswered),
+            "notices": list(self.notices),
             "usage": [u.to_dict() for u in self.usage],
         }

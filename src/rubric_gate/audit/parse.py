@@ -6,14 +6,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import STRING, YES_NO, reply_object, strict_object
+from rubric_gate.llm.replies import YES_NO, occurs_in, reply_object, short_text, strict_object
 
 PROPERTIES = ("atomic", "consistent", "observable", "operational", "scoped")
 MAX_REASON_CHARS = 400
+MAX_QUOTE_CHARS = 300
 
-_PROPERTY_SCHEMA: dict[str, Any] = strict_object({"answer": YES_NO, "reason": STRING})
+# Reasons and quotes bounded in the schema (the provider stops a looping model); reasons longer
+# than the bound are cut by `one_line` for providers that ignore it, quotes are checked below.
+REASON = short_text(MAX_REASON_CHARS)
+_PROPERTY_SCHEMA: dict[str, Any] = strict_object({"answer": YES_NO, "reason": REASON})
 STRUCTURE_SCHEMA: dict[str, Any] = strict_object({name: _PROPERTY_SCHEMA for name in PROPERTIES})
-GROUNDING_SCHEMA: dict[str, Any] = strict_object({"beyond_task": YES_NO, "quote": STRING, "reason": STRING})
+GROUNDING_SCHEMA: dict[str, Any] = strict_object({"beyond_task": YES_NO, "quote": short_text(MAX_QUOTE_CHARS),
+                                                  "reason": REASON})
 
 
 @dataclass(frozen=True)
@@ -68,25 +73,12 @@ def parse_structure(text: str) -> StructureAnswer:
     return StructureAnswer(holds, reasons)
 
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
-
-
-def _comparable(text: str) -> str:
-    return " ".join(text.translate(_QUOTES).lower().split()).strip(" .,;:'\"")
-
-
-def occurs_in(quote: str, text: str) -> bool:
-    """A quote counts when it occurs in `text` up to case, whitespace, typographic quotes and edge punctuation."""
-    wanted = _comparable(quote)
-    return bool(wanted) and wanted in _comparable(text)
-
-
 def parse_grounding(text: str, task: str, check: str) -> GroundingAnswer:
     """The quote must come from the task (grounded) or from the check (beyond the task): a model
     that cannot point at the words it relies on has not answered."""
     obj = reply_object(text, {"beyond_task", "quote", "reason"})
     beyond = yes_no(obj["beyond_task"], "beyond_task")
-    quote = one_line(obj["quote"], "quote")
+    quote = one_line(obj["quote"], "quote")[:MAX_QUOTE_CHARS]
     reason = one_line(obj["reason"], "reason")
     source, where = (check, "check") if beyond else (task, "task")
     if not occurs_in(quote, source):

@@ -41,9 +41,15 @@ def _problems(audit: CheckAudit) -> str:
     return ", ".join(names) if names else "ok"
 
 
+def _notices_markdown(report: AuditReport) -> str:
+    return "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in report.notices)
+
+
 def render_audit_markdown(report: AuditReport, *, heading_level: int = 3, title: str = "Check audit") -> str:
     h = "#" * heading_level
     if not report.audits:
+        if report.unanswered:
+            return f"{h} {title}\n\nNo check could be audited.\n" + _notices_markdown(report)
         return f"{h} {title}\n\nNo added or reworded check to audit.\n"
     flagged = [a for a in report.audits if not a.passed]
     adversarial = any(a.attempts for a in report.audits)
@@ -78,12 +84,14 @@ def render_audit_markdown(report: AuditReport, *, heading_level: int = 3, title:
         out.append("")
     for stats in report.usage:
         out.append(f"{neutralize(stats.summary, table=False)}  ")
-    return "\n".join(out).rstrip() + "\n"
+    return "\n".join(out).rstrip() + "\n" + _notices_markdown(report)
 
 
 def render_audit_text(report: AuditReport, console: Console) -> None:
+    for notice in report.notices:
+        console.print(Text(plain(f"notice: {notice}")), soft_wrap=True, highlight=False)
     if not report.audits:
-        console.print("audit: no check to audit")
+        console.print("audit: no check could be audited" if report.unanswered else "audit: no check to audit")
         return
     for a in report.audits:
         mark = "ok      " if a.passed else "FINDINGS"

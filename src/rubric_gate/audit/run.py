@@ -20,7 +20,7 @@ from rubric_gate.audit.templates import render, template_version
 from rubric_gate.errors import JudgeError
 from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.llm.cache import CallKey, stored_ask
-from rubric_gate.llm.protocols import JudgeRequest
+from rubric_gate.llm.protocols import JudgeRequest, shared_until
 from rubric_gate.llm.spec import parse_judge_spec
 from rubric_gate.rubric import Check, normalize_text
 
@@ -43,8 +43,9 @@ def task_context(task: str) -> str:
 
 def _structure_ask(store: AuditStore, judge: str, task: str, check: Check) -> Ask:
     key = CallKey("structure", judge, structure_prompt_version(), check.text, task_context(task))
-    request = JudgeRequest(render(PACKAGE, "structure.j2", task=task, check=check.text),
-                           STRUCTURE_SCHEMA, "check_structure", STRUCTURE_MAX_TOKENS)
+    prompt = render(PACKAGE, "structure.j2", task=task, check=check.text)
+    request = JudgeRequest(prompt, STRUCTURE_SCHEMA, "check_structure", STRUCTURE_MAX_TOKENS,
+                           shared_prefix=shared_until(prompt, "<check>"))  # the task, shared by every check
     return stored_ask(store, key, f"structure of {check.id}", request, parse_structure, StructureAnswer.to_result)
 
 
@@ -54,8 +55,9 @@ def _grounding_ask(store: AuditStore, judge: str, task: str, check: Check) -> As
     def parse(text: str) -> GroundingAnswer:
         return parse_grounding(text, task, check.text)
 
-    request = JudgeRequest(render(PACKAGE, "grounding.j2", task=task, check=check.text),
-                           GROUNDING_SCHEMA, "check_grounding", GROUNDING_MAX_TOKENS)
+    prompt = render(PACKAGE, "grounding.j2", task=task, check=check.text)
+    request = JudgeRequest(prompt, GROUNDING_SCHEMA, "check_grounding", GROUNDING_MAX_TOKENS,
+                           shared_prefix=shared_until(prompt, "<check>"))
     return stored_ask(store, key, f"grounding of {check.id}", request, parse, GroundingAnswer.to_result)
 
 
@@ -90,12 +92,14 @@ def audit_checks(
     *,
     check_lines: dict[str, int] | None = None,
     concurrency: int = 8,
+    partial: bool = False,
 ) -> tuple[list[CheckAudit], list[CallStats]]:
     """Audit `checks` with every judge (majority), asking only what `store` lacks.
 
     With no judges, replays whatever the store holds from any model under the current prompts,
     and raises JudgeError naming the checks it has nothing for. Judge failures raise JudgeError
-    after the run, with every good answer saved.
+    after the run, with every good answer saved; with `partial`, they stay listed in the
+    statistics' `failures` and the audits of the checks every judge answered are returned.
     """
     lines = check_lines or {}
     judges = list(dict.fromkeys(judges))
@@ -115,19 +119,27 @@ def audit_checks(
                 elif (kind, check.normalized_text) not in asked:  # two checks with one text: one call
                     asked.add((kind, check.normalized_text))
                     asks.append(make(store, judge, task, check))
-        run_asks(asks, judge, stats, concurrency=concurrency)
         usage.append(stats)
-    raise_failures(usage)
+        try:
+            run_asks(asks, judge, stats, concurrency=concurrency)
+        except JudgeError as exc:  # this judge's endpoint or key: with `partial`, the other judges still answer
+            if not partial:
+                raise
+            stats.failures.append(f"{judge}: {exc.message}")
+    if not partial:
+        raise_failures(usage)
     audits = []
     for check in checks:
         structures, groundings = [], []
         for judge in judges:
             s = store.find("structure", judge, structure_v, check.text, context)
             g = store.find("grounding", judge, grounding_v, check.text, context)
-            assert s is not None and g is not None
+            if s is None or g is None:  # unanswered (partial): no audit for this check
+                break
             structures.append(StructureAnswer.from_result(s.result))
             groundings.append(GroundingAnswer.from_result(g.result))
-        audits.append(_combine(check, lines.get(check.id), judges, structures, groundings))
+        else:
+            audits.append(_combine(check, lines.get(check.id), judges, structures, groundings))
     return audits, usage
 
 

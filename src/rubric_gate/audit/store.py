@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import normalize_text
 from rubric_gate.sources import iter_jsonl
+from rubric_gate.sources.append import append_lines, complete_json
 
 
 class AuditRecord(BaseModel):
@@ -101,30 +101,6 @@ class AuditStore:
             self._records[entry.key] = entry
         if self.path is None or not records:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        _repair_tail(self.path)
-        with self.path.open("a", encoding="utf-8") as handle:
-            for entry in records:
-                handle.write(entry.model_dump_json(exclude_none=True) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-
-
-def _repair_tail(path: Path) -> None:
-    """Before appending, as the verdict store does: cut a last line that does not parse (a write
-    cut short), so it does not become a bad line in the middle; end a whole one with its newline."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with path.open("r+b") as handle:
-        data = handle.read()
-        if data.endswith(b"\n"):
-            return
-        start = data.rfind(b"\n") + 1
-        try:
-            json.loads(data[start:].decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            handle.truncate(start)
-        else:
-            handle.write(b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+        # As the verdict store: a torn last line is cut first, a whole one (no newline) ended.
+        append_lines(self.path, [(entry.model_dump_json(exclude_none=True) + "\n").encode("utf-8")
+                                 for entry in records], complete_json)

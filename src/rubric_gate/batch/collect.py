@@ -8,18 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from rubric_gate.batch.journal import (
-    BatchJournal,
-    JournaledBatch,
-    PairRecord,
-    binds,
-    pair_key,
-    record_task_hash,
-)
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch
+from rubric_gate.batch.keys import PairRecord, binds, pair_key, record_task_hash
 from rubric_gate.judges.parse import Answer, parse_answer, parse_checklist
 from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.llm.protocols import BatchClient, BatchState
+from rubric_gate.llm.replies import excerpt, occurs_in
+from rubric_gate.llm.retry import reply_problem
 from rubric_gate.verdicts import Usage, Verdict, VerdictStore
 
 APPEND_CHUNK = 1000  # verdicts per store append: bounded memory, few file opens
@@ -42,8 +38,9 @@ class _Verdicts:
     """Answers waiting to be stored, appended a chunk at a time: the pairs the store already
     holds (a collection cut short by a kill) are dropped by one lookup per check text."""
 
-    def __init__(self, batch: JournaledBatch, store: VerdictStore) -> None:
-        self.batch, self.store = batch, store
+    def __init__(self, batch: JournaledBatch, store: VerdictStore, outputs: dict[str, str],
+                 stats: JudgeRunStats) -> None:
+        self.batch, self.store, self.outputs, self.stats = batch, store, outputs, stats
         self.waiting: list[tuple[PairRecord, Answer, int, int]] = []
         self.appended = 0
         self.at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -72,30 +69,44 @@ class _Verdicts:
             if known or key in keys:
                 continue
             keys.add(key)
+            quote, unverified = self.quote(answer.quote, item_hash)
             verdicts.append(Verdict(
                 item=item_id, check_text=check_text, answer=answer.answer,
                 judge=batch.judge, prompt=batch.prompt, item_hash=item_hash, task_hash=record_task_hash(record),
-                check=check_id, quote=answer.quote or None, usage=Usage(input_tokens=tokens_in, output_tokens=tokens_out),
-                at=self.at, batch=batch.batch_id,
+                check=check_id, quote=quote, unverified_quote=unverified,
+                usage=Usage(input_tokens=tokens_in, output_tokens=tokens_out), at=self.at, batch=batch.batch_id,
             ))
         store.append(verdicts, keep=False)
         self.appended += len(verdicts)
+
+    def quote(self, quote: str, item_hash: str | None) -> tuple[str | None, str | None]:
+        """(verified, unverified): a quote is evidence only when it occurs in the item's output."""
+        if not quote.strip():
+            return None, None
+        self.stats.quotes += 1
+        output = self.outputs.get(item_hash or "")
+        if output is not None and occurs_in(quote, output):
+            return quote, None
+        self.stats.unverified_quotes += 1
+        return None, quote
 
 
 def collect_batch(
     batch: JournaledBatch, state: BatchState, client: BatchClient, journal: BatchJournal,
     store: VerdictStore, stats: JudgeRunStats, on_failure: Callable[[tuple[str, str, str], str], None],
+    outputs: dict[str, str] | None = None,
 ) -> int:
     """Store the batch's verdicts; report each pair without one to `on_failure(key, reason)`.
     Returns the number of verdicts appended. Results stream: per request, only its journal
-    offset is held; its pairs are read back when its result arrives."""
+    offset is held; its pairs are read back when its result arrives. `outputs` (item content
+    hash -> output text) checks each quote; one not found is kept as unverified."""
     assert batch.batch_id is not None
 
     def fail(records: list[PairRecord], reason: str) -> None:
         for record in records:
             on_failure(pair_key(record), f"{record[2]} @ {record[0]}: {reason}")
 
-    pending = _Verdicts(batch, store)
+    pending = _Verdicts(batch, store, outputs or {}, stats)
     with journal.request_index(batch.local) as requests:
         for result in client.results(batch.batch_id):
             records = requests.take(result.custom_id)
@@ -112,10 +123,12 @@ def collect_batch(
             stats.calls += 1
             stats.input_tokens += reply.input_tokens
             stats.output_tokens += reply.output_tokens
+            stats.cached_tokens += reply.cached_tokens
+            stats.cache_write_tokens += reply.cache_write_tokens
             try:
                 answers = _answers(reply.text, len(records))
             except MalformedReply as exc:
-                fail(records, f"malformed reply ({exc})")
+                fail(records, f"malformed reply ({reply_problem(reply, exc)}; it began {excerpt(reply.text)})")
                 continue
             n = len(records)
             for record, answer, tokens_in, tokens_out in zip(records, answers, _split(reply.input_tokens, n),

@@ -17,114 +17,30 @@ request line while collecting): memory stays flat in the number of pairs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import time
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import Any, BinaryIO
 
-import numpy as np
-
-from rubric_gate.rubric import normalize_text
+from rubric_gate.batch.keys import DIGEST_CHARS, PairKeys, PairRecord, pair_key
+from rubric_gate.sources.append import AppendWriter
 
 JOURNAL_SUFFIX = ".batches"
-
-# One (check, item) pair as journaled: enough to write its verdict without the rubric.
-# (item id, item hash, check id, check text, task hash); journals written before the task hash
-# have four fields, and their verdicts carry no task hash (so no keyed lookup reuses them).
-PairRecord = tuple[str, ...]
 
 
 def journal_path(verdicts: Path) -> Path:
     return verdicts.with_name(verdicts.name + JOURNAL_SUFFIX)
 
 
-def record_task_hash(record: PairRecord) -> str | None:
-    return record[4] if len(record) > 4 else None
-
-
-def pair_key(record: PairRecord) -> tuple[str, str, str]:
-    """The store key of a journaled pair, as `Pair.key`: (normalised check text, item hash, task hash)."""
-    return normalize_text(record[3]), record[1], record_task_hash(record) or ""
-
-
-PairKey = tuple[str, str, str]
-
-
-def key_digest(key: PairKey) -> int:
-    """A pair's store key as 8 bytes (blake2b): what an open batch holds per pair. Two keys
-    sharing a digest (odds ~1e-8 at a million pairs) only delay one of them to a later round."""
-    joined = "\0".join(key).encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(joined, digest_size=8).digest(), "little")
-
-
-class PairKeys:
-    """The keys of the pairs in a batch, 8 bytes each: count and membership, not the strings."""
-
-    __slots__ = ("_digests", "_unique")
-
-    def __init__(self, keys: Iterable[PairKey] = ()) -> None:
-        self._digests = array("Q")
-        self._unique: np.ndarray | None = None
-        self.update(keys)
-
-    def add(self, key: PairKey) -> None:
-        self._digests.append(key_digest(key))
-        self._unique = None
-
-    def update(self, keys: Iterable[PairKey]) -> None:
-        for key in keys:
-            self.add(key)
-
-    def digests(self) -> np.ndarray:
-        """The distinct digests, sorted."""
-        if self._unique is None:
-            self._unique = np.unique(np.frombuffer(self._digests, dtype=np.uint64)) if self._digests else \
-                np.empty(0, dtype=np.uint64)
-            self._digests = array("Q", self._unique.tobytes())
-        return self._unique
-
-    def __len__(self) -> int:
-        return len(self.digests())
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, tuple) and contains(self.digests(), key_digest(key))
-
-
-def contains(digests: np.ndarray, digest: int) -> bool:
-    """Whether sorted `digests` holds `digest`."""
-    at = int(np.searchsorted(digests, np.uint64(digest)))
-    return at < len(digests) and int(digests[at]) == digest
-
-
-def union(batches: Iterable[PairKeys]) -> np.ndarray:
-    """The sorted distinct digests of all the pairs in `batches`."""
-    parts = [keys.digests() for keys in batches]
-    return np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
-
-
-def request_digest(judge: str, prompt: str, records: list[PairRecord]) -> str:
-    """What a request's custom_id ends with: a digest of the judge, prompt version and pairs it
-    answers. The provider echoes the custom_id it was sent, so a journal edited since (one a PR's
-    cache scope restored, say) cannot route a result to pairs other than those it was asked for."""
-    blob = json.dumps([judge, prompt, [list(r) for r in records]], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
-
-
-def binds(custom_id: str, judge: str, prompt: str, records: list[PairRecord]) -> bool:
-    """Whether `custom_id` was made for exactly these pairs under this judge and prompt."""
-    return custom_id.rpartition("-")[2] == request_digest(judge, prompt, records)
-
-
-DIGEST_CHARS = 24
-MAX_INDEXED_REQUESTS = 1_000_000  # above every provider's requests per batch (100k, 50k)  # "rg" + 12 hex, "-n", "-" + 24 hex: within the providers' 64 characters
+PENDING_BYTES = 1 << 20  # lines not yet synced are written to the file in writes of about this size
+MAX_INDEXED_REQUESTS = 1_000_000  # above every provider's requests per batch (100k, 50k)
 
 
 @dataclass
@@ -142,24 +58,36 @@ class JournaledBatch:
 class BatchJournal:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._handle: IO[str] | None = None
+        self._writer: AppendWriter | None = None
+        self._pending: list[bytes] = []  # lines not yet written (at most about PENDING_BYTES)
+        self._pending_bytes = 0
         self._checked = False
         self.warnings: list[str] = []  # what recovering a damaged journal did, for the caller to show
 
     # -- writing -----------------------------------------------------------------------------
     def _write(self, record: dict[str, Any], *, sync: bool = True) -> None:
-        if self._handle is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _drop_torn_tail(self.path)
-            self._handle = self.path.open("a", encoding="utf-8")
-        self._handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        if self._writer is None:  # the folder made, an unfinished last line a crash left cut
+            self._writer = AppendWriter(self.path)
+        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        self._pending.append(line)
+        self._pending_bytes += len(line)
         if sync:
             self.sync()
+        elif self._pending_bytes >= PENDING_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the pending lines, in one write."""
+        if not self._pending or self._writer is None:
+            return
+        self._writer.write(b"".join(self._pending), len(self._pending))
+        self._pending, self._pending_bytes = [], 0
 
     def sync(self) -> None:
-        if self._handle is not None:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+        """Every line so far written and fsynced."""
+        self._flush()
+        if self._writer is not None:
+            self._writer.sync()
 
     def open_batch(self, local: str, provider: str, judge: str, prompt: str) -> None:
         self._write({
@@ -182,9 +110,10 @@ class BatchJournal:
         self._write({"event": "abandoned", "local": local})
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        self._flush()
+        if self._writer is not None:
+            self._writer.close(sync=False)  # written, as a closed file is; synced where a step needs it
+            self._writer = None
 
     # -- reading -----------------------------------------------------------------------------
     def _records(self) -> Iterator[dict[str, Any]]:
@@ -407,24 +336,3 @@ def _record(line: bytes) -> dict[str, Any] | None:
             for p in record["pairs"]):
         return None
     return record
-
-
-def _drop_torn_tail(path: Path) -> None:
-    """Cut an unfinished last line (a crash mid-write), so the next record starts a line."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    with path.open("rb+") as handle:
-        data_end = handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, data_end - 1))
-        if handle.read(1) == b"\n":
-            return
-        position = data_end
-        while position > 0:
-            start = max(0, position - 65536)
-            handle.seek(start)
-            newline = handle.read(position - start).rfind(b"\n")
-            if newline >= 0:
-                handle.truncate(start + newline + 1)
-                return
-            position = start
-        handle.truncate(0)

@@ -66,7 +66,7 @@ class BatchCutter:
     def __init__(self, jobs: Iterable[Job], limits: BatchLimits, serialise: Serialise,
                  bind: Callable[[Job], str] | None = None) -> None:
         self._jobs = iter(jobs)
-        self.bind = bind  # a suffix for each request's custom_id (what it answers, `journal.request_digest`)
+        self.bind = bind  # a suffix for each request's custom_id (what it answers, `keys.request_digest`)
         self._held: Job | None = None
         self.limits = limits
         self.serialise = serialise

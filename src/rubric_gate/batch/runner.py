@@ -20,20 +20,14 @@ from typing import Literal, TextIO
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
-from rubric_gate.batch.journal import (
-    BatchJournal,
-    JournaledBatch,
-    contains,
-    journal_path,
-    key_digest,
-    union,
-)
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch, journal_path
+from rubric_gate.batch.keys import contains, key_digest, union
 from rubric_gate.batch.outcome import BatchOutcome, BatchUnansweredError
 from rubric_gate.batch.pending import PairGrid, PairKey, PendingPairs
 from rubric_gate.batch.submit import submit_batches
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import JudgeError
-from rubric_gate.judges.prompt import prompt_version
+from rubric_gate.judges.prompt import as_text, prompt_version
 from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.llm.accounting import CHARS_PER_TOKEN, OUTPUT_TOKENS_PER_VERDICT, listed
 from rubric_gate.llm.protocols import BatchClient
@@ -64,6 +58,7 @@ class _Run:
                  progress: TextIO | None) -> None:
         self.store, self.judge, self.mode = store, judge, mode
         self.grid = PairGrid(rubrics, calibration)
+        self.outputs = {item.content_hash: as_text(item.output) for item in calibration.items}
         self.prompt = prompt_version(mode)
         self.journal = journal
         self.progress = progress
@@ -121,7 +116,7 @@ class _Run:
                      f"{state.status}, {elapsed:.0f}s elapsed")
             if not state.ended:
                 continue
-            collect_batch(batch, state, client, self.journal, self.store, stats, self.on_failure)
+            collect_batch(batch, state, client, self.journal, self.store, stats, self.on_failure, self.outputs)
             self.open.remove(batch)
             outcome.collected.append(batch.batch_id)
 

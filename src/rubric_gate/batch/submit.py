@@ -10,7 +10,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from rubric_gate.batch.journal import BatchJournal, JournaledBatch, PairRecord, request_digest
+from rubric_gate.batch.journal import BatchJournal, JournaledBatch
+from rubric_gate.batch.keys import PairRecord, request_digest
 from rubric_gate.batch.requests import BatchCutter
 from rubric_gate.errors import JudgeAuthError
 from rubric_gate.judges.pairs import Pair

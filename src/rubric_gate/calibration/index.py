@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,6 +64,8 @@ def store_columns(digest: str, columns: ItemColumns) -> None:
         return
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # a first read only: a rerun reads the columns stored here
+
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".calibration-")
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -55,6 +55,10 @@ class CalibrationItem(BaseModel):
         return item_content_hash(self.input, self.output)
 
 
+# `json.dumps(value, sort_keys=True, ensure_ascii=False)`, without a new encoder per item.
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
+
 def item_content_hash(input_value: Any, output_value: Any) -> str:
-    canonical = json.dumps({"input": input_value, "output": output_value}, sort_keys=True, ensure_ascii=False)
+    canonical = _CANONICAL.encode({"input": input_value, "output": output_value})
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

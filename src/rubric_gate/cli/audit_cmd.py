@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
 from rubric_gate.cli.errors import handle_errors
-from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, InputError, JudgeError
+from rubric_gate.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_GATE_FAILED,
+    EXIT_PASS,
+    InputError,
+    JudgeError,
+)
+from rubric_gate.llm.accounting import listed, run_totals
+from rubric_gate.report.terminal import strip_controls
 from rubric_gate.rubric import load_rubric
 from rubric_gate.scoring import load_calibration_for, resolve_path
+
+if TYPE_CHECKING:
+    from rubric_gate.audit import AuditReport
 
 
 def audit_store_path(audits: Path | None, verdicts: str, root: Path) -> Path:
@@ -76,27 +88,51 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
 
         pairs = load_pairs(pairs_path)  # bad lines fail before any call
     store = AuditStore.load(audit_store_path(audits, rubric.verdicts, root))
+    # Every step runs whatever the others did: a step without a valid answer is a notice, the
+    # rest is reported, and the exit code says what is missing (see `_exit_code`).
     found, usage = audit_checks(rubric.task, checks, judge_list, store, check_lines=doc.check_lines,
-                                concurrency=concurrency)
+                                concurrency=concurrency, partial=True)
+    audited = {a.check for a in found}
+    unanswered = [c.id for c in checks if c.id not in audited]
+    notices = []
+    if unanswered:
+        failures = [f for stats in usage for f in stats.failures]
+        notices.append(f"{len(unanswered)} check(s) not audited ({', '.join(unanswered)}): no valid answer, none "
+                       f"guessed: {listed(failures)}")
+    advice_failed = False
     if adversarial:
         from rubric_gate.audit.adversarial import fool_rates
 
         items = load_calibration_for(doc, calibration, root).items
-        rates, attack_usage = fool_rates(rubric.task, checks, items, adversarial, attacker=attacker or "",
-                                         judge=judge_list[0], verifier=verifier or "", store=store,
-                                         concurrency=concurrency)
-        usage += attack_usage
-        for audit in found:
-            audit.attempts, audit.fools = rates[audit.check]
+        try:
+            rates, attack_usage = fool_rates(rubric.task, checks, items, adversarial, attacker=attacker or "",
+                                             judge=judge_list[0], verifier=verifier or "", store=store,
+                                             concurrency=concurrency)
+        except JudgeError as exc:
+            advice_failed = True
+            usage += run_totals(exc)
+            notices.append(f"The adversarial fool rate did not finish: {strip_controls(exc.message)}")
+        else:
+            usage += attack_usage
+            for audit in found:
+                audit.attempts, audit.fools = rates[audit.check]
     fit = None
     if pairs is not None and pairs_path is not None:
         from rubric_gate.cli.preference_fit import run_preference_fit
 
-        fit = run_preference_fit(rubric, checks, pairs, pairs_path, judge_list[0], store, concurrency)
-        usage += fit.usage
-    report = AuditReport(rubric.id, doc.display, found, usage)
+        try:
+            fit = run_preference_fit(rubric, checks, pairs, pairs_path, judge_list[0], store, concurrency)
+        except JudgeError as exc:
+            advice_failed = True
+            usage += run_totals(exc)
+            notices.append(f"The preference fit did not finish: {strip_controls(exc.message)}")
+        else:
+            usage += fit.usage
+    report = AuditReport(rubric.id, doc.display, found, usage, unanswered=unanswered, notices=notices)
     for stats in usage:
         print(stats.summary, file=sys.stderr)
+    for notice in notices:
+        print(f"rubric-gate: notice: {notice}", file=sys.stderr)
     with report_output():
         if fmt == "json":
             data = report.to_dict()
@@ -115,4 +151,16 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
                 from rubric_gate.preference import render_preference_text
 
                 render_preference_text(fit, stdout_console())
-    return EXIT_GATE_FAILED if audit_rule and not report.passed else EXIT_PASS
+    return _exit_code(report, audit_rule=audit_rule, advice_failed=advice_failed)
+
+
+def _exit_code(report: AuditReport, *, audit_rule: bool, advice_failed: bool) -> int:
+    """With --audit-rule the audit decides: a finding fails (1) whatever else is missing, no
+    finding passes (0) once every check is audited, and unaudited checks leave no decision (2);
+    the fool rate and the preference fit are advice. Without it, nothing is decided: 2 when a
+    step has no valid answer, else 0."""
+    if audit_rule:
+        if not report.passed:
+            return EXIT_GATE_FAILED
+        return EXIT_BAD_INPUT if report.unanswered else EXIT_PASS
+    return EXIT_BAD_INPUT if report.unanswered or advice_failed else EXIT_PASS

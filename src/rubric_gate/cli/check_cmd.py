@@ -52,6 +52,13 @@ from rubric_gate.verdicts import VerdictStore
               help="Reject an added or reworded check whose stability is below T: the lower of the mean "
                    "paraphrase kappa (Cohen's, chance-corrected) and 1 - flip rate.")
 @click.option("--replay", is_flag=True, help="Only replay recorded verdicts, even if the rubric names a judge.")
+@click.option("--against-judge", "against_specs", multiple=True, metavar="PROVIDER:MODEL",
+              help="Gate a judge change (rule J): compare the judge(s) of this run with this old judge (repeat for a "
+                   "panel; 'recorded' for the recorded verdicts) on the calibration set. Default: the base rubric's "
+                   "`judge` when the head names another one.")
+@click.option("--judge-change-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Rule J rejects a judge change that lowers a rate with an exact McNemar p "
+                                      "below this level.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Live judge calls in flight.")
 @click.option("--max-calls", type=click.IntRange(min=0),
               help="Judge calls for the whole run (judging, then repairs): refuse to judge past it.")
@@ -64,7 +71,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
                   fmt: str, rates_rule: bool, root: Path | None, judge_specs: tuple[str, ...], samples: int,
                   paraphrases: int, paraphraser: str | None, min_stability: float | None,
                   replay: bool, concurrency: int, max_calls: int | None, batch: bool, poll_interval: float,
-                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P", **step_args: Any) -> int:
+                  correct_drop_alpha: float | None = None, gates_spec: str = "S+P",
+                  against_specs: tuple[str, ...] = (), judge_change_alpha: float = 0.05, **step_args: Any) -> int:
     """Gate every change from BASE to HEAD. Exit 0 pass, 1 gate failed, 2 bad input."""
     gates = _gates(gates_spec, min_stability, bool(step_args.get("audit_rule")))
     root = root or repo_root()
@@ -76,15 +84,20 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         raise JudgeError("--samples, --paraphrases and several --judge ask live judges; drop --replay")
     rubric_judge = head.rubric.judge or base.rubric.judge
     if not judges and rubric_judge:
-        judges = [rubric_judge]
+        judges = unique_judges([rubric_judge])  # a comma-separated key is a panel, as `--judge a,b` is
     if replay:
+        if against_specs:
+            raise JudgeError("--against-judge compares two judges; drop --replay")
         judges = []
+    against = judge_change_sides(against_specs, base, head, tuple(judges), replay)
     steps = AuditRepairSteps(**step_args)  # the options `audit_repair_options` declares
     request = _request(steps, head, root, judges=tuple(judges), samples=samples, paraphrases=paraphrases,
                        paraphraser=paraphraser, min_stability=min_stability, batch=batch, poll_interval=poll_interval,
                        concurrency=concurrency, gates=gates, rates_rule=rates_rule,
-                       reject_correct_drop_at=correct_drop_alpha)
-    if request.judge is None:
+                       reject_correct_drop_at=correct_drop_alpha,
+                       judge_change=None if against is None else (against, tuple(judges)),
+                       judge_change_alpha=judge_change_alpha)
+    if request.judge is None and not any(request.sides):
         store = load_verdicts_for([base, head], verdicts, root, replay=True)
     elif verdicts is not None:  # new verdicts go to --verdicts, else the head rubric's verdict file
         store = VerdictStore.load(verdicts, missing_ok=True)
@@ -94,8 +107,11 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     run = run_gate_request(base, head, items, store, request, CallBudget(max_calls),
                            audit_store=lambda: steps.store(head, root))
     steps.took(run)
-    for notice in run.notices:
-        print(f"rubric-gate: {notice}", file=sys.stderr)
+    notices = [*run.judged.warnings, *run.notices]  # advice that failed: said, never the end of the run
+    for stats in run.usage:
+        print(stats.summary, file=sys.stderr)
+    for notice in notices:
+        print(f"rubric-gate: notice: {notice}", file=sys.stderr)
     report = run.report
     assert report is not None  # `check --batch` waits for its batches
     if request.batch and report.judging:
@@ -104,11 +120,16 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         if fmt == "json":
             data = report.to_dict()
             steps.add_json(data)
+            data["notices"] = notices
+            if run.usage:
+                data["advice_usage"] = [stats.to_dict() for stats in run.usage]
             print_json(data)
         elif fmt == "markdown":
             from rubric_gate.report import render_markdown  # each format loads its renderer only
+            from rubric_gate.report.markdown import neutralize
 
-            sys.stdout.write(render_markdown(report) + steps.markdown())
+            shown = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in notices)
+            sys.stdout.write(render_markdown(report) + steps.markdown() + shown)
         elif fmt == "html":
             from rubric_gate.report import render_html
 
@@ -135,6 +156,26 @@ def _request(steps: AuditRepairSteps, head: RubricDocument, root: Path, **judgin
         if exc.setting == "judge":
             raise JudgeError("--samples, --paraphrases and --min-stability need a judge: pass --judge PROVIDER:MODEL") from None
         raise click.BadParameter(exc.message, param_hint=f"'--{exc.setting.replace('_', '-')}'") from None
+
+
+def judge_change_sides(specs: tuple[str, ...], base: RubricDocument, head: RubricDocument, judges: tuple[str, ...],
+                       replay: bool) -> tuple[str, ...] | None:
+    """The old side of a judge change, or None: `--against-judge` as given ('recorded': the recorded
+    verdicts), else the base rubric's `judge` (its panel, or the recorded verdicts without one) when
+    the head names another judge and this run judges with it."""
+    if specs:
+        named = unique_judges(specs)
+        if "recorded" in named:
+            if len(named) > 1:
+                raise click.BadParameter("'recorded' is the recorded verdicts: it cannot join a panel",
+                                         param_hint="'--against-judge'")
+            return ()
+        return tuple(named)
+    if replay or not head.rubric.judge:
+        return None
+    old = tuple(unique_judges([base.rubric.judge or ""]))
+    new = tuple(unique_judges([head.rubric.judge]))
+    return old if old != new and judges == new else None
 
 
 def _gates(spec: str, min_stability: float | None, audit_rule: bool) -> frozenset[str]:

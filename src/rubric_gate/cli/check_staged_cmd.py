@@ -28,6 +28,7 @@ from rubric_gate.errors import (
 from rubric_gate.report import render_check_text
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.rubric import parse_rubric_text
+from rubric_gate.rubric.load import git_siblings
 from rubric_gate.scoring import VerdictLookup, load_calibration_for, load_verdicts_for, run_check
 from rubric_gate.sources.files import read_git_file
 
@@ -48,11 +49,13 @@ def _gate_one(path: str, base_ref: str, root: Path) -> int:
     if not _in_ref("", path, root):
         console.print(Text(f"{path}: not staged, skipped"))
         return EXIT_PASS
-    head = parse_rubric_text(read_git_file("", path, root), f"{path} (staged)")
+    head = parse_rubric_text(read_git_file("", path, root), f"{path} (staged)", repo_path=path,
+                             siblings=git_siblings("", root))
     if not _in_ref(base_ref, path, root):
         console.print(Text(f"{path}: new rubric (not in {base_ref}): nothing to gate"))
         return EXIT_PASS
-    base = parse_rubric_text(read_git_file(base_ref, path, root), f"{base_ref}:{path}")
+    base = parse_rubric_text(read_git_file(base_ref, path, root), f"{base_ref}:{path}", repo_path=path,
+                             siblings=git_siblings(base_ref, root))
     items = load_calibration_for(head, None, root)
     store = load_verdicts_for([base, head], None, root, replay=True)
     report = run_check(base, head, VerdictLookup(items, store, head.rubric))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +21,8 @@ FORMATS = click.Choice(["text", "markdown", "json"])
 
 def repo_root(start: Path | None = None) -> Path:
     """The git work tree containing `start` (rubric paths are relative to it), else `start`."""
+    import subprocess  # without --root only: every command imports this module
+
     start = start or Path.cwd()
     proc = subprocess.run(
         ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False

@@ -27,11 +27,14 @@ if TYPE_CHECKING:
               help="Gates to replay at each step, joined by '+': S, P, R (as in `check --gates`).")
 @click.option("--calibration", help="Labeled set (JSONL). Default: the newest revision's `calibration` in the work tree.")
 @click.option("--verdicts", help="Verdict store (JSONL). Default: every revision's `verdicts` file, merged.")
+@click.option("--chain", type=click.Choice(["committed", "gated"]), default="committed", show_default=True,
+              help="committed: gate each revision against the previous commit. gated: the paper's replay, each "
+                   "revision's edits applied to what the gate kept from the round before, its rubric scored too.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text", show_default=True)
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root.")
 @handle_errors
 def history_command(rubric_path: str, gates_spec: str, calibration: str | None, verdicts: str | None,
-                    fmt: str, root: Path | None) -> int:
+                    fmt: str, root: Path | None, chain: str = "committed") -> int:
     """Score every committed revision of RUBRIC (following renames) and replay the gate step by step."""
     from rubric_gate.calibration import load_calibration
     from rubric_gate.history import replay_history, rubric_revisions
@@ -72,7 +75,7 @@ def history_command(rubric_path: str, gates_spec: str, calibration: str | None, 
         current = VerdictStore.load(resolve_path(root, newest.verdicts), missing_ok=True)
         store = current if store is None else store.merged(current)
     spec = "+".join(g for g in ("R", "S", "P") if g in gates)
-    history = replay_history(rubric_path, loaded, items, store, GateOptions(gates=frozenset(gates)), spec)
+    history = replay_history(rubric_path, loaded, items, store, GateOptions(gates=frozenset(gates)), spec, chain)
     with report_output():
         if fmt == "json":
             print_json(history.to_dict())

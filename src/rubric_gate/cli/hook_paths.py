@@ -23,21 +23,29 @@ def staged_rubric_files(root: Path) -> list[str]:
 
 def rubrics_for_hook(files: tuple[str, ...] | list[str], root: Path) -> list[str]:
     """Rubric paths for FILES: rubric files as given, then each staged rubric whose `calibration`
-    or `verdicts` is one of the other files (in repository order, each once)."""
+    or `verdicts` is one of the other files (in repository order, each once). The settings file
+    (`.rubric-gate.yaml`) stands for every promptfoo config it names: its calibration and
+    verdicts are theirs."""
     from rubric_gate.errors import RubricGateError
     from rubric_gate.rubric import parse_rubric_text
+    from rubric_gate.rubric.load import git_siblings
+    from rubric_gate.rubric.mapping import MAPPING_FILE
     from rubric_gate.sources.files import read_git_file
 
-    rubrics = [f for f in files if f.endswith(RUBRIC_SUFFIXES)]
+    settings_staged = any(_normal(f) == MAPPING_FILE for f in files)
+    rubrics = [f for f in files if f.endswith(RUBRIC_SUFFIXES) and _normal(f) != MAPPING_FILE]
     data = {_normal(f) for f in files if not f.endswith(RUBRIC_SUFFIXES)}
-    if data:
+    if data or settings_staged:
+        siblings = git_siblings("", root)
         for path in staged_rubric_files(root):
-            if path in rubrics:
+            if path in rubrics or path == MAPPING_FILE:
                 continue
             try:
-                rubric = parse_rubric_text(read_git_file("", path, root), path).rubric
+                doc = parse_rubric_text(read_git_file("", path, root), path, repo_path=path, siblings=siblings)
             except RubricGateError:
                 continue  # not a rubric (any YAML file in the repository is looked at)
-            if {_normal(rubric.calibration), _normal(rubric.verdicts)} & data:
+            rubric = doc.rubric
+            if {_normal(rubric.calibration), _normal(rubric.verdicts)} & data or (
+                    settings_staged and doc.kind == "promptfoo"):
                 rubrics.append(path)
     return rubrics

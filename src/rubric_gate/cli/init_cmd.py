@@ -30,24 +30,83 @@ def _default_name(root: Path) -> str:
 @click.option("--name", help="Rubric name (file names and id). Default: the repository's directory name.")
 @click.option("--action", "action", default=DEFAULT_ACTION, show_default=True,
               help="The action the workflow uses, OWNER/REPO@REF.")
+@click.option("--from", "source", nargs=2, metavar="promptfoo PATH",
+              help="Gate an existing promptfoo config in place: its llm-rubric assertions are the checks.")
+@click.option("--drift", is_flag=True, help="Also write .github/workflows/rubric-gate-drift.yml: each rubric's judge "
+                                            "asked again weekly on a sample of its stored verdicts (`rubric-gate drift`).")
 @handle_errors
-def init_command(name: str | None, action: str) -> int:
+def init_command(name: str | None, action: str, source: tuple[str, str] | None = None, drift: bool = False) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed.
     """
     root = _git_root()
+    if source is not None:
+        return _init_from_promptfoo(root, source, name, action)
     name = name or _default_name(root)
     try:
-        files = scaffold_files(name, action)
+        files = scaffold_files(name, action, drift=drift)
     except ValueError as exc:
         raise InputError("--name", str(exc)) from None
     created, skipped = write_new_files(root, files)
+    _list(created, skipped)
+    click.echo("\nNext steps:")
+    for number, step in enumerate(next_steps(name, action, created), start=1):
+        click.echo(f"  {number}. {step}")
+    return EXIT_PASS
+
+
+def _list(created: list[str], skipped: list[str]) -> None:
     for path in created:
         click.echo(f"created {path}")
     for path in skipped:
         click.echo(f"skipped {path} (already exists, left unchanged)")
+
+
+def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, action: str) -> int:
+    from rubric_gate.rubric.mapping import MAPPING_FILE
+    from rubric_gate.rubric.promptfoo import looks_like_promptfoo, read_checklist
+    from rubric_gate.scaffold.plan import NAME_PATTERN
+    from rubric_gate.scaffold.promptfoo import default_name, promptfoo_files, settings_entry
+    from rubric_gate.sources import load_located_yaml, read_source
+
+    kind, given = source
+    if kind != "promptfoo":
+        raise InputError("--from", f"unknown source {kind!r}: the one known is `promptfoo PATH`")
+    path = Path(given).resolve()
+    if not path.is_relative_to(root.resolve()):
+        raise InputError(given, f"not inside this repository ({root})")
+    config = path.relative_to(root.resolve()).as_posix()
+    text = read_source(path).text
+    located = load_located_yaml(text, given)
+    if not looks_like_promptfoo(located.data):
+        raise InputError(given, "not a promptfoo config (no prompts, providers, tests or defaultTest)", 1)
+    checklist = read_checklist(located, given)
+    if not checklist.assertions:
+        raise InputError(given, "no llm-rubric assertion to gate (defaultTest and the inline tests carry none)", 1)
+    name = name or default_name(config)
+    if not NAME_PATTERN.match(name):
+        raise InputError("--name", f"rubric name '{name}' must use letters, digits, '_', '.', '-'")
+    files, items, with_output = promptfoo_files(config, name, located, checklist, action)
+    created, skipped = write_new_files(root, files)
+    _list(created, skipped)
+    count = len(checklist.assertions)
+    click.echo(f"\n{config}: {count} llm-rubric assertion{'s' * (count != 1)} gated as checks "
+               f"({', '.join(a.id for a in checklist.assertions)}); not gated: "
+               + (", ".join(n.describe() for n in checklist.not_gated) or "nothing else"))
+    steps = []
+    if MAPPING_FILE in skipped:
+        steps.append(f"{MAPPING_FILE} exists: add this entry under its `promptfoo:` section:\n"
+                     + settings_entry(config, name, checklist).split("\n", 1)[1].rstrip())
+    steps.append(f"calibration/{name}.jsonl has {items} item{'s' * (items != 1)} from the config's tests "
+                 f"({with_output} with an output): record each output and label it pass or fail; add more "
+                 "(30-50 correct and 30-50 flawed outputs)")
+    steps.append(f"Record verdicts: rubric-gate judge --rubric {config} --verdicts calibration/{name}.verdicts.jsonl "
+                 "--judge PROVIDER:MODEL; rubric-gate lint " + config + " lists what is missing.")
+    steps.append(f"For the pre-commit hooks, add `{config}` to their `files:` pattern in .pre-commit-config.yaml.")
+    steps.append("Set `uses:` in the workflow to your copy of the action, commit, push, and require the "
+                 "rubric-gate check; then edit the config on a branch and run rubric-gate preview --base main.")
     click.echo("\nNext steps:")
-    for number, step in enumerate(next_steps(name, action, created), start=1):
+    for number, step in enumerate(steps, start=1):
         click.echo(f"  {number}. {step}")
     return EXIT_PASS

@@ -41,13 +41,14 @@ if TYPE_CHECKING:
 @click.option("--no-wait", is_flag=True, help="With --batch: submit, print what is pending and exit 0; re-run to collect.")
 @click.option("--poll-interval", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_POLL_INTERVAL_S,
               show_default=True, help="With --batch: seconds between batch status checks.")
-@click.option("--json", "as_json", is_flag=True, help="Print the run statistics as JSON.")
+@click.option("--json", "fmt", flag_value="json", default="text",
+              help="Print the run statistics as one JSON object (with the error and the totals when it fails).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), help="Repository root for rubric paths.")
 @handle_errors
 def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdicts: Path,
                   judge_specs: tuple[str, ...], samples: int,
                   concurrency: int, max_calls: int | None, dry_run: bool, mode: Mode, progress: bool | None,
-                  batch: bool, no_wait: bool, poll_interval: float, as_json: bool, root: Path | None) -> int:
+                  batch: bool, no_wait: bool, poll_interval: float, fmt: str, root: Path | None) -> int:
     """Judge every pair missing from VERDICTS for the given rubrics. Exit 0 done, 2 on error."""
     root = root or repo_root()
     docs = [load_rubric(spec) for spec in rubric_specs]
@@ -72,23 +73,29 @@ def judge_command(rubric_specs: tuple[str, ...], calibration: str | None, verdic
                                        max_calls=max_calls, dry_run=dry_run, wait_seconds=0 if no_wait else None,
                                        poll_interval=poll_interval, progress=progress)
             outcomes.append(outcome)
-        if as_json:
-            print_json(outcomes[0].to_dict() if len(outcomes) == 1 else [o.to_dict() for o in outcomes])
+        if fmt == "json":  # one object: a judge's statistics, or several judges' under "judges"
+            print_json(outcomes[0].to_dict() if len(outcomes) == 1 else {"judges": [o.to_dict() for o in outcomes]})
         else:
             for outcome in outcomes:
                 print(outcome.summary, file=sys.stdout)
         return EXIT_PASS
+    from rubric_gate.ensemble.measure import raise_panel
     from rubric_gate.judges.api import judge_missing  # loads asyncio and the SDKs only when judging
+    from rubric_gate.service.stats import combined_stats
 
-    runs = [
-        judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
-                      max_calls=max_calls, dry_run=dry_run, mode=mode,
-                      progress=progress, samples=samples)
-        for judge in judges
-    ]
-    if as_json:
-        # One judge: its statistics object, as before; several: a list of them.
-        print_json(runs[0].to_dict() if len(runs) == 1 else [run.to_dict() for run in runs])
+    runs, failed = [], []
+    for judge in judges:  # every judge is asked, even after one fails; the failures end the run together
+        try:
+            runs.append(judge_missing([d.rubric for d in docs], items, store, judge, concurrency=concurrency,
+                                      max_calls=max_calls, dry_run=dry_run, mode=mode,
+                                      progress=progress, samples=samples))
+        except JudgeError as exc:
+            failed.append(exc)
+    if failed:
+        raise_panel(failed, runs)
+    if fmt == "json":
+        # One object: one judge's statistics, as before; several judges' totals and each under "judges".
+        print_json(runs[0].to_dict() if len(runs) == 1 else combined_stats(runs))
     else:
         for run in runs:
             print(run.summary, file=sys.stdout)

@@ -11,6 +11,7 @@ from rubric_gate.cli.common import repo_root
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.hook_paths import RUBRIC_SUFFIXES, rubrics_for_hook
 from rubric_gate.lint import ERROR, WARNING, exit_code, lint_rubric_files
+from rubric_gate.rubric.mapping import MAPPING_FILE
 
 
 @click.command("lint")
@@ -25,7 +26,8 @@ def lint_command(files: tuple[str, ...], strict: bool, root: Path | None) -> int
     only), 1 warnings with --strict, 2 errors.
     """
     root = root or repo_root()
-    if any(not f.endswith(RUBRIC_SUFFIXES) for f in files):  # a calibration set or verdict file (the hook)
+    # a calibration set or verdict file, or the settings naming promptfoo configs (the hook)
+    if any(not f.endswith(RUBRIC_SUFFIXES) or Path(f).name == MAPPING_FILE for f in files):
         files = tuple(rubrics_for_hook(files, root))
     findings = lint_rubric_files(files, root)
     for finding in findings:

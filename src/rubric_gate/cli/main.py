@@ -40,8 +40,12 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
      "as additions (origin: label, so frozen)."),
     ("discover", "rubric_gate.cli.discover_cmd:discover_command",
      "Discover a rubric from preference pairs and write it to OUT (origin: generated)."),
+    ("export", "rubric_gate.cli.export_cmd:export_command",
+     "Write RUBRIC's checks for another eval tool, on stdout."),
     ("history", "rubric_gate.cli.history_cmd:history_command",
      "Score every committed revision of RUBRIC (following renames) and replay the gate step by step."),
+    ("drift", "rubric_gate.cli.drift_cmd:drift_command",
+     "Ask each RUBRIC's judge again on a sample of its stored verdicts; exit 1 if it drifted."),
 )
 
 
@@ -101,15 +105,20 @@ def run() -> None:
     """Console-script entry point."""
     try:
         interrupts.install()  # before any library: a Ctrl-C inside pydantic's core waits for it to return
+        import gc
         import os
+
+        gc.disable()  # until the command is imported (`LazyGroup.freeze_imports`)
 
         # pydantic looks for plugins (entry points of every installed distribution) when the
         # first model is built: 60-70 ms of a 1 s rerun, and no plugin has a part in a gate. Set
         # it to anything else to let them load.
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+        from rubric_gate.cli.lazy_group import LazyGroup
         from rubric_gate.cli.pydantic_plugins import stand_in_while_off
 
         stand_in_while_off()  # and its loader's import of importlib.metadata (60 ms)
+        LazyGroup.freeze_imports = True  # a process of its own: what the command imports lives as long
         code = main()
         sys.stdout.flush()
     except KeyboardInterrupt:
@@ -127,7 +136,27 @@ def run() -> None:
     signal.signal(signal.SIGINT, _exit_interrupted)
     if interrupts.settle() and code != EXIT_INTERRUPTED:  # it arrived inside pydantic; the command ended first
         code = _interrupted()
-    sys.exit(code)
+    _leave(code)
+
+
+def _leave(code: int) -> None:
+    """Exit with `code` as the interpreter would, without its teardown: at-exit handlers run
+    and the standard streams are flushed, but freeing every object and module one by one (a
+    tenth of a rerun of `check`) is left to the process's end. With another thread still
+    running, or a stream that does not flush, the ordinary exit (which joins and reports)."""
+    import atexit
+    import os
+    import threading
+
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    os._exit(code)
 
 
 def _exit_interrupted(signum: int, frame: object) -> None:

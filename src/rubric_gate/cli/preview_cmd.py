@@ -33,7 +33,7 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     HTML reports. Exit codes are the action's: 0 pass, 1 gate failed, 2 bad input.
     """
     from rubric_gate.preview import run_preview
-    from rubric_gate.preview.local import EXIT_MEANINGS, REJECTED
+    from rubric_gate.preview.local import REJECTED
 
     width = stderr_width()
 
@@ -49,5 +49,5 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     shown = ", ".join(str(p.relative_to(Path.cwd())) if p.is_relative_to(Path.cwd()) else str(p)
                       for p in result.written)
     echo(result.summary.decision, f"the action would exit {result.exit_code} "
-         f"({EXIT_MEANINGS.get(result.exit_code, '')}); wrote {shown}")
+         f"({result.meaning}); wrote {shown}")
     return result.exit_code

@@ -18,14 +18,23 @@ from rubric_gate.reliability.intervals import Z95, wilson_interval
 def mcnemar_exact_p(gained: int, lost: int) -> float:
     """Exact McNemar test: two-sided binomial test of `gained` among the discordant items at 1/2.
 
-    With no discordant item there is no evidence of a difference: p = 1.
+    With no discordant item there is no evidence of a difference: p = 1. At 1/2 the binomial is
+    symmetric, so the two-sided p is twice the smaller tail, P(X <= m) for m = min(gained, lost),
+    capped at 1 (what `scipy.stats.binomtest` computes; the tests compare the two). The tail is
+    C(n, m) / 2^n (exact integers, one correctly rounded division) times 1 + r_m + r_m r_(m-1) + ...,
+    with r_i = C(n, i-1) / C(n, i) = i / (n - i + 1), summed until a term no longer counts.
     """
-    discordant = gained + lost
-    if discordant == 0:
+    n = gained + lost
+    m = min(gained, lost)
+    if n == 0 or 2 * m == n:
         return 1.0
-    from scipy.stats import binomtest  # loaded only when a comparison is made
-
-    return float(binomtest(gained, discordant, 0.5, alternative="two-sided").pvalue)
+    ratio_sum, term = 1.0, 1.0
+    for i in range(m, 0, -1):
+        term *= i / (n - i + 1)
+        ratio_sum += term
+        if term < ratio_sum * 1e-17:
+            break
+    return min(1.0, 2 * (math.comb(n, m) / (1 << n)) * ratio_sum)
 
 
 def paired_difference_interval(both: int, from_only: int, to_only: int, neither: int,
@@ -89,7 +98,7 @@ class PairedComparison:
             "delta": None if self.delta is None else round(self.delta, 4),
             "ci95": None if self.ci95 is None else [round(self.ci95[0], 4), round(self.ci95[1], 4)],
             "discordant": [self.gained, self.lost],
-            "p_value": None if self.p_value is None else round(self.p_value, 6),
+            "p_value": self.p_value,  # full precision: 1e-9 is not 0
         }
 
 

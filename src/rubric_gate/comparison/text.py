@@ -22,11 +22,12 @@ def _one(c: PairedComparison) -> str:
 
 
 def comparison_lines(comparisons: list[PairedComparison]) -> list[str]:
-    """'Correct passed, base 9/10 → head 7/10 (-20.0 pts, ...); gated ...' for each rate."""
+    """'Correct passed, base 9/10 → head 7/10 (-20.0 pts, ...); gated ...' for each rate (named
+    after the comparisons' source and targets: base and head, or old judge and new judge)."""
     lines = []
     for rate, label in LABELS.items():
         row = [c for c in comparisons if c.rate == rate]
         if not row or not row[0].total:
             continue
-        lines.append(f"{label}, base {row[0].from_count}/{row[0].total} → " + "; ".join(_one(c) for c in row))
+        lines.append(f"{label}, {row[0].source} {row[0].from_count}/{row[0].total} → " + "; ".join(_one(c) for c in row))
     return lines

@@ -8,18 +8,32 @@ from typing import Any
 from rubric_gate.audit.parse import one_line
 from rubric_gate.audit.render import plain
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import STRING, list_of, reply_object, strict_object
+from rubric_gate.llm.replies import (
+    array_of,
+    copies,
+    list_of,
+    one_of,
+    reply_object,
+    short_text,
+    strict_object,
+)
 
 MIN_CRITERIA = 5
 MAX_CRITERIA = 15
 MAX_CHECK_CHARS = 400
 MAX_NAME_CHARS = 80
 
-_INTEGER: dict[str, Any] = {"type": "integer"}
+_SCORE: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": 10}
 EXTRACT_SCHEMA: dict[str, Any] = list_of("criteria", strict_object(
-    {"name": STRING, "check": STRING, "preferred_score": _INTEGER, "other_score": _INTEGER}))
-MERGE_SCHEMA: dict[str, Any] = list_of("groups", strict_object(
-    {"members": {"type": "array", "items": STRING}, "name": STRING, "check": STRING}))
+    {"name": short_text(MAX_NAME_CHARS), "check": short_text(MAX_CHECK_CHARS), "preferred_score": _SCORE,
+     "other_score": _SCORE}), min_items=MIN_CRITERIA, max_items=MAX_CRITERIA)
+
+
+def merge_schema(ids: list[str]) -> dict[str, Any]:
+    """Groups of two or more of the criterion ids shown (each id in at most one group)."""
+    group = strict_object({"members": array_of(one_of(ids), 2, len(ids)), "name": short_text(MAX_NAME_CHARS),
+                           "check": short_text(MAX_CHECK_CHARS)})
+    return list_of("groups", group, max_items=max(1, len(ids) // 2))
 
 
 @dataclass(frozen=True)
@@ -69,7 +83,8 @@ def _score(value: Any, what: str) -> int:
     return value
 
 
-def parse_extraction(text: str) -> list[Criterion]:
+def parse_extraction(text: str, instructions: str = "") -> list[Criterion]:
+    """5-15 criteria; a check copied from the prompt's own words (`instructions`) is no answer."""
     entries = reply_object(text, {"criteria"})["criteria"]
     if not isinstance(entries, list) or not MIN_CRITERIA <= len(entries) <= MAX_CRITERIA:
         count = len(entries) if isinstance(entries, list) else "no"
@@ -78,8 +93,10 @@ def parse_extraction(text: str) -> list[Criterion]:
     for entry in entries:
         if not isinstance(entry, dict) or set(entry) != {"name", "check", "preferred_score", "other_score"}:
             raise MalformedReply("a criterion must have exactly the keys name, check, preferred_score, other_score")
-        out.append(Criterion(one_line(_text(entry["name"], "name", MAX_NAME_CHARS), "name"),
-                             _text(entry["check"], "check", MAX_CHECK_CHARS),
+        check = _text(entry["check"], "check", MAX_CHECK_CHARS)
+        if instructions and copies(check, instructions, min_chars=8):
+            raise MalformedReply("a criterion copies the prompt's own words, not the responses'")
+        out.append(Criterion(one_line(_text(entry["name"], "name", MAX_NAME_CHARS), "name"), check,
                              _score(entry["preferred_score"], "preferred_score"),
                              _score(entry["other_score"], "other_score")))
     return out

@@ -11,21 +11,22 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from rubric_gate.audit.store import AuditStore, context_hash
-from rubric_gate.audit.templates import render, template_version
+from rubric_gate.audit.templates import render, template_source, template_version
 from rubric_gate.discover.embed import Embedder
 from rubric_gate.discover.model import DiscoveredCheck, DiscoverReport
 from rubric_gate.discover.parse import (
     EXTRACT_SCHEMA,
     MAX_CRITERIA,
-    MERGE_SCHEMA,
     MIN_CRITERIA,
     Criterion,
     Merge,
+    merge_schema,
     parse_extraction,
     parse_merge,
 )
@@ -37,8 +38,9 @@ from rubric_gate.discover.select import (
     preference_rank,
     preference_share,
 )
-from rubric_gate.errors import InputError
+from rubric_gate.errors import InputError, JudgeError
 from rubric_gate.judges.prompt import as_text
+from rubric_gate.llm.accounting import with_earlier
 from rubric_gate.llm.asks import (
     Ask,
     CallStats,
@@ -117,7 +119,8 @@ def _extraction_asks(pairs: PairSet, model: str, store: AuditStore,
 
         asks.append(stored_ask(store, CallKey("extract", model, version, pair.id, context), f"criteria of pair {pair.id}",
                                JudgeRequest(prompt, EXTRACT_SCHEMA, "pair_criteria", EXTRACT_MAX_TOKENS),
-                               parse_extraction, _criteria_result))
+                               partial(parse_extraction, instructions=template_source(PACKAGE, "extract.j2")),
+                               _criteria_result))
     return asks, contexts
 
 
@@ -160,7 +163,7 @@ def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, sto
             return parse_merge(text, set(ids))
 
         asks.append(stored_ask(store, CallKey("merge", model, version, key, context), f"merge of {len(members)} criteria",
-                               JudgeRequest(prompt, MERGE_SCHEMA, "merged_criteria", MERGE_MAX_TOKENS),
+                               JudgeRequest(prompt, merge_schema(labels), "merged_criteria", MERGE_MAX_TOKENS),
                                parse, _groups_result))
     run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
     usage.append(stats)
@@ -206,13 +209,25 @@ def discover_rubric(
     extractor: str | None = None,
     settings: DiscoverSettings = DiscoverSettings(),
 ) -> tuple[Rubric, DiscoverReport]:
-    """The discovered rubric and how it was found. Judge failures raise JudgeError (answers saved)."""
+    """The discovered rubric and how it was found. Judge failures raise JudgeError (answers
+    saved) carrying the statistics of every stage so far."""
+    report = DiscoverReport(len(pairs), embeddings=embedder.describe, min_support=settings.min_support)
+    try:
+        return _discover(pairs, report, judge=judge, name=name, task=task, calibration=calibration,
+                         verdicts_path=verdicts_path, answers=answers, verdicts=verdicts, embedder=embedder,
+                         extractor=extractor, settings=settings)
+    except JudgeError as exc:
+        raise with_earlier(exc, report.usage) from None
+
+
+def _discover(pairs: PairSet, report: DiscoverReport, *, judge: str, name: str, task: str, calibration: str,
+              verdicts_path: str, answers: AuditStore, verdicts: VerdictStore, embedder: Embedder,
+              extractor: str | None, settings: DiscoverSettings) -> tuple[Rubric, DiscoverReport]:
     from rubric_gate.judges.api import judge_missing
     from rubric_gate.judges.prompt import PROMPT_VERSION
     from rubric_gate.scoring import VerdictLookup
 
     model = extractor or judge
-    report = DiscoverReport(len(pairs), embeddings=embedder.describe, min_support=settings.min_support)
     usage = report.usage
 
     pool = _extract(pairs, model, answers, settings, usage)

@@ -69,8 +69,8 @@ def run_panel_check(
         flips = [(r.id, r.reliability.samples.flip_rate) for r in report.head.checks
                  if r.reliability and r.reliability.samples and r.reliability.samples.flip_rate is not None]
         reliability.max_flip = max(flips, key=lambda f: f[1]) if flips else None
-    measured = [(r.id, r.reliability.paraphrase.agreement) for r in report.head.checks
-                if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.agreement is not None]
+    measured = [(r.id, r.reliability.paraphrase.kappa) for r in report.head.checks
+                if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.kappa is not None]
     reliability.paraphrased = len(measured)
     reliability.min_paraphrase = min(measured, key=lambda m: m[1]) if measured else None
     report.reliability = reliability

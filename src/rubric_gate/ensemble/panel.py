@@ -1,18 +1,26 @@
 """Verdict columns from a panel: several judges, each asked each pair `samples` times.
 
-The gate sees one column per check text, the per-pair majority: first over a judge's samples
-(odd, so never tied), then over the judges (a tie counts as "no"). The votes behind each
-column stay available for flip rate, alpha and the stability of each decision.
+The gate sees one column per check text, the per-pair majority: first over a judge's samples,
+then over the judges. An n/a answer is an abstention at both levels: the majority is among the
+votes cast, a tie among them counts as "no", and a pair nobody voted on is n/a (never a fail).
+The votes behind each column stay available for flip rate, alpha and the stability of each
+decision, all read the same way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import cast
 
 import numpy as np
 
-from rubric_gate.reliability import majority, nominal_alpha, paraphrase_agreement, paraphrase_kappa
+from rubric_gate.reliability import (
+    Vote,
+    majority,
+    nominal_alpha,
+    paraphrase_agreement,
+    paraphrase_kappa,
+    paraphrase_phi,
+)
 from rubric_gate.results import (
     CheckReliability,
     JudgeAgreement,
@@ -27,33 +35,42 @@ from rubric_gate.verdicts import VerdictColumn, verdict_column
 
 @dataclass
 class Votes:
-    """One check text's answers: `failed[j, s, i]` is judge j's sample s on item i."""
+    """One check text's answers: `failed[j, s, i]` is judge j's sample s on item i. An n/a answer
+    is an abstention (`reliability.majority`): it casts no vote, at every level."""
 
     failed: np.ndarray
     missing: np.ndarray
     not_applicable: np.ndarray | None = None  # same shape: the answer was "n/a" (never a fail)
 
+    def _samples(self, judge: int) -> Vote:
+        return majority(self.failed[judge], None if self.not_applicable is None else self.not_applicable[judge])
+
     @property
     def per_judge_not_applicable(self) -> np.ndarray | None:
-        """(judges, items): True where most of a judge's samples answered n/a."""
+        """(judges, items): True where a judge abstained, every one of its samples n/a."""
         if self.not_applicable is None:
             return None
-        return cast(np.ndarray, self.not_applicable.mean(axis=1) > 0.5)
+        return np.stack([self._samples(j).abstained for j in range(len(self.failed))])
 
     @property
     def per_judge(self) -> np.ndarray:
-        """(judges, items): each judge's majority over its samples."""
-        return np.stack([majority(samples).failed for samples in self.failed])
+        """(judges, items): each judge's majority over the samples it voted in."""
+        return np.stack([self._samples(j).failed for j in range(len(self.failed))])
+
+    @property
+    def panel(self) -> Vote:
+        """The judges' majority among those that voted: what the gate reads."""
+        return majority(self.per_judge, self.per_judge_not_applicable)
 
     @property
     def unstable(self) -> np.ndarray:
-        """Items on which some judge's samples disagree."""
-        return np.asarray(np.stack([majority(samples).split for samples in self.failed]).any(axis=0))
+        """Items on which some judge's samples voted both ways."""
+        return np.asarray(np.stack([self._samples(j).split for j in range(len(self.failed))]).any(axis=0))
 
     @property
     def tied(self) -> np.ndarray:
-        """Items on which the judges split evenly (counted as "no")."""
-        return majority(self.per_judge).tie
+        """Items on which the judges that voted split evenly (counted as "no")."""
+        return self.panel.tie
 
 
 @dataclass
@@ -96,6 +113,12 @@ class PanelLookup(VerdictLookup):
             return None
         return paraphrase_kappa(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
 
+    def _paraphrase_phi(self, text: str) -> float | None:
+        paraphrases = self.paraphrases_of(text)
+        if not paraphrases:
+            return None
+        return paraphrase_phi(self.failed_column(text), np.stack([self.failed_column(p) for p in paraphrases]))
+
     def stability(self, text: str) -> float | None:
         """The lower of the paraphrase kappa (chance-corrected; raw agreement where kappa is
         undefined) and 1 - flip rate, whichever were measured."""
@@ -134,8 +157,9 @@ class PanelLookup(VerdictLookup):
         cached = self._columns.get(text)
         if cached is None:
             votes = self.votes(text)
-            failed = majority(votes.per_judge).failed
-            cached = VerdictColumn(text, failed, np.asarray(votes.missing.any(axis=(0, 1))))
+            vote = votes.panel
+            cached = VerdictColumn(text, vote.failed, np.asarray(votes.missing.any(axis=(0, 1))),
+                                   vote.abstained if vote.abstained.any() else None)
             self._columns[text] = cached
         return cached
 
@@ -163,7 +187,7 @@ class PanelLookup(VerdictLookup):
         paraphrases = self.paraphrases_of(text)
         if paraphrases:
             paraphrase = ParaphraseStability(self.paraphrase_agreement(text), self.paraphrase_kappa(text),
-                                             tuple(paraphrases))
+                                             tuple(paraphrases), self._paraphrase_phi(text))
         return CheckReliability(samples, judges, paraphrase)
 
     def summarize(self, rubric: Rubric, display: str) -> RubricSummary:

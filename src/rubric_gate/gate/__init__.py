@@ -1,7 +1,7 @@
 """The gate: accept or reject each edit of a rubric, one change at a time."""
 
 from rubric_gate.gate.diff import AGGREGATION, Change, ChangeKind, diff_rubrics
-from rubric_gate.gate.rules import RuleContext, Violation
+from rubric_gate.gate.rules import JUDGE_CHANGE_ALPHA, RuleContext, Violation, judge_rule
 from rubric_gate.gate.run import (
     DEFAULT_GATES,
     GATES,
@@ -10,6 +10,7 @@ from rubric_gate.gate.run import (
     GateOptions,
     GateResult,
     decision_order,
+    gated_rubric,
     parse_gates,
     run_gate,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "AGGREGATION",
     "DEFAULT_GATES",
     "GATES",
+    "JUDGE_CHANGE_ALPHA",
     "Change",
     "ChangeKind",
     "ColumnLookup",
@@ -28,6 +30,8 @@ __all__ = [
     "Violation",
     "decision_order",
     "diff_rubrics",
+    "gated_rubric",
+    "judge_rule",
     "parse_gates",
     "run_gate",
 ]

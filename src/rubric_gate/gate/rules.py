@@ -6,18 +6,23 @@ P (provenance): a frozen check is never deleted, reworded or unfrozen.
 R (rates, opt-in): no change may lower either calibration rate.
 U (stability, opt-in): an added or reworded check must answer the same under paraphrase and
   repeated sampling at least a given share of the time.
+J (judge change): when the judge a rubric is graded by changes, the new judge may not lose a
+  unique catch (a flawed item one check alone caught under the old judge that the rubric no
+  longer catches), add blame to a check that had none, or lower either rate with an exact
+  McNemar p below the level (`judge_rule`; the figures come from `rubric_gate.rejudge`).
 Whatever gates are chosen, the last check is never deleted (`nonempty_rule`, reported as S):
 the gated rubric must stay a rubric.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from rubric_gate.attribution import attribute, failure_counts, rubric_fails
+from rubric_gate.comparison import PairedComparison
 from rubric_gate.gate.diff import Change
 
 
@@ -47,7 +52,7 @@ class RuleContext:
 
 @dataclass(frozen=True)
 class Violation:
-    rule: str  # "S", "P" or "R"
+    rule: str  # "S", "P", "R", "U", "A" or "J"
     reason: str
 
 
@@ -169,3 +174,35 @@ def stability_rule(ctx: RuleContext, *, threshold: float, stability: Callable[[s
         return None
     return Violation("U", f"stability {value:.2f} is below --min-stability {threshold:.2f} "
                           "(the lower of the mean paraphrase kappa and 1 - flip rate)")
+
+
+JUDGE_CHANGE_ALPHA = 0.05  # rule J's default level for a paired drop in a rate
+RATE_NAMES = {"correct_passed": "correct passed", "flawed_caught": "flawed caught"}
+
+
+def judge_rule(lost_catches: Mapping[str, Sequence[str]], added_blame: Mapping[str, float],
+               rates: Sequence[PairedComparison], alpha: float = JUDGE_CHANGE_ALPHA) -> list[Violation]:
+    """Rule J on a judge change, one violation per finding (an empty list: the change passes).
+
+    `lost_catches`: check id -> flawed items only it caught under the old judge (pivotal ones
+    under max_failures k) that the rubric no longer catches under the new one; `added_blame`:
+    check id -> its blame under the new judge, for checks that had none under the old;
+    `rates`: each rate, old judge -> new judge, paired on the same items.
+    """
+    violations = []
+    for check, items in lost_catches.items():
+        if items:
+            shown = ", ".join(items[:5]) + (f", +{len(items) - 5} more" if len(items) > 5 else "")
+            plural = "es" if len(items) != 1 else ""
+            violations.append(Violation("J", f"{check}: the new judge loses {len(items)} unique catch{plural} "
+                                             f"({shown}): the rubric no longer catches what only it caught"))
+    for check, blame in added_blame.items():
+        if blame > 0:
+            violations.append(Violation("J", f"{check}: the new judge adds blame {blame:.2f} to a check that "
+                                             "had none"))
+    for c in rates:
+        if c.delta is not None and c.delta < 0 and c.p_value is not None and c.p_value < alpha:
+            violations.append(Violation("J", f"the new judge lowers {RATE_NAMES.get(c.rate, c.rate)} "
+                                             f"{c.from_count}/{c.total} -> {c.to_count}/{c.total} "
+                                             f"(exact McNemar p = {c.p_value:.2g} < {alpha:g})"))
+    return violations

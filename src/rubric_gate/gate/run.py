@@ -202,7 +202,7 @@ def run_gate(
             state, current = after, after_matrix
             if change.kind == "aggregation":
                 aggregation = head.aggregation
-    return GateResult(decisions, _gated_rubric(base, head, state, aggregation), state)
+    return GateResult(decisions, gated_rubric(base, head, state, aggregation), state)
 
 
 def _gate_rules(options: GateOptions) -> list[Callable[[RuleContext], Violation | None]]:
@@ -211,8 +211,9 @@ def _gate_rules(options: GateOptions) -> list[Callable[[RuleContext], Violation 
             if letter in gates]
 
 
-def _gated_rubric(base: Rubric, head: Rubric, state: list[Check], aggregation: object) -> Rubric:
-    """Head's layout with only accepted changes: kept deletions go back after their base neighbour."""
+def gated_rubric(base: Rubric, head: Rubric, state: list[Check], aggregation: object) -> Rubric:
+    """`head` with the checks of `state` (the accepted changes applied to `base`) in head's layout;
+    a check only `state` has (a rejected deletion) goes back after its neighbour in `base`."""
     kept = {c.id: c for c in state}
     ordered = [kept[c.id] for c in head.checks if c.id in kept]
     placed = {c.id for c in ordered}

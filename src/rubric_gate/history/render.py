@@ -28,6 +28,15 @@ def _rate_cell(rate: dict[str, Any] | None) -> str:
     return f"{100 * rate['rate']:.0f}%{band}"
 
 
+def paper_cell(rates: dict[str, Any] | None) -> str:
+    """The paper's cell (its Tables 2-3): correct passed / flawed caught / unplanned caught, in %
+    ("-" for a rate with no items, e.g. no unplanned flaw among them)."""
+    if rates is None:
+        return "n/a"
+    values = [rates.get(name) for name in ("correct_passed", "flawed_caught", "unplanned_caught")]
+    return " / ".join("-" if not v or v["rate"] is None else f"{100 * v['rate']:.1f}" for v in values)
+
+
 def _changes_text(report: RevisionReport, previous: RevisionReport | None) -> str:
     if report.error:
         return f"not scored: {report.error}"
@@ -50,6 +59,9 @@ def _pairs(history: History) -> list[tuple[RevisionReport, RevisionReport | None
 
 
 def render_history_text(history: History, console: Console) -> None:
+    if history.chain == "gated":
+        _render_chain_text(history, console)
+        return
     table = Table(title=_plain(f"{history.path}: {len(history.revisions)} revisions, gates {history.gates}"),
                   title_justify="left")
     table.add_column("commit")
@@ -70,6 +82,31 @@ def render_history_text(history: History, console: Console) -> None:
     console.print(table)
     console.print(Text("correct: correct outputs passed; flawed: flawed outputs caught; [low-high]: 95% "
                        "Wilson interval; rates on the current labels"), soft_wrap=True)
+    _print_changes(history, console)
+
+
+def _render_chain_text(history: History, console: Console) -> None:
+    """`--chain gated`: per split, each round's committed revision and the rubric the gate kept, in
+    the paper's cells; then what the gate decided in each round."""
+    for split in history.splits:
+        table = Table(title=_plain(f"{history.path}: gated chain, gates {history.gates}, {split} split"),
+                      title_justify="left")
+        for name, justify in (("round", "right"), ("commit", "left"), ("ver", "left"), ("committed", "right"),
+                              ("gated", "right"), ("gate", "left")):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        for number, report in enumerate(history.revisions):
+            table.add_row(str(number), report.revision.commit[:8],
+                          _plain("" if report.rubric is None else report.rubric.version),
+                          paper_cell(report.rates.get(split)), paper_cell(report.gated_rates.get(split)),
+                          report.gate or "-")
+        console.print(table)
+    console.print(Text("cells: correct passed / flawed caught / unplanned caught (%); committed: the revision as "
+                       "committed; gated: what the gate kept when each round's edits are applied to the round "
+                       "before's; rates on the current labels"), soft_wrap=True)
+    _print_changes(history, console)
+
+
+def _print_changes(history: History, console: Console) -> None:
     for report, previous in _pairs(history):
         console.print(_plain(f"{report.revision.commit[:8]} {_changes_text(report, previous)}"), soft_wrap=True,
                       highlight=False)
@@ -130,10 +167,13 @@ def render_history_html(history: History) -> str:
         for split in history.splits:
             rates = report.rates.get(split)
             cells += [f"<td>{escape(_rate_cell(rates.get(n) if rates else None))}</td>" for n in RATE_NAMES]
+            if history.chain == "gated":
+                cells.append(f"<td>{escape(paper_cell(report.gated_rates.get(split)))}</td>")
         cells += [f"<td>{escape(report.gate or '-')}</td>", f"<td>{escape(_changes_text(report, previous))}</td>"]
         rows.append("<tr>" + "".join(cells) + "</tr>")
+    gated = ["gated: correct / flawed / unplanned %"] if history.chain == "gated" else []
     heads = "".join(f"<th>{escape(label)}{'' if s == 'calibration' else ' (eval)'}</th>"
-                    for s in history.splits for label in RATE_NAMES.values())
+                    for s in history.splits for label in [*RATE_NAMES.values(), *gated])
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
@@ -142,7 +182,7 @@ def render_history_html(history: History) -> str:
 td,th{{border:1px solid #d0d7de;padding:4px 8px;font-size:13px;text-align:left}}td:not(:last-child){{white-space:nowrap}}</style></head>
 <body><h1>History of <code>{escape(history.path)}</code></h1>
 <p>Both rates at every git revision, scored on today's labels; the bars are 95% Wilson intervals.
-Gates: {escape(history.gates)}. {legend}</p>
+Gates: {escape(history.gates)}; chain: {escape(history.chain)}. {legend}</p>
 {charts}
 <table><tr><th>commit</th><th>date</th><th>version</th>{heads}<th>gate</th><th>changes</th></tr>
 {"".join(rows)}</table></body></html>

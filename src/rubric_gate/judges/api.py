@@ -11,7 +11,12 @@ from rubric_gate.judges.pairs import all_pairs, missing_pairs
 from rubric_gate.judges.prompt import prompt_version
 from rubric_gate.judges.runner import build_jobs, run_jobs
 from rubric_gate.judges.stats import JudgeRunStats
-from rubric_gate.llm.accounting import OUTPUT_TOKENS_PER_VERDICT, estimated_tokens, raise_unanswered
+from rubric_gate.llm.accounting import (
+    OUTPUT_TOKENS_PER_VERDICT,
+    carrying,
+    estimated_tokens,
+    raise_unanswered,
+)
 from rubric_gate.llm.limiter import refuse_over_budget
 from rubric_gate.llm.pricing import estimate_cost
 from rubric_gate.llm.spec import live_client, parse_judge_spec
@@ -57,11 +62,17 @@ def judge_missing(
         stats.cost_usd = estimate_cost(spec.model, est_in, OUTPUT_TOKENS_PER_VERDICT * len(pending))
         return stats
     refuse_over_budget(len(jobs), max_calls, who=judge, what="calls", nothing="nothing was judged")
-    if jobs:
-        backend = live_client(spec)
-        run_sync(run_jobs(jobs, backend, store, judge, prompt_version(mode), stats,
-                          concurrency=concurrency, progress=progress))
-    stats.cost_usd = estimate_cost(spec.model, stats.input_tokens, stats.output_tokens)
+    try:
+        if jobs:
+            backend = live_client(spec)
+            run_sync(run_jobs(jobs, backend, store, judge, prompt_version(mode), stats,
+                              concurrency=concurrency, progress=progress))
+    except JudgeError as exc:  # rejected credentials, a dead endpoint: the calls made so far still count
+        raise carrying(exc, stats) from None
+    finally:
+        stats.cost_usd = estimate_cost(spec.model, stats.input_tokens, stats.output_tokens, stats.cached_tokens,
+                                       stats.cache_write_tokens)
     if stats.failures:
-        raise_unanswered("pairs", stats.failures, stats=stats, count=stats.failed, prefix=f"{judge}: ")
+        raise_unanswered("pairs", stats.failures, stats=stats, count=stats.failed,
+                         prefix=f"{judge}: ", causes=stats.causes)
     return stats

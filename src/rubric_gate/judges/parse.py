@@ -7,12 +7,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import STRING, list_of, reply_object, strict_object
+from rubric_gate.llm.replies import list_of, one_of, reply_object, short_text, strict_object
 from rubric_gate.verdicts.model import AnswerWord
 
-_ANSWER = {"type": "string", "enum": ["yes", "no", "n/a"]}
-ANSWER_SCHEMA: dict[str, Any] = strict_object({"answer": _ANSWER, "quote": STRING})
-CHECKLIST_SCHEMA: dict[str, Any] = list_of("answers", strict_object({"id": STRING, "answer": _ANSWER, "quote": STRING}))
+# The supporting quote is "the shortest passage" the answer rests on: bounded in the schema, so a
+# provider that enforces it (llama.cpp, vLLM) cannot loop inside it until the token cap.
+MAX_QUOTE_CHARS = 300
+_ANSWER = one_of(["yes", "no", "n/a"])
+ANSWER_SCHEMA: dict[str, Any] = strict_object({"answer": _ANSWER, "quote": short_text(MAX_QUOTE_CHARS)})
+
+
+def checklist_schema(ids: list[str]) -> dict[str, Any]:
+    """One answer per check id shown, each naming one of those ids (not a free string: a model
+    copied the prompt's "the check id" into it)."""
+    entry = strict_object({"id": one_of(ids), "answer": _ANSWER, "quote": short_text(MAX_QUOTE_CHARS)})
+    return list_of("answers", entry, min_items=len(ids), max_items=len(ids))
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,10 @@ def _answer(obj: Any, extra: frozenset[str] = frozenset()) -> Answer:
         raise MalformedReply(f"answer must be 'yes', 'no' or 'n/a', got {obj['answer']!r}")
     if not isinstance(obj["quote"], str):
         raise MalformedReply("quote is not a string")
-    return Answer(answer, obj["quote"])
+    # The schema's bound, for providers that ignore it: a longer quote is cut, never the answer
+    # lost (a cut quote still occurs in the output exactly when the whole one does, or is kept
+    # as unverified like it).
+    return Answer(answer, obj["quote"][:MAX_QUOTE_CHARS])
 
 
 def normalize_answer(value: Any) -> AnswerWord | None:
@@ -50,7 +62,8 @@ def normalize_answer(value: Any) -> AnswerWord | None:
 _ANSWER_WORDS: dict[str, AnswerWord] = {"yes": "yes", "no": "no", "n/a": "n/a"}
 
 
-__all__ = ["ANSWER_SCHEMA", "CHECKLIST_SCHEMA", "Answer", "normalize_answer", "parse_answer", "parse_checklist"]
+__all__ = ["ANSWER_SCHEMA", "MAX_QUOTE_CHARS", "Answer", "checklist_schema", "normalize_answer", "parse_answer",
+           "parse_checklist"]
 
 
 def parse_answer(text: str) -> Answer:

@@ -102,5 +102,14 @@ def render_checklist(task: str, item_input: Any, item_output: Any, checks: list[
     return compiled_template("checklist").render(task=task, input=item_input, output=item_output, checks=checks)
 
 
+def shared_prefix(prompt: str, mode: Mode) -> int:
+    """How much of a rendered prompt the other checks of the same item share: everything before
+    the check (per-check) or the checks (checklist), which the templates put last so providers
+    can cache it. Data is fenced, so the template's own tag is the last (or only) one."""
+    from rubric_gate.llm.protocols import shared_until
+
+    return shared_until(prompt, "<check>" if mode == "per-check" else "<checks>")
+
+
 PROMPT_VERSION = prompt_version("per-check")
 CHECKLIST_PROMPT_VERSION = prompt_version("checklist")

@@ -15,18 +15,27 @@ from rubric_gate.errors import JudgeAuthError, JudgeError
 from rubric_gate.judges.pairs import Pair
 from rubric_gate.judges.parse import (
     ANSWER_SCHEMA,
-    CHECKLIST_SCHEMA,
     Answer,
+    checklist_schema,
     parse_answer,
     parse_checklist,
 )
 from rubric_gate.judges.progress import ProgressReporter
-from rubric_gate.judges.prompt import Mode, render_checklist, render_per_check
+from rubric_gate.judges.prompt import (
+    Mode,
+    as_text,
+    render_checklist,
+    render_per_check,
+    shared_prefix,
+)
 from rubric_gate.judges.stats import JudgeRunStats
 from rubric_gate.llm.errors import MalformedReply
 from rubric_gate.llm.limiter import AdaptiveLimiter
 from rubric_gate.llm.protocols import JudgeRequest, LiveClient, Reply
+from rubric_gate.llm.replies import occurs_in
 from rubric_gate.llm.retry import CallEvents, RetryPolicy, Unanswered, call_with_retries
+from rubric_gate.llm.spec import parse_judge_spec
+from rubric_gate.llm.watch import RunWatch
 from rubric_gate.verdicts import Usage, Verdict, VerdictStore
 
 PER_CHECK_MAX_TOKENS = 400
@@ -55,12 +64,14 @@ class Job:
     def request(self) -> JudgeRequest:
         first = self.pairs[0]
         if not self.labels:
-            return JudgeRequest(render_per_check(first.task, first.item.input, first.item.output, first.check_text),
-                                ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS, sampled=first.sample > 0)
+            prompt = render_per_check(first.task, first.item.input, first.item.output, first.check_text)
+            return JudgeRequest(prompt, ANSWER_SCHEMA, "check_answer", PER_CHECK_MAX_TOKENS, sampled=first.sample > 0,
+                                shared_prefix=shared_prefix(prompt, "per-check"))
         prompt = render_checklist(first.task, first.item.input, first.item.output,
                                   [(label, p.check_text) for label, p in zip(self.labels, self.pairs, strict=True)])
         max_tokens = CHECKLIST_BASE_TOKENS + CHECKLIST_TOKENS_PER_CHECK * len(self.pairs)
-        return JudgeRequest(prompt, CHECKLIST_SCHEMA, "checklist_answers", max_tokens, sampled=first.sample > 0)
+        return JudgeRequest(prompt, checklist_schema(list(self.labels)), "checklist_answers", max_tokens,
+                            sampled=first.sample > 0, shared_prefix=shared_prefix(prompt, "checklist"))
 
 
 def build_jobs(pairs: Sequence[Pair], mode: Mode) -> list[Job]:
@@ -88,6 +99,8 @@ class _JobEvents(CallEvents):
         stats.calls += 1  # a billed call, whether or not its reply parses
         stats.input_tokens += reply.input_tokens
         stats.output_tokens += reply.output_tokens
+        stats.cached_tokens += reply.cached_tokens
+        stats.cache_write_tokens += reply.cache_write_tokens
 
     def retrying(self) -> None:
         self.engine.stats.retries += 1
@@ -115,10 +128,14 @@ class _Engine:
         self.same_failures: tuple[str, int] = ("", 0)
         self.failed_texts: set[str] = set()
         self.texts_needed = EARLY_STOP_CHECKS
+        self.requested_model = parse_judge_spec(judge).model
+        self.watch = RunWatch(judge, self.requested_model, policy)
+        self.tally = AnswerTally()
 
-    def _fail(self, job: Job, reason: str) -> None:
+    def _fail(self, job: Job, outcome: Unanswered) -> None:
         self.stats.failed += len(job.pairs)
-        self.stats.failures.extend(f"{p.check_id} @ {p.item.id}: {reason}" for p in job.pairs)
+        self.stats.causes[outcome.cause] = self.stats.causes.get(outcome.cause, 0) + len(job.pairs)
+        self.stats.failures.extend(f"{p.check_id} @ {p.item.id}: {outcome.reason}" for p in job.pairs)
 
     def malformed(self, job: Job, exc: MalformedReply) -> None:
         if self.parsed_any:
@@ -135,22 +152,31 @@ class _Engine:
                              f"({exc}); stopped early (is the model able to produce the JSON answer format?)")
 
     async def run_job(self, job: Job) -> None:
-        def send() -> Awaitable[Reply]:
-            return self.backend.complete(job.request)  # rendered now, dropped once answered
+        request: JudgeRequest | None = None
+
+        def send(reask: int, why: str) -> Awaitable[Reply]:
+            nonlocal request
+            request = job.request.attempt(reask, why)  # rendered now, dropped once answered
+            return self.backend.complete(request)
 
         outcome = await call_with_retries(send, lambda text: _parse(job, text), policy=self.policy,
-                                          limiter=self.limiter, events=_JobEvents(self, job))
+                                          limiter=self.limiter, events=_JobEvents(self, job), watch=self.watch)
         if isinstance(outcome, Unanswered):
-            self._fail(job, outcome.reason)
+            self._fail(job, outcome)
             return
         self.parsed_any = True
-        self._record(job, outcome.value, outcome.input_tokens, outcome.output_tokens)
+        self._record(job, outcome.value, outcome.reply, request.prompt if request is not None else "")
 
-    def _record(self, job: Job, answers: list[Answer], input_tokens: int, output_tokens: int) -> None:
+    def _record(self, job: Job, answers: list[Answer], reply: Reply, prompt: str) -> None:
         at = datetime.now(UTC).isoformat(timespec="seconds")
         n = len(job.pairs)
-        verdicts = [
-            Verdict(
+        served = reply.model if reply.model and reply.model != self.requested_model else None
+        verdicts = []
+        for pair, answer, tin, tout in zip(job.pairs, answers, _split(reply.input_tokens, n),
+                                           _split(reply.output_tokens, n), strict=True):
+            quote, unverified = self.tally.quote(answer, as_text(pair.item.output), prompt)
+            self.tally.answer(pair, answer)
+            verdicts.append(Verdict(
                 item=pair.item.id,
                 check_text=pair.check_text,
                 answer=answer.answer,
@@ -159,15 +185,13 @@ class _Engine:
                 item_hash=pair.item_hash,
                 task_hash=pair.task_hash,
                 check=pair.check_id,
-                quote=answer.quote or None,
+                quote=quote,
+                unverified_quote=unverified,
                 usage=Usage(input_tokens=tin, output_tokens=tout),
                 at=at,
                 sample=pair.sample or None,  # sample 0 is written exactly as before sampling existed
-            )
-            for pair, answer, tin, tout in zip(
-                job.pairs, answers, _split(input_tokens, n), _split(output_tokens, n), strict=True
-            )
-        ]
+                served_model=served,
+            ))
         if self.writer is None:
             self.store.append(verdicts)
         else:
@@ -193,16 +217,66 @@ class _Engine:
             self.writer.close()
 
 
-def _interleaved(jobs: Sequence[Job]) -> list[Job]:
-    """Jobs round-robin over check texts, so the first replies of a run cover many checks."""
-    groups: dict[str, list[Job]] = {}
+def _ordered(jobs: Sequence[Job], window: int) -> list[Job]:
+    """Jobs a window of items at a time (as many items as calls in flight), the window's checks
+    round-robin: the first replies cover many checks (so a model that cannot produce the format
+    is seen early), calls in flight at once are for different items, and the next check of an
+    item goes out after the last one answered, when the provider's prompt cache (Anthropic's
+    cache_control, OpenAI's prefix cache, a local server's slot) holds the item's shared part."""
+    by_item: dict[tuple[str, str], list[Job]] = {}
     for job in jobs:
-        groups.setdefault(job.pairs[0].check_text, []).append(job)
+        first = job.pairs[0]
+        by_item.setdefault((first.item_hash, first.task_hash), []).append(job)
+    groups = list(by_item.values())
     ordered: list[Job] = []
-    lists = list(groups.values())
-    for position in range(max((len(g) for g in lists), default=0)):
-        ordered.extend(group[position] for group in lists if position < len(group))
+    step = max(1, window)
+    for start in range(0, len(groups), step):
+        chunk = groups[start:start + step]
+        for position in range(max(len(g) for g in chunk)):
+            ordered.extend(group[position] for group in chunk if position < len(group))
     return ordered
+
+
+class AnswerTally:
+    """What one run's answers say about the judge: quotes that do not occur in the item's output
+    (recorded as unverified, never as evidence), those copied from the prompt's own words, and
+    answers by word and label: a judge giving one answer to every pair of a set that has both
+    labels, or copying the prompt back as its quotes, carries no information."""
+
+    def __init__(self) -> None:
+        self.quotes = self.unverified = self.copied = 0
+        self.words: dict[str, int] = {}
+        self.items: dict[str, set[str]] = {"pass": set(), "fail": set()}
+        self.checks: set[str] = set()
+
+    def quote(self, answer: Answer, output: str, prompt: str) -> tuple[str | None, str | None]:
+        """(verified quote, unverified quote): at most one of them set."""
+        if not answer.quote.strip():
+            return None, None
+        self.quotes += 1
+        if occurs_in(answer.quote, output):
+            return answer.quote, None
+        self.unverified += 1
+        if occurs_in(answer.quote, prompt):  # not the output's words, but the prompt's
+            self.copied += 1
+        return None, answer.quote
+
+    def answer(self, pair: Pair, answer: Answer) -> None:
+        self.words[answer.answer] = self.words.get(answer.answer, 0) + 1
+        self.items[pair.item.label].add(pair.item.id)
+        self.checks.add(pair.check_text)
+
+    def uninformative(self) -> str | None:
+        """Why the judge's answers carry no information about these items, with the figures; or None."""
+        answered = sum(self.words.values())
+        passing, flawed = len(self.items["pass"]), len(self.items["fail"])
+        if len(self.words) == 1 and answered >= 4 and passing and flawed and len(self.checks) >= 2:
+            word = next(iter(self.words))
+            return (f"answered {word!r} on all {answered} pairs ({len(self.checks)} checks, {passing} passing "
+                    f"and {flawed} flawed items)")
+        if self.quotes >= 4 and 2 * self.copied >= self.quotes:
+            return f"{self.copied} of its {self.quotes} quotes copy the prompt's own words, not the output"
+        return None
 
 
 async def _worker(queue: Iterator[Job], engine: _Engine) -> None:
@@ -233,7 +307,7 @@ async def run_jobs(
     reporter = ProgressReporter(total, f"judging with {judge}", enabled=progress)
     engine = _Engine(backend, store, judge, prompt, stats, policy, limiter, reporter)
     engine.texts_needed = min(EARLY_STOP_CHECKS, len({p.check_text for job in jobs for p in job.pairs}))
-    queue = iter(_interleaved(jobs))
+    queue = iter(_ordered(jobs, limiter.ceiling))
     started = time.monotonic()
     syncer = asyncio.create_task(engine.sync_periodically())
     try:
@@ -249,6 +323,10 @@ async def run_jobs(
             await syncer
         stats.seconds = time.monotonic() - started
         stats.concurrency, stats.lowest_concurrency = limiter.ceiling, limiter.lowest
+        tally = engine.tally
+        stats.quotes, stats.unverified_quotes, stats.copied_quotes = tally.quotes, tally.unverified, tally.copied
+        stats.uninformative = tally.uninformative()
+        stats.served_models = engine.watch.other_models
         engine.close()
         reporter.close()
         await backend.aclose()

@@ -9,40 +9,42 @@ from rubric_gate.calibration import CalibrationItem
 from rubric_gate.errors import InputError
 from rubric_gate.lint.calibration_file import lint_calibration
 from rubric_gate.lint.findings import ERROR, WARNING, Finding
-from rubric_gate.rubric import Rubric, load_rubric, rubric_problems
-from rubric_gate.sources import LocatedYaml, load_located_yaml, read_source
+from rubric_gate.rubric import Rubric, RubricDocument, load_rubric
+from rubric_gate.rubric.load import document_problems, source_siblings
+from rubric_gate.sources import load_located_yaml, read_source
 from rubric_gate.verdicts import VerdictStore, verdict_column
 
 SHOWN_ITEMS = 5  # item ids listed per check without verdicts
 
 
-def _coverage_findings(rubric: Rubric, located: LocatedYaml, display: str,
+def _coverage_findings(rubric: Rubric, lines: dict[str, int], display: str,
                        items: list[CalibrationItem], store: VerdictStore) -> list[Finding]:
     findings = []
-    for index, check in enumerate(rubric.checks):
+    for check in rubric.checks:
         column = verdict_column(check.text, items, store)
         missing = column.missing
         if items and column.not_applicable_count == len(items):
             # n/a is a valid answer; on every item it means the check never takes part in grading
-            findings.append(Finding(display, located.line_of(("checks", index)), WARNING,
+            findings.append(Finding(display, lines.get(check.id), WARNING,
                                     f"check '{check.id}': answered n/a on all {len(items)} items "
                                     "(it applies to none of the calibration set)"))
         if not missing.any():
             continue
         ids = [item.id for item, gone in zip(items, missing, strict=True) if gone]
         shown = ", ".join(ids[:SHOWN_ITEMS]) + (f", +{len(ids) - SHOWN_ITEMS} more" if len(ids) > SHOWN_ITEMS else "")
-        findings.append(Finding(display, located.line_of(("checks", index)), WARNING,
+        findings.append(Finding(display, lines.get(check.id), WARNING,
                                 f"check '{check.id}': no recorded verdict for {len(ids)} of {len(items)} "
                                 f"items ({shown})"))
     return findings
 
 
-def _referenced_file(rubric_display: str, located: LocatedYaml, key: str, relative: str, root: Path) -> Path | Finding:
+def _referenced_file(doc: RubricDocument, key: str, relative: str, root: Path) -> Path | Finding:
     path = Path(relative) if Path(relative).is_absolute() else root / relative
     if path.is_file():
         return path
     what = "is a directory, expected a file" if path.is_dir() else "file not found"
-    return Finding(rubric_display, located.line_of((key,)), ERROR, f"{key} '{relative}': {what}")
+    # a promptfoo config's paths are written in the settings file, so the finding names it
+    return Finding(doc.settings_display or doc.display, doc.key_lines.get(key), ERROR, f"{key} '{relative}': {what}")
 
 
 def lint_rubric_file(spec: str | Path, root: Path, shared_verdicts: Iterable[str] = ()) -> list[Finding]:
@@ -57,12 +59,14 @@ def lint_rubric_file(spec: str | Path, root: Path, shared_verdicts: Iterable[str
     except InputError as exc:
         return [Finding.from_error(exc)]
     display = source.display
-    rubric, _, problems = rubric_problems(located, display)
+    doc, problems, warnings = document_problems(located, source, source_siblings(source, None))
     findings = sorted((Finding.from_error(p) for p in problems), key=lambda f: f.line or 0)
-    if rubric is None:
+    findings += [Finding.from_error(w, WARNING) for w in warnings]
+    if doc is None:
         return findings
+    rubric = doc.rubric
 
-    calibration = _referenced_file(display, located, "calibration", rubric.calibration, root)
+    calibration = _referenced_file(doc, "calibration", rubric.calibration, root)
     items: list[CalibrationItem] = []
     if isinstance(calibration, Finding):
         findings.append(calibration)
@@ -88,7 +92,7 @@ def lint_rubric_file(spec: str | Path, root: Path, shared_verdicts: Iterable[str
     if torn is not None:
         findings.append(torn)
     if items:
-        findings += _coverage_findings(rubric, located, display, items, store)
+        findings += _coverage_findings(rubric, doc.check_lines, display, items, store)
     return findings
 
 

@@ -4,7 +4,7 @@ left without a valid answer (raised as UnansweredError, never guessed)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from rubric_gate.llm.errors import UnansweredError
 
@@ -27,9 +27,43 @@ def listed(failures: Sequence[str], total: int | None = None) -> str:
     return text
 
 
+def by_cause(causes: dict[str, int]) -> str:
+    """`3 cut off, 1 timeout`: calls or pairs without a valid answer counted by cause, largest first."""
+    return ", ".join(f"{n} {cause}" for cause, n in sorted(causes.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def raise_unanswered(what: str, failures: Sequence[str], *, stats: Any = None,
-                     count: int | None = None, prefix: str = "") -> NoReturn:
-    """`{prefix}{count} {what} have no valid answer, none guessed: <listing>`."""
+                     count: int | None = None, prefix: str = "", causes: dict[str, int] | None = None) -> NoReturn:
+    """`{prefix}{count} {what} have no valid answer, none guessed ({causes}): <listing>`."""
     count = len(failures) if count is None else count
-    raise UnansweredError(f"{prefix}{count} {what} have no valid answer, none guessed: {listed(failures)}",
+    why = f" ({by_cause(causes)})" if causes else ""
+    raise UnansweredError(f"{prefix}{count} {what} have no valid answer, none guessed{why}: {listed(failures)}",
                           failures=list(failures), stats=stats)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def carrying(exc: E, stats: Any) -> E:
+    """`exc` with the statistics of the run it ended (calls, tokens, retries, cost so far), so
+    the command still prints its totals: one statistics object or a list of them. Statistics
+    already attached (by a step further in) are kept."""
+    if getattr(exc, "stats", None) is None:
+        exc.stats = stats  # type: ignore[attr-defined]
+    return exc
+
+
+def with_earlier(exc: E, earlier: Sequence[Any]) -> E:
+    """`exc` carrying the statistics of the steps that ran before the one that failed, too."""
+    later = run_totals(exc)
+    exc.stats = [*(s for s in earlier if not any(s is t for t in later)), *later]  # type: ignore[attr-defined]
+    return exc
+
+
+def run_totals(exc: BaseException) -> list[Any]:
+    """The statistics objects an error carries (each with `summary` and `to_dict()`), flattened."""
+    stats = getattr(exc, "stats", None)
+    if stats is None:
+        return []
+    found = list(stats) if isinstance(stats, (list, tuple)) else [stats]
+    return [s for s in found if hasattr(s, "summary") and hasattr(s, "to_dict")]

@@ -10,14 +10,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rubric_gate.errors import JudgeAuthError
-from rubric_gate.llm.accounting import estimated_tokens, raise_unanswered
+from rubric_gate.errors import JudgeAuthError, JudgeError
+from rubric_gate.llm.accounting import by_cause, carrying, estimated_tokens, raise_unanswered
 from rubric_gate.llm.limiter import AdaptiveLimiter, refuse_over_budget
 from rubric_gate.llm.pricing import estimate_cost
 from rubric_gate.llm.protocols import JudgeRequest, LiveClient, Reply
 from rubric_gate.llm.retry import CallEvents, RetryPolicy, Unanswered, call_with_retries
 from rubric_gate.llm.spec import live_client, parse_judge_spec
 from rubric_gate.llm.sync import run_sync
+from rubric_gate.llm.watch import RunWatch
 
 
 @dataclass(frozen=True)
@@ -41,23 +42,31 @@ class CallStats:
     role: str = "audit"
     calls: int = 0
     reused: int = 0
-    input_tokens: int = 0
+    input_tokens: int = 0  # every prompt token, cached ones included
     output_tokens: int = 0
     retries: int = 0
     failures: list[str] = field(default_factory=list)
+    cached_tokens: int = 0  # prompt tokens read from the provider's cache
+    cache_write_tokens: int = 0  # prompt tokens written to it
+    causes: dict[str, int] = field(default_factory=dict)  # calls without a valid answer, by cause
+    served_models: list[str] = field(default_factory=list)  # models that answered other than `model`'s
 
     @property
     def cost_usd(self) -> float | None:
-        return estimate_cost(parse_judge_spec(self.model).model, self.input_tokens, self.output_tokens)
+        return estimate_cost(parse_judge_spec(self.model).model, self.input_tokens, self.output_tokens,
+                             self.cached_tokens, self.cache_write_tokens)
 
     @property
     def summary(self) -> str:
         cost = self.cost_usd
         price = "cost unknown (no price for this model)" if cost is None else f"~${cost:.4f}"
+        cached = f" ({self.cached_tokens} cached)" if self.cached_tokens else ""
         text = (f"{self.role} {self.model}: {self.calls} calls, {self.reused} reused, "
-                f"{self.input_tokens} tokens in / {self.output_tokens} out, {price}")
+                f"{self.input_tokens} tokens in{cached} / {self.output_tokens} out, {price}")
+        if self.retries:
+            text += f", {self.retries} retries"
         if self.failures:
-            text += f", {len(self.failures)} without a valid answer"
+            text += f", {len(self.failures)} without a valid answer ({by_cause(self.causes)})"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,8 +74,10 @@ class CallStats:
         return {
             "model": self.model, "role": self.role, "calls": self.calls, "reused": self.reused,
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens, "cache_write_tokens": self.cache_write_tokens,
             "cost_usd": None if cost is None else round(cost, 6), "retries": self.retries,
-            "failures": list(self.failures), "summary": self.summary,
+            "failures": list(self.failures), "failure_causes": dict(self.causes),
+            "served_models": list(self.served_models), "summary": self.summary,
         }
 
 
@@ -79,8 +90,13 @@ def merged_stats(usage: Sequence[CallStats]) -> list[CallStats]:
         into.reused += stats.reused
         into.input_tokens += stats.input_tokens
         into.output_tokens += stats.output_tokens
+        into.cached_tokens += stats.cached_tokens
+        into.cache_write_tokens += stats.cache_write_tokens
         into.retries += stats.retries
         into.failures.extend(stats.failures)
+        for cause, n in stats.causes.items():
+            into.causes[cause] = into.causes.get(cause, 0) + n
+        into.served_models.extend(m for m in stats.served_models if m not in into.served_models)
     return list(merged.values())
 
 
@@ -92,35 +108,42 @@ class _Counted(CallEvents):
         self.stats.calls += 1
         self.stats.input_tokens += reply.input_tokens
         self.stats.output_tokens += reply.output_tokens
+        self.stats.cached_tokens += reply.cached_tokens
+        self.stats.cache_write_tokens += reply.cache_write_tokens
 
     def retrying(self) -> None:
         self.stats.retries += 1
 
 
 async def _run_one(ask: Ask, client: LiveClient, limiter: AdaptiveLimiter, policy: RetryPolicy,
-                   stats: CallStats) -> None:
-    def send() -> Awaitable[Reply]:
-        return ask.send(client) if ask.send is not None else client.complete(ask.request)
+                   stats: CallStats, watch: RunWatch) -> None:
+    def send(reask: int, why: str) -> Awaitable[Reply]:
+        return ask.send(client) if ask.send is not None else client.complete(ask.request.attempt(reask, why))
 
-    outcome = await call_with_retries(send, ask.parse, policy=policy, limiter=limiter, events=_Counted(stats))
+    outcome = await call_with_retries(send, ask.parse, policy=policy, limiter=limiter, events=_Counted(stats),
+                                      watch=watch)
     if isinstance(outcome, Unanswered):
         stats.failures.append(f"{ask.label}: {outcome.reason}")
+        stats.causes[outcome.cause] = stats.causes.get(outcome.cause, 0) + 1
         return
     ask.done(outcome.value, outcome.input_tokens, outcome.output_tokens)
 
 
 async def _run_all(asks: Sequence[Ask], model: str, stats: CallStats, concurrency: int) -> None:
-    client = live_client(parse_judge_spec(model))
+    spec = parse_judge_spec(model)
+    client = live_client(spec)
     policy = RetryPolicy.from_env()
     limiter = AdaptiveLimiter(concurrency, policy.cooldown)
+    watch = RunWatch(model, spec.model, policy)
     try:
         async with asyncio.TaskGroup() as group:
             for ask in asks:
-                group.create_task(_run_one(ask, client, limiter, policy, stats))
+                group.create_task(_run_one(ask, client, limiter, policy, stats, watch))
     except BaseExceptionGroup as grouped:
         errors = list(grouped.exceptions)
         raise next((e for e in errors if isinstance(e, JudgeAuthError)), errors[0]) from None
     finally:
+        stats.served_models.extend(m for m in watch.other_models if m not in stats.served_models)
         await client.aclose()
 
 
@@ -140,7 +163,10 @@ def run_asks(asks: Sequence[Ask], model: str, stats: CallStats, *, concurrency: 
     if not asks:
         return
     refuse_over_budget(len(asks), max_calls, who=model, what=f"{stats.role} calls", nothing="nothing was asked")
-    run_sync(_run_all(asks, model, stats, concurrency))
+    try:
+        run_sync(_run_all(asks, model, stats, concurrency))
+    except JudgeError as exc:  # a refusal, a dead endpoint: the calls made so far still count
+        raise carrying(exc, stats) from None
 
 
 def raise_failures(stats: Sequence[CallStats]) -> None:
@@ -149,4 +175,8 @@ def raise_failures(stats: Sequence[CallStats]) -> None:
     if not failures:
         return
     roles = list(dict.fromkeys(s.role for s in stats if s.failures))
-    raise_unanswered(f"{roles[0] if len(roles) == 1 else 'model'} calls", failures, stats=list(stats))
+    causes: dict[str, int] = {}
+    for s in stats:
+        for cause, n in s.causes.items():
+            causes[cause] = causes.get(cause, 0) + n
+    raise_unanswered(f"{roles[0] if len(roles) == 1 else 'model'} calls", failures, stats=list(stats), causes=causes)

@@ -27,10 +27,19 @@ class ProviderError(Exception):
 class TransientError(ProviderError):
     """Worth retrying: 429, 529, other 5xx, 408/409, timeouts, connection errors."""
 
-    def __init__(self, reason: str, retry_after: float | None = None, rate_limited: bool = False) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, rate_limited: bool = False, *,
+                 timed_out: bool = False, unreachable: bool = False, url: str = "") -> None:
         super().__init__(reason)
         self.retry_after = retry_after  # seconds the server asked for, if it did
         self.rate_limited = rate_limited  # back pressure: the caller should lower its concurrency
+        self.timed_out = timed_out  # no reply in time: the server may be overloaded, send less too
+        self.unreachable = unreachable  # no connection at all (refused, unknown host): maybe a dead endpoint
+        self.url = url  # where the request went, for the one line that names a dead endpoint
+
+    @property
+    def back_pressure(self) -> bool:
+        """The server is asking for less, by status (429/529) or by not answering in time."""
+        return self.rate_limited or self.timed_out
 
 
 class AuthFailure(ProviderError):
@@ -98,11 +107,24 @@ def classify(exc: Exception, provider: str) -> ProviderError:
         detail = getattr(exc, "message", None) or type(exc).__name__
         return FatalError(f"{provider}: HTTP {status}: {str(detail)[:300]}")
     name = type(exc).__name__
+    url = _request_url(exc)
     if "Timeout" in name:
-        return TransientError("timeout")
+        return TransientError("timeout", timed_out=True, url=url)
     if "Connection" in name:
-        return TransientError("connection error")
+        return TransientError("connection error", unreachable=True, url=url)
     return FatalError(f"{provider}: {name}: {str(exc)[:300]}")
+
+
+def _request_url(exc: Exception) -> str:
+    try:  # httpx raises RuntimeError for a request never attached; the SDKs always attach one
+        return str(getattr(getattr(exc, "request", None), "url", "") or "")
+    except RuntimeError:
+        return ""
+
+
+class EndpointUnreachable(JudgeError):
+    """Connections to the provider failed again and again with no reply in between: a dead
+    endpoint (a wrong base URL, a server that is not running). The run stops at once."""
 
 
 @contextmanager

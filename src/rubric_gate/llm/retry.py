@@ -2,7 +2,9 @@
 connection errors) are retried with exponential backoff, at least as long as the server's
 `retry-after` asks (capped), a bounded number of times; back pressure (429/529) also lowers
 the concurrency; a reply that does not parse is asked again a few times. What is still
-unanswered comes back as `Unanswered`, never as a guess."""
+unanswered comes back as `Unanswered` (with its cause), never as a guess. Timeouts lower the
+concurrency like 429s (a local server with few slots queues requests past the timeout);
+a re-ask changes the request; a run's `RunWatch` stops it at a dead endpoint."""
 
 from __future__ import annotations
 
@@ -11,13 +13,17 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from rubric_gate.errors import JudgeAuthError, JudgeError
 from rubric_gate.llm.errors import AuthFailure, FatalError, MalformedReply, TransientError
 from rubric_gate.llm.limiter import AdaptiveLimiter
-from rubric_gate.llm.protocols import Reply
+from rubric_gate.llm.protocols import CUT_OFF, STOPPED, Reply
+from rubric_gate.llm.replies import excerpt
 from rubric_gate.tuning import env_int, env_number
+
+if TYPE_CHECKING:
+    from rubric_gate.llm.watch import RunWatch
 
 T = TypeVar("T")
 MAX_RETRY_AFTER_S = 120.0  # a server asking for longer gets this: the retries stay bounded
@@ -31,6 +37,10 @@ class RetryPolicy:
     base_delay: float = 1.0
     max_delay: float = 60.0
     cooldown: float = 2.0  # at most one concurrency cut per window: one burst of 429s is one signal
+    # A dead endpoint: this many connection failures in a row (no reply in between), the first
+    # at least `unreachable_window` seconds ago, stop the run with one line naming the URL.
+    max_unreachable: int = 8
+    unreachable_window: float = 10.0
 
     @classmethod
     def from_env(cls) -> RetryPolicy:
@@ -41,6 +51,8 @@ class RetryPolicy:
             base_delay=base,
             max_delay=max(base, env_number("RUBRIC_GATE_RETRY_MAX", cls.max_delay)),
             cooldown=env_number("RUBRIC_GATE_RATE_COOLDOWN", 2 * base if base < 1 else cls.cooldown),
+            max_unreachable=env_int("RUBRIC_GATE_MAX_CONNECTION_FAILURES", cls.max_unreachable, minimum=1),
+            unreachable_window=10 * base,
         )
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
@@ -59,13 +71,30 @@ def request_timeout() -> float:
 @dataclass(frozen=True)
 class Answered(Generic[T]):
     value: T
-    input_tokens: int
-    output_tokens: int
+    reply: Reply  # the reply that parsed: its tokens, its served model
+
+    @property
+    def input_tokens(self) -> int:
+        return self.reply.input_tokens
+
+    @property
+    def output_tokens(self) -> int:
+        return self.reply.output_tokens
+
+
+# Why a call has no valid answer, by cause (a run's failures are counted by these).
+CUT_OFF_CAUSE = "cut off"
+INVALID = "invalid"
+TIMEOUT = "timeout"
+CONNECTION = "connection"
+RATE_LIMITED = "rate limited"
+SERVER_ERROR = "server error"
 
 
 @dataclass(frozen=True)
 class Unanswered:
     reason: str  # "gave up after 6 retries (HTTP 429)", "no valid answer after 3 replies (...)"
+    cause: str = INVALID  # CUT_OFF_CAUSE, INVALID, TIMEOUT, CONNECTION, RATE_LIMITED or SERVER_ERROR
 
 
 class CallEvents:
@@ -81,28 +110,53 @@ class CallEvents:
         """A reply did not parse; may raise to stop the whole run."""
 
 
+def reply_problem(reply: Reply, exc: MalformedReply) -> str:
+    """Why a reply that did not parse is unusable: a reply cut off at the token cap says so
+    (its JSON is unfinished, not malformed), a provider's refusal or filter names itself."""
+    if reply.finish == CUT_OFF:
+        return f"cut off at {reply.output_tokens} tokens" if reply.output_tokens else "cut off at the token cap"
+    if reply.finish not in (STOPPED, ""):
+        return f"stopped by the provider ({excerpt(reply.finish, 40)}): {exc}"
+    return str(exc)
+
+
+def _transport_cause(exc: TransientError) -> str:
+    if exc.timed_out:
+        return TIMEOUT
+    if exc.unreachable:
+        return CONNECTION
+    return RATE_LIMITED if exc.rate_limited else SERVER_ERROR
+
+
 async def call_with_retries(
-    send: Callable[[], Awaitable[Reply]],
+    send: Callable[[int, str], Awaitable[Reply]],
     parse: Callable[[str], T],
     *,
     policy: RetryPolicy,
     limiter: AdaptiveLimiter,
     events: CallEvents | None = None,
+    watch: RunWatch | None = None,
 ) -> Answered[T] | Unanswered:
-    """Send (`send()` builds and sends one attempt) until a reply parses or the bounds
-    are reached. Rejected credentials raise JudgeAuthError and other provider refusals JudgeError
-    at once: they stop the run, the caller's task group cancels the rest."""
+    """Send until a reply parses or the bounds are reached. `send(reask, why)` builds and sends
+    one attempt: `reask` 0 the first ask, n the n-th re-ask after a reply that did not parse
+    (`why`), which must differ from the last (JudgeRequest.attempt: a temperature step, a seed,
+    a reminder of the format); transport retries resend the same request. Rejected credentials
+    raise JudgeAuthError, other provider refusals JudgeError and a dead endpoint (`watch`)
+    EndpointUnreachable at once: they stop the run, the caller's task group cancels the rest."""
     events = events or CallEvents()
     transport = reasks = 0
+    why = ""
     while True:
         try:
             async with limiter:
-                reply = await send()
+                reply = await send(reasks, why)
         except TransientError as exc:
-            if exc.rate_limited:
+            if exc.back_pressure:  # 429/529, or no reply in time: the server wants less at once
                 limiter.on_rate_limited()
+            if watch is not None:
+                watch.failed_to_connect(exc)
             if transport >= policy.max_retries:
-                return Unanswered(f"gave up after {transport} retries ({exc})")
+                return Unanswered(f"gave up after {transport} retries ({exc})", _transport_cause(exc))
             events.retrying()
             await asyncio.sleep(policy.delay(transport, exc.retry_after))
             transport += 1
@@ -112,14 +166,20 @@ async def call_with_retries(
         except FatalError as exc:
             raise JudgeError(str(exc)) from None
         limiter.on_success()
+        if watch is not None:
+            watch.replied(reply.model)
         events.replied(reply)
         try:
             value = parse(reply.text)
         except MalformedReply as exc:
-            events.malformed(exc)
+            problem = reply_problem(reply, exc)
+            events.malformed(MalformedReply(problem))
             if reasks >= policy.max_reasks:
-                return Unanswered(f"no valid answer after {reasks + 1} replies ({exc})")
+                cause = CUT_OFF_CAUSE if reply.finish == CUT_OFF else INVALID
+                return Unanswered(f"no valid answer after {reasks + 1} replies ({problem}; the last began "
+                                  f"{excerpt(reply.text)})", cause)
             reasks += 1
+            why = problem
             events.retrying()
             continue
-        return Answered(value, reply.input_tokens, reply.output_tokens)
+        return Answered(value, reply)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import STRING, reply_object, strict_object
+from rubric_gate.llm.replies import reply_object, short_text, strict_object
 
-SCHEMA = strict_object({"paraphrase": STRING})
+MAX_CHARS = 600  # as long as a check may be (teach, repair)
+SCHEMA = strict_object({"paraphrase": short_text(MAX_CHARS)})
 _TAG = re.compile(r"<(/?)(original)\b", re.IGNORECASE)
 
 
@@ -30,4 +31,6 @@ def parse(text: str) -> str:
     value = " ".join(data["paraphrase"].split())
     if not value:
         raise MalformedReply("empty paraphrase")
+    if len(value) > MAX_CHARS:
+        raise MalformedReply(f"paraphrase is longer than {MAX_CHARS} characters")
     return value

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import normalize_text
 from rubric_gate.sources import iter_jsonl, read_source
+from rubric_gate.sources.append import append_lines, complete_json
 
 Key = tuple[str, str, int]  # (normalised check text, paraphraser model, index)
 
@@ -67,21 +67,7 @@ class ParaphraseStore:
         """Each paraphrase flushed to disk as it is added, like verdicts."""
         items = list(paraphrases)
         if self.path is not None and items:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _cut_torn_tail(self.path)
-            with self.path.open("a", encoding="utf-8") as handle:
-                for paraphrase in items:
-                    handle.write(paraphrase.to_json_line())
-                    handle.flush()
-                    os.fsync(handle.fileno())
+            # A torn last line (a crash mid-write) is cut first, a whole one (no newline) ended.
+            append_lines(self.path, [p.to_json_line().encode("utf-8") for p in items], complete_json)
         for paraphrase in items:
             self._by_key[paraphrase.key] = paraphrase
-
-
-def _cut_torn_tail(path: Path) -> None:
-    """Drop a last line a crash left unfinished, so appended lines start on a line of their own."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        path.write_bytes(data[: data.rfind(b"\n") + 1])

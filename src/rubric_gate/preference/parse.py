@@ -6,10 +6,15 @@ from typing import Any
 
 from rubric_gate.audit.parse import yes_no
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import STRING, YES_NO, list_of, reply_object, strict_object
+from rubric_gate.llm.replies import YES_NO, list_of, one_of, reply_object, strict_object
 
-PREFER_SCHEMA: dict[str, Any] = strict_object({"better": {"type": "string", "enum": ["A", "B"]}})
-APPLIES_SCHEMA: dict[str, Any] = list_of("answers", strict_object({"id": STRING, "applies": YES_NO}))
+PREFER_SCHEMA: dict[str, Any] = strict_object({"better": one_of(["A", "B"])})
+
+
+def applies_schema(ids: list[str]) -> dict[str, Any]:
+    """One answer per check id shown, each naming one of those ids."""
+    return list_of("answers", strict_object({"id": one_of(ids), "applies": YES_NO}),
+                   min_items=len(ids), max_items=len(ids))
 
 
 def parse_prefer(text: str) -> str:

@@ -21,11 +21,11 @@ from rubric_gate.audit.templates import render, template_version
 from rubric_gate.judges.prompt import as_text
 from rubric_gate.llm.asks import Ask, CallStats, merged_stats, raise_failures, run_asks
 from rubric_gate.llm.cache import CallKey, stored_ask
-from rubric_gate.llm.protocols import JudgeRequest
+from rubric_gate.llm.protocols import JudgeRequest, shared_until
 from rubric_gate.pairs import PairSet, PreferencePair
 from rubric_gate.preference.fit import bradley_terry, effective_dimensionality, mean_abs_correlation
 from rubric_gate.preference.model import CheckFit, PreferenceFit
-from rubric_gate.preference.parse import APPLIES_SCHEMA, PREFER_SCHEMA, parse_applies, parse_prefer
+from rubric_gate.preference.parse import PREFER_SCHEMA, applies_schema, parse_applies, parse_prefer
 from rubric_gate.rubric import Rubric, normalize_text
 from rubric_gate.verdicts import VerdictStore
 
@@ -62,7 +62,9 @@ def _prefer_asks(pairs: PairSet, checks: Sequence[str], model: str, store: Audit
 
         label = f"{'rubric' if checks else 'no-rubric'} preference on {pair.id}"
         asks.append(stored_ask(store, CallKey("prefer", model, version, pair.id, context), label,
-                               JudgeRequest(prompt, PREFER_SCHEMA, "preference", PREFER_MAX_TOKENS), parse_prefer,
+                               JudgeRequest(prompt, PREFER_SCHEMA, "preference", PREFER_MAX_TOKENS,
+                                            shared_prefix=shared_until(prompt, "<prompt>")),  # the rubric's checks
+                               parse_prefer,
                                _better_result))
     return asks, contexts
 
@@ -96,7 +98,7 @@ def _applies_asks(pairs: PairSet, checks: Sequence[str], model: str, store: Audi
         def parse(text: str) -> dict[str, bool]:
             return parse_applies(text, ids)
 
-        request = JudgeRequest(prompt, APPLIES_SCHEMA, "applicability",
+        request = JudgeRequest(prompt, applies_schema(ids), "applicability",
                                APPLIES_BASE_TOKENS + APPLIES_TOKENS_PER_CHECK * len(ids))
         asks.append(stored_ask(store, CallKey("applies", model, version, key, context), f"applicability for {pair.id}",
                                request, parse, partial(_applies_result, ids)))

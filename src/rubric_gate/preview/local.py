@@ -16,18 +16,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rubric_gate.action.cache import VerdictCache
-from rubric_gate.action.changed import changed_via_git, merge_base_via_git
+from rubric_gate.action.cache.verdict_cache import VerdictCache
+from rubric_gate.action.commits.changed import changed_via_git, merge_base_via_git
+from rubric_gate.action.commits.sources import GitReader
+from rubric_gate.action.commits.workspace import tracked_under
 from rubric_gate.action.config import load_config
 from rubric_gate.action.decide import exit_code, run_decision
 from rubric_gate.action.event import PullRequest
-from rubric_gate.action.gating import gate_changes
-from rubric_gate.action.judging import SECRET_VARIABLES
-from rubric_gate.action.outputs import command, commands_to
-from rubric_gate.action.publish import write_report
+from rubric_gate.action.gating.judging import SECRET_VARIABLES
+from rubric_gate.action.gating.pull_request import gate_changes
+from rubric_gate.action.github.outputs import command, commands_to
+from rubric_gate.action.github.publish import write_report
 from rubric_gate.action.render import RunSummary, fit, render_body
-from rubric_gate.action.sources import GitReader
-from rubric_gate.action.workspace import tracked_under
 from rubric_gate.errors import InputError
 from rubric_gate.preview.workflow import workflow_inputs
 from rubric_gate.report.terminal import strip_controls
@@ -35,6 +35,7 @@ from rubric_gate.service import CallBudget
 
 DEFAULT_OUT = Path(".rubric-gate/preview")
 EXIT_MEANINGS = {0: "pass", 1: "gate failed", 2: "bad input"}
+JUDGE_FAILED = "a judge left pairs without a valid answer, none guessed"
 # The kind `echo` gets for a change the gate rejects, in `check`'s word for it: a rejection is
 # the gate's answer, not an input error (`error` means bad input, exit 2).
 REJECTED = "REJECTED"
@@ -52,6 +53,14 @@ class Preview:
     workflow: str | None  # the workflow the inputs came from
     written: list[Path] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)  # how this run differs from the action's
+
+    @property
+    def meaning(self) -> str:
+        """What the exit code says: exit 2 from a judge that could not answer is not bad input."""
+        errors = [o for o in self.summary.outcomes if o.error is not None]
+        if self.exit_code == 2 and errors and all(o.judge_failed for o in errors):
+            return JUDGE_FAILED
+        return EXIT_MEANINGS.get(self.exit_code, "")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

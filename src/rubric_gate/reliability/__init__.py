@@ -12,7 +12,11 @@ from rubric_gate.reliability.agreement import (
 from rubric_gate.reliability.alpha import nominal_alpha, pairwise_kappa
 from rubric_gate.reliability.intervals import wilson_interval
 from rubric_gate.reliability.majority import Vote, flip_rate, majority
-from rubric_gate.reliability.paraphrase import paraphrase_agreement, paraphrase_kappa
+from rubric_gate.reliability.paraphrase import (
+    paraphrase_agreement,
+    paraphrase_kappa,
+    paraphrase_phi,
+)
 
 __all__ = [
     "Estimate",
@@ -29,5 +33,6 @@ __all__ = [
     "pairwise_kappa",
     "paraphrase_agreement",
     "paraphrase_kappa",
+    "paraphrase_phi",
     "wilson_interval",
 ]

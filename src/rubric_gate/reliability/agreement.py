@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import cast
 
 import numpy as np
@@ -95,16 +96,41 @@ def bootstrap_interval(
     n = len(truth)
     if n == 0:
         return None
-    cells = np.array([int(c) for c in confusion(predicted, truth)], dtype=float)
-    counts = np.random.default_rng(seed).multinomial(n, cells / n, size=resamples)
+    counts = _resampled(n, tuple(int(c) for c in confusion(predicted, truth)), resamples, seed)
     values = statistic(counts[:, 0], counts[:, 1], counts[:, 2], counts[:, 3])
     values = values[~np.isnan(values)]
     if len(values) < resamples / 2:
         return None
-    low, high = np.percentile(values, [2.5, 97.5])
+    low, high = _percentiles(values, (2.5, 97.5))
     if low == high:
         return None
     return float(low), float(high)
+
+
+@lru_cache(maxsize=16)
+def _resampled(n: int, cells: tuple[int, ...], resamples: int, seed: int) -> np.ndarray:
+    """The bootstrap's confusion counts, drawn once for every statistic of the same cells (read-only)."""
+    counts = np.random.default_rng(seed).multinomial(n, np.array(cells, dtype=float) / n, size=resamples)
+    counts.flags.writeable = False
+    return counts
+
+
+def _percentiles(values: np.ndarray, percents: tuple[float, ...]) -> tuple[float, ...]:
+    """`np.percentile(values, percents)` (its linear method) of NaN-free 1-D values, computed as
+    numpy computes it, without the `np.unique` call in numpy's own (which imports numpy.ma)."""
+    ordered = np.sort(values)
+    n = len(ordered)
+    virtual = (n - 1) * np.true_divide(np.asarray(percents, dtype=np.float64), 100)
+    previous = np.floor(virtual).astype(np.intp)
+    following = previous + 1
+    previous[virtual >= n - 1] = following[virtual >= n - 1] = -1
+    previous[virtual < 0] = following[virtual < 0] = 0
+    gamma = virtual - previous
+    low, high = ordered[previous], ordered[following]
+    difference = high - low
+    result = np.add(low, difference * gamma)
+    np.subtract(high, difference * (1 - gamma), out=result, where=gamma >= 0.5)
+    return tuple(result.tolist())
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rubric_gate.reliability.agreement import cohen_kappa
+from rubric_gate.reliability.agreement import cohen_kappa, mcc
 
 
 def paraphrase_agreement(original: np.ndarray, paraphrases: np.ndarray) -> float | None:
@@ -31,3 +31,17 @@ def paraphrase_kappa(original: np.ndarray, paraphrases: np.ndarray) -> float | N
         return None
     kappas = [k for k in (cohen_kappa(original, p) for p in paraphrases) if k is not None]
     return float(np.mean(kappas)) if kappas else None
+
+
+def paraphrase_phi(original: np.ndarray, paraphrases: np.ndarray) -> float | None:
+    """Mean over paraphrases of the phi coefficient between the original's answers and the
+    paraphrase's: PReMISE's paraphrase stability (the mean Spearman rho between the scores under
+    the original and under each paraphrase), which for yes/no answers is phi (ranks of a 0/1
+    variable are a linear function of it, and Pearson on two 0/1 variables is phi). Undefined
+    paraphrases (either side constant) are left out; None when every one is."""
+    original = np.asarray(original, dtype=bool)
+    paraphrases = np.asarray(paraphrases, dtype=bool).reshape(-1, original.shape[0])
+    if paraphrases.shape[0] == 0 or original.shape[0] == 0:
+        return None
+    phis = [v for v in (mcc(p, original) for p in paraphrases) if v is not None]
+    return float(np.mean(phis)) if phis else None

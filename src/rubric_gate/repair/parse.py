@@ -6,9 +6,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rubric_gate.audit.parse import one_line
+from rubric_gate.audit.parse import REASON, one_line
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.llm.replies import STRING, list_of, reply_object, strict_object
+from rubric_gate.llm.replies import (
+    array_of,
+    copies,
+    list_of,
+    one_of,
+    reply_object,
+    short_text,
+    strict_object,
+)
 from rubric_gate.repair.operators import (
     MAX_ANTI_GAMING,
     MAX_APPLICABILITY_GATES,
@@ -21,11 +29,14 @@ from rubric_gate.rubric import normalize_text
 
 MAX_CHECK_CHARS = 600
 
-REPAIR_SCHEMA: dict[str, Any] = list_of("candidates", strict_object({
-    "operator": {"type": "string", "enum": list(OPERATORS)},
-    "checks": {"type": "array", "items": STRING},
-    "why": STRING,
-}))
+def repair_schema(k: int) -> dict[str, Any]:
+    """At most `k` candidates, each a library operator with as many bounded check texts as it
+    returns: two to MAX_SPLIT for a split, exactly one for every other operator."""
+    split = strict_object({"operator": one_of([SPLIT]),
+                           "checks": array_of(short_text(MAX_CHECK_CHARS), 2, MAX_SPLIT), "why": REASON})
+    other = strict_object({"operator": one_of([name for name in OPERATORS if name != SPLIT]),
+                           "checks": array_of(short_text(MAX_CHECK_CHARS), 1, 1), "why": REASON})
+    return list_of("candidates", {"anyOf": [split, other]}, max_items=k)
 
 
 _ANTI_GAMING = re.compile(r"\bdo not (?:answer (?:yes|no)|reward|penali[sz]e|credit|count)\b|\bnot merely because\b",
@@ -61,9 +72,10 @@ class Candidate:
         return cls(str(result["operator"]), tuple(str(t) for t in result["checks"]), str(result["why"]))
 
 
-def parse_repairs(text: str, original: str, k: int) -> list[Candidate]:
+def parse_repairs(text: str, original: str, k: int, instructions: str = "") -> list[Candidate]:
     """Candidates in the model's order, duplicates and no-op rewrites dropped; anything outside
-    the operator library, or more than `k` candidates, makes the whole reply invalid."""
+    the operator library, more than `k` candidates, or a check text copied from the prompt's own
+    words (`instructions`: its template) makes the whole reply invalid."""
     obj = reply_object(text, {"candidates"})
     entries = obj["candidates"]
     if not isinstance(entries, list):
@@ -86,6 +98,8 @@ def parse_repairs(text: str, original: str, k: int) -> list[Candidate]:
             raise MalformedReply(f"{operator} must return {allowed.start}-{allowed.stop - 1} checks, got {len(texts)}")
         if any(len(t) > MAX_CHECK_CHARS for t in texts):
             raise MalformedReply(f"a rewritten check is longer than {MAX_CHECK_CHARS} characters")
+        if instructions and any(copies(t, instructions) for t in texts):
+            raise MalformedReply("a rewritten check copies the prompt's own words, not a rewrite")
         cleaned = tuple(" ".join(t.split()) for t in texts)
         if any(over_budget(t) for t in cleaned):
             continue  # outside the structural budget: dropped, the rest of the reply stands

@@ -22,7 +22,7 @@ from rubric_gate.audit import AuditReport, AuditStore, audit_checks, audit_rule
 from rubric_gate.audit.model import Fool
 from rubric_gate.audit.render import excerpt
 from rubric_gate.audit.store import context_hash
-from rubric_gate.audit.templates import prompt_example, render, template_version
+from rubric_gate.audit.templates import prompt_example, render, template_source, template_version
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.gate import Decision, GateOptions, run_gate
 from rubric_gate.judges import judge_missing
@@ -39,7 +39,7 @@ from rubric_gate.repair.model import (
 )
 from rubric_gate.repair.objective import pareto_frontier, vfr_accepts
 from rubric_gate.repair.operators import MAX_WORDS, OPERATORS
-from rubric_gate.repair.parse import REPAIR_SCHEMA, Candidate, parse_repairs
+from rubric_gate.repair.parse import Candidate, parse_repairs, repair_schema
 from rubric_gate.repair.vfr import VfrObjective, combined
 from rubric_gate.repair.yaml_spans import check_spans, checks_yaml
 from rubric_gate.rubric import Check, Rubric, RubricDocument
@@ -128,12 +128,12 @@ def _ask(store: AuditStore, key: CallKey, task: str, target: _Target, k: int) ->
                     max_words=MAX_WORDS)
 
     def parse(text: str) -> list[Candidate]:
-        return parse_repairs(text, target.check.text, k)
+        return parse_repairs(text, target.check.text, k, template_source(PACKAGE, "repair.j2"))
 
     def to_result(candidates: list[Candidate]) -> dict[str, Any]:
         return {"candidates": [c.to_result() for c in candidates]}
 
-    request = JudgeRequest(prompt, REPAIR_SCHEMA, "check_repairs", REPAIR_MAX_TOKENS)
+    request = JudgeRequest(prompt, repair_schema(k), "check_repairs", REPAIR_MAX_TOKENS)
     return stored_ask(store, key, f"repairs of {target.check.id}", request, parse, to_result)
 
 

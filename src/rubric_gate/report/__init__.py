@@ -17,6 +17,9 @@ if TYPE_CHECKING:  # the same names for the type checker (a test keeps the two e
     from rubric_gate.report.markdown import (
         render_attribution_markdown as render_attribution_markdown,
     )
+    from rubric_gate.report.markdown import (
+        render_judge_change_markdown as render_judge_change_markdown,
+    )
     from rubric_gate.report.markdown import render_markdown as render_markdown
     from rubric_gate.report.text import render_attribution_text as render_attribution_text
     from rubric_gate.report.text import render_check_text as render_check_text
@@ -26,6 +29,7 @@ _EXPORTS = {
     "write_html_report": "rubric_gate.report.html",
     "neutralize": "rubric_gate.report.markdown",
     "render_attribution_markdown": "rubric_gate.report.markdown",
+    "render_judge_change_markdown": "rubric_gate.report.markdown",
     "render_markdown": "rubric_gate.report.markdown",
     "render_attribution_text": "rubric_gate.report.text",
     "render_check_text": "rubric_gate.report.text",

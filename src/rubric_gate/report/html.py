@@ -69,7 +69,21 @@ def _section(report: CheckReport, failures: Sequence[str] = ()) -> dict[str, Any
         "gated_label": gated_label(report),
         "failures": list(failures),
         "passed": report.decision == "pass" and not failures,
+        **_judge_change(report),
     }
+
+
+def _judge_change(report: CheckReport) -> dict[str, Any]:
+    """The judge change's table (rule J), when the judge changed: the Markdown section's cells."""
+    jc = report.judge_change
+    if jc is None:
+        return {"jc": None}
+    from rubric_gate.comparison import comparison_lines
+    from rubric_gate.report import judge_change as parts
+
+    return {"jc": jc, "jc_headers": [*parts.CHECK_HEADERS, parts.catches_header(jc)],
+            "jc_rows": [(row, parts.check_cells(row)) for row in jc.checks],
+            "jc_comparisons": comparison_lines(jc.comparisons), "jc_decisions": parts.decisions_sentence(jc)}
 
 
 def render_html(reports: CheckReport | Sequence[CheckReport], *, title: str = "rubric-gate report",

@@ -22,7 +22,7 @@ from rubric_gate.report.table import (
 )
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
-from rubric_gate.results import ChangeRow, CheckReport, RubricSummary
+from rubric_gate.results import ChangeRow, CheckReport, JudgeChange, RubricSummary
 
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -252,8 +252,28 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2, show_overrid
         paraphrased=[(r, r.reliability.paraphrase) for r in report.head.checks
                      if r.reliability and r.reliability.paraphrase and r.reliability.paraphrase.paraphrases],
         comparisons=comparison_lines(report.comparisons),
+        **_judge_change(report),
         show_override=show_override,
     ).rstrip("\n") + "\n"
+
+
+def _judge_change(report: CheckReport) -> dict[str, Any]:
+    """The judge change's section (`judge_change.md.j2`), when the judge changed."""
+    return {"jc": None} if report.judge_change is None else _judge_change_context(report.judge_change)
+
+
+def _judge_change_context(jc: JudgeChange) -> dict[str, Any]:
+    from rubric_gate.report import judge_change as parts
+
+    return {"jc": jc, "jc_headers": [*parts.CHECK_HEADERS, parts.catches_header(jc)], "jc_cells": parts.check_cells,
+            "jc_reading": parts.READING, "jc_rates": parts.rate_rows(jc),
+            "jc_comparisons": comparison_lines(jc.comparisons), "jc_decisions": parts.decisions_sentence(jc)}
+
+
+def render_judge_change_markdown(change: JudgeChange) -> str:
+    """The judge change's section on its own, as the comment shows it under the rates."""
+    context = _judge_change_context(change)
+    return _environment().get_template("judge_change.md.j2").render(**context).rstrip("\n") + "\n"
 
 
 def render_attribution_markdown(summary: RubricSummary, *, heading_level: int = 2) -> str:

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from rubric_gate.results import ChangeRow, CheckReport, CheckRow
 
 # The reliability figures a row can carry, in table order: key, header.
-MEASURED_COLUMNS = (("alpha", "Alpha"), ("flip_rate", "Flip rate"), ("paraphrase_agreement", "Paraphrase agr."))
+# The paraphrase column is Cohen's kappa (chance-corrected, as rule U reads it): raw agreement
+# scores pure noise near 0.9 when "no" is rare.
+MEASURED_COLUMNS = (("alpha", "Alpha"), ("flip_rate", "Flip rate"), ("paraphrase_kappa", "Paraphrase kappa"))
 FAILS_HEADERS = ("Fails correct", "Fails flawed")
 DECIDED_HEADER = "When decided"
 DECISION_HEADER = "Decision"
@@ -167,7 +169,7 @@ def measured_cell(row: CheckRow, key: str) -> str:
     if key not in measured:
         return ""
     value = measured[key]
-    if key == "alpha":
+    if key in ("alpha", "paraphrase_kappa"):
         return "n/a" if value is None else f"{value:.2f}"
     return share(value)
 

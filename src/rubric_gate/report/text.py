@@ -21,9 +21,9 @@ from rubric_gate.report.table import (
 )
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
-from rubric_gate.results import ChangeRow, CheckReport, CheckRow, RubricSummary
+from rubric_gate.results import ChangeRow, CheckReport, CheckRow, JudgeChange, RubricSummary
 
-SHORT_HEADERS = {"alpha": "alpha", "flip_rate": "flip", "paraphrase_agreement": "para"}
+SHORT_HEADERS = {"alpha": "alpha", "flip_rate": "flip", "paraphrase_kappa": "para"}  # para: paraphrase kappa
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -259,5 +259,37 @@ def render_check_text(report: CheckReport, console: Console) -> None:
                                 (f"gated ({gated_label(report)})", report.gated)], console.width))
     for line in comparison_lines(report.comparisons):
         _hanging(console, "paired: ", line)
+    if report.judge_change is not None:
+        render_judge_change_text(report.judge_change, console)
     for clause in how_sure(report):
         _hanging(console, "how sure: ", clause)
+
+
+def render_judge_change_text(change: JudgeChange, console: Console) -> None:
+    """A judge change (rule J) on a terminal: the verdict, its reasons, one table, the rates paired."""
+    from rubric_gate.report import judge_change as parts
+
+    console.print(Text(f"judge change (rule J): {'PASS' if change.passed else 'FAIL'}",
+                       style="bold green" if change.passed else "bold red"))
+    _hanging(console, "  compared: ", f"{change.old_label} → {change.new_label} on {change.rubric} version "
+             f"{change.version}, {change.items} calibration items")
+    if change.violations:  # each reason is listed above, with the run's other failures
+        _hanging(console, "  rejected: ", f"{len(change.violations)} reason{'s' if len(change.violations) != 1 else ''} "
+                 "above (rule J)")
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False, collapse_padding=True,
+                  title=_text("per check, old judge → new judge"), title_justify="left")
+    table.add_column("Check", overflow="fold")
+    for header in (*parts.TEXT_HEADERS, parts.catches_header(change, markdown=False)):
+        table.add_column(header, justify="right", no_wrap=True)  # a figure is never split
+    for row in change.checks:
+        table.add_row(_text(row.id), *parts.terminal_cells(row))
+    console.print(table)
+    for line in comparison_lines(change.comparisons):
+        _hanging(console, "paired: ", line)
+    _hanging(console, "decisions: ", parts.decisions_sentence(change))
+    if change.judging:
+        _hanging(console, "old judge: ", str(change.judging.get("summary", "")))
+    for d in change.decisions:
+        if d.old != d.new:
+            _hanging(console, "  differs: ", f"{d.change} {d.check}: {'accepted' if d.old else 'rejected'} with the "
+                     f"old judge, {'accepted' if d.new else 'rejected'} with the new")

@@ -2,6 +2,14 @@
 how far a panel's verdicts can be trusted. Built by the pipeline from the pure layers
 (attribution, gate, reliability, comparison); rendered by report/, read by the action."""
 
+from rubric_gate.results.judge_change import (
+    CheckAgreement,
+    DecisionPair,
+    Flips,
+    JudgeChange,
+    UnderJudge,
+    judges_label,
+)
 from rubric_gate.results.model import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.results.reliability import (
     ChangeReliability,
@@ -15,12 +23,18 @@ from rubric_gate.results.reliability import (
 __all__ = [
     "ChangeReliability",
     "ChangeRow",
+    "CheckAgreement",
     "CheckReliability",
     "CheckReport",
     "CheckRow",
+    "DecisionPair",
+    "Flips",
     "JudgeAgreement",
+    "JudgeChange",
     "ParaphraseStability",
     "ReliabilityReport",
     "RubricSummary",
     "SampleStability",
+    "UnderJudge",
+    "judges_label",
 ]

@@ -10,6 +10,7 @@ from rubric_gate.attribution import Rates
 from rubric_gate.comparison import PairedComparison
 from rubric_gate.gate.facts import DecidedFigures, Trade
 from rubric_gate.reliability import LabelAgreement
+from rubric_gate.results.judge_change import JudgeChange
 from rubric_gate.results.reliability import ChangeReliability, CheckReliability, ReliabilityReport
 
 
@@ -140,6 +141,7 @@ class CheckReport:
     split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
     comparisons: list[PairedComparison] = field(default_factory=list)  # base vs head, and vs gated
     run_failures: list[str] = field(default_factory=list)  # reasons to fail besides a rejected change
+    judge_change: JudgeChange | None = None  # when the judge changed: both judges compared (rule J)
 
     @property
     def items_name(self) -> str:
@@ -169,4 +171,5 @@ class CheckReport:
             "reliability": None if self.reliability is None else self.reliability.to_dict(),
             "comparisons": [c.to_dict() for c in self.comparisons],
             "run_failures": self.run_failures,
+            **({"judge_change": self.judge_change.to_dict()} if self.judge_change is not None else {}),
         }

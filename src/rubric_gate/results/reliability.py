@@ -31,9 +31,10 @@ class JudgeAgreement:
 class ParaphraseStability:
     """The check reworded (`--paraphrases N`) and judged again."""
 
-    agreement: float | None
-    kappa: float | None
+    agreement: float | None  # raw share of items answered alike (noise scores high when "no" is rare)
+    kappa: float | None  # chance-corrected: what rule U and the reports read
     paraphrases: tuple[str, ...]
+    phi: float | None = None  # PReMISE's paraphrase stability (Spearman rho; phi for yes/no answers)
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class CheckReliability:
         if self.samples is not None:
             out["flip_rate"] = self.samples.flip_rate
         if self.paraphrase is not None:
-            out["paraphrase_agreement"] = self.paraphrase.agreement
+            out["paraphrase_kappa"] = self.paraphrase.kappa
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,6 +65,7 @@ class CheckReliability:
         if self.paraphrase is not None:
             out["paraphrase_agreement"] = self.paraphrase.agreement
             out["paraphrase_kappa"] = self.paraphrase.kappa
+            out["paraphrase_phi"] = self.paraphrase.phi
             out["paraphrases"] = list(self.paraphrase.paraphrases)
         return out
 
@@ -104,7 +106,7 @@ class ReliabilityReport:
     judges: tuple[str, ...]
     samples: int
     paraphrased: int = 0  # checks measured under paraphrase
-    min_paraphrase: tuple[str, float] | None = None  # (check id, agreement) of the least stable one
+    min_paraphrase: tuple[str, float] | None = None  # (check id, paraphrase kappa) of the least stable one
     judge_kappa: list[tuple[str, str, float | None]] = field(default_factory=list)
     changes: int = 0
     judges_agree: int | None = None  # changes on which every judge alone decides as the panel
@@ -145,7 +147,7 @@ class ReliabilityReport:
         if self.min_paraphrase is not None:
             check, value = self.min_paraphrase
             parts.append(f"paraphrases of {self.paraphrased} changed check{'s' if self.paraphrased != 1 else ''}: "
-                         f"agreement down to {100 * value:.0f}% ({check})")
+                         f"kappa down to {value:.2f} ({check})")
         if self.unstable_changes:
             n = len(self.unstable_changes)
             parts.append(f"{n} decision{'s' if n != 1 else ''} rest{'s' if n == 1 else ''} on unstable verdicts")

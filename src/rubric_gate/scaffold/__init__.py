@@ -2,10 +2,11 @@
 
 from rubric_gate.scaffold.plan import (
     ScaffoldFile,
+    drift_workflow_template,
     next_steps,
     scaffold_files,
     workflow_template,
     write_new_files,
 )
 
-__all__ = ["ScaffoldFile", "next_steps", "scaffold_files", "workflow_template", "write_new_files"]
+__all__ = ["ScaffoldFile", "drift_workflow_template", "next_steps", "scaffold_files", "workflow_template", "write_new_files"]

@@ -15,6 +15,8 @@ DEFAULT_ACTION = "OWNER/rubric-gate@v1"
 WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
 # Posts the comment for fork PRs from the artifact the first workflow uploads: both or neither.
 COMMENT_WORKFLOW_PATH = ".github/workflows/rubric-gate-comment.yml"
+# Optional (`init --drift`): the judge asked again weekly on a sample of its stored verdicts.
+DRIFT_WORKFLOW_PATH = ".github/workflows/rubric-gate-drift.yml"
 SHA_PINNED = re.compile(r"@[0-9a-f]{40}$")
 # zizmor asks for every action pinned by commit; the user's own copy has no release to pin yet.
 UNPINNED_NOTE = "# zizmor: ignore[unpinned-uses] your copy of rubric-gate: pin it by commit once published"
@@ -36,6 +38,14 @@ def workflow_template(action: str = DEFAULT_ACTION) -> str:
                         "# without a judge, recorded verdicts are replayed")
     line = f"{action}" if SHA_PINNED.search(action) else f"{action}  {UNPINNED_NOTE}"
     return re.sub(r"(?m)^(\s*uses:)\s+\./(\s+#.*)?$", lambda m: f"{m.group(1)} {line}", text)
+
+
+def drift_workflow_template(action: str = DEFAULT_ACTION) -> str:
+    """The weekly drift workflow, installing rubric-gate from the same repository and ref as the
+    action (`OWNER/REPO@REF` -> `git+https://github.com/OWNER/REPO@REF`)."""
+    text = (FILES_DIR / "rubric-gate-drift.yml").read_text(encoding="utf-8")
+    repository, _, ref = action.partition("@")
+    return text.replace("git+https://github.com/OWNER/rubric-gate@v1", f"git+https://github.com/{repository}@{ref or 'main'}")
 
 
 _RUBRIC = """\
@@ -79,8 +89,9 @@ _CALIBRATION_ITEMS = [
 ]
 
 
-def scaffold_files(name: str, action: str = DEFAULT_ACTION) -> list[ScaffoldFile]:
-    """The rubric, its schema for editors, a calibration template showing every field, the workflow."""
+def scaffold_files(name: str, action: str = DEFAULT_ACTION, *, drift: bool = False) -> list[ScaffoldFile]:
+    """The rubric, its schema for editors, a calibration template showing every field, the workflows
+    (with `drift`, the weekly drift workflow too)."""
     if not NAME_PATTERN.match(name):
         raise ValueError(f"rubric name '{name}' must use letters, digits, '_', '.', '-' and start with a letter or digit")
     calibration = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in _CALIBRATION_ITEMS)
@@ -90,6 +101,7 @@ def scaffold_files(name: str, action: str = DEFAULT_ACTION) -> list[ScaffoldFile
         ScaffoldFile(f"calibration/{name}.jsonl", calibration),
         ScaffoldFile(WORKFLOW_PATH, workflow_template(action)),
         ScaffoldFile(COMMENT_WORKFLOW_PATH, (FILES_DIR / "rubric-gate-comment.yml").read_text(encoding="utf-8")),
+        *([ScaffoldFile(DRIFT_WORKFLOW_PATH, drift_workflow_template(action))] if drift else []),
     ]
 
 
@@ -135,6 +147,9 @@ def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | Non
                      "push, and require the rubric-gate check on your default branch.")
     else:
         steps.append("Commit and push, then require the rubric-gate check on your default branch.")
+    if DRIFT_WORKFLOW_PATH in created:
+        steps.append(f"{DRIFT_WORKFLOW_PATH} asks each rubric's `judge` again every week: set its API key as a "
+                     "repository secret (ANTHROPIC_API_KEY or OPENAI_API_KEY), or delete the file.")
     steps.append("Edit the rubric on a branch, commit, and run rubric-gate preview --base main: the comment the "
                  "action would post on that PR, offline, before you push.")
     return steps

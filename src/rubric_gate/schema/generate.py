@@ -58,13 +58,15 @@ VERDICT_FIELDS = {
     "item_hash": "Content hash of the item as judged: an edited item needs a new verdict.",
     "task_hash": "Hash of the rubric's task the judge read: a verdict judged under another task is stale.",
     "check": "Id of the check in the rubric, for reading the file (matching uses check_text).",
-    "quote": "The passage of the output the judge based its answer on.",
+    "quote": "The passage of the output the judge based its answer on (checked: it occurs in the output).",
+    "unverified_quote": "The judge's quote when it does not occur in the output: recorded, never shown as evidence.",
     "usage": "Tokens the judge call used.",
     "input_tokens": "Prompt tokens.",
     "output_tokens": "Reply tokens.",
     "at": "When the verdict was judged (ISO 8601).",
     "sample": "0-based index of this answer among a pair's samples (--samples N); absent means 0.",
     "batch": "The provider's batch id, for a verdict judged through a Batch API.",
+    "served_model": "The model the provider said answered, when it is not exactly the judge's model (a note).",
 }
 
 

@@ -1,4 +1,4 @@
-"""The shape of the action's report.json (`action.publish.write_report`), for its JSON Schema.
+"""The shape of the action's report.json (`action.github.publish.write_report`), for its JSON Schema.
 
 Only what a reviewer's tooling reads across runs is typed here: the run's decision, the findings
 the comment lists, and every difference the run classified (kind, file, rule). Each rubric's
@@ -31,7 +31,7 @@ class Finding(BaseModel):
 
 class ClassifiedDifference(BaseModel):
     """One difference the run classified between what the base branch vouches for and what the PR
-    proposes (`boundary.differences`), or between the merge that lands and the one reviewed."""
+    proposes (`trust.differences`), or between the merge that lands and the one reviewed."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Annotated[str, Field(description="What changed, e.g. labels.added, answer.changed, rubric.moved, "

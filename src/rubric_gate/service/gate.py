@@ -6,28 +6,20 @@ for untrusted verdicts live here once, so the command line and the required chec
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rubric_gate.boundary import catches_withheld
-from rubric_gate.calibration import CalibrationSet
 from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, run_check
-from rubric_gate.verdicts import Verdict, VerdictColumn, VerdictStore
+from rubric_gate.verdicts import VerdictColumn, VerdictStore
 
-
-@dataclass(frozen=True)
-class Untrusted:
-    """Verdicts nobody vouches for (a PR's own), merged into the lookup's store, and the
-    trusted store they were merged into: they may reject a change, never excuse one."""
-
-    verdicts: tuple[Verdict, ...]
-    trusted: VerdictStore
-    calibration: CalibrationSet
+if TYPE_CHECKING:
+    from rubric_gate.trust import Untrusted
 
 
 def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup | Any, options: GateOptions, *,
@@ -35,9 +27,11 @@ def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup 
               notes: list[str] | None = None) -> tuple[CheckReport, GateOptions]:
     """Gate `base` -> `head`: a panel's majority when `lookup` is a PanelLookup, else one
     judge's (or the record's) answers. Returns the report and the options the gate ran with."""
-    from rubric_gate.ensemble import PanelLookup, run_panel_check
+    # A PanelLookup's module is loaded with it: a replay or one judge's run loads no ensemble code.
+    panel = sys.modules.get("rubric_gate.ensemble.panel")
+    if panel is not None and isinstance(lookup, panel.PanelLookup):
+        from rubric_gate.ensemble import run_panel_check
 
-    if isinstance(lookup, PanelLookup):
         if min_stability is not None:
             options = replace(options, min_stability=min_stability, stability=lookup.stability)
         return run_panel_check(base, head, lookup, options), options
@@ -55,6 +49,9 @@ def _on_trusted_evidence(report: CheckReport, base: RubricDocument, head: Rubric
     recorded, over the trusted ones)."""
     if not any(v.answer == "no" for v in untrusted.verdicts):
         return report  # nothing to withhold
+    # (the action's PR runs only: `check` trusts its store, and loads no trust code)
+    from rubric_gate.trust import catches_withheld
+
     withheld = VerdictLookup(untrusted.calibration, VerdictStore(catches_withheld(untrusted.verdicts)), head.rubric)
     lookup = WithheldLookup(untrusted.calibration, untrusted.trusted, head.rubric, reading=reading, withheld=withheld)
     accepted = {(c.check, c.change) for c in report.changes if c.accepted}

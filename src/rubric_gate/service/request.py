@@ -76,10 +76,26 @@ class GateRequest:
     repair_count: int = 3
     repair_model: str | None = None
     repair_objective: Any = field(default=None, compare=False)  # a repair.vfr.VfrObjective, or None
+    # A judge change to gate (rule J): (old judges, new judges), `()` for the recorded verdicts;
+    # None: none. Either side may be `judges` (the CLI gates the edit with the new judge, the
+    # action with the base's, which the PR does not choose).
+    judge_change: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    judge_change_alpha: float = 0.05  # rule J's level for a paired drop in a rate
 
     def __post_init__(self) -> None:
         check_judging(judges=len(self.judges), samples=self.samples, paraphrases=self.paraphrases,
                       min_stability=self.min_stability, batch=self.batch)
+        if self.judge_change is not None:
+            old, new = self.judge_change
+            for side in (old, new):
+                check_judging(judges=len(side), samples=self.samples, paraphrases=0, min_stability=None,
+                              batch=self.batch)
+            if tuple(old) == tuple(new):
+                raise RequestError("against_judge", "the old and the new judge are the same: there is no judge "
+                                                    "change to gate")
+            if not 0 < self.judge_change_alpha < 1:
+                raise RequestError("judge_change_alpha", f"expected a level between 0 and 1, got "
+                                                         f"{self.judge_change_alpha}")
         if not self.judges and (self.samples > 1 or self.paraphrases or self.min_stability is not None):
             raise RequestError("judge", "samples, paraphrases and a minimum stability need a judge")
         if self.batch and not self.judges:
@@ -97,6 +113,13 @@ class GateRequest:
     @property
     def audits(self) -> bool:
         return self.audit or self.audit_rule
+
+    @property
+    def sides(self) -> list[tuple[str, ...]]:
+        """Every set of judges this run reads: the gate's, and a judge change's old and new ones
+        (`()`: the recorded verdicts), old first."""
+        change = list(self.judge_change) if self.judge_change is not None else []
+        return list(dict.fromkeys([*change, tuple(self.judges)]))
 
     def audit_panel(self) -> list[str]:
         return list(self.audit_judges) or ([self.judges[0]] if self.judges else [])

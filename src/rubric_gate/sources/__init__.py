@@ -1,4 +1,5 @@
-"""Reading user files: YAML with line numbers, JSONL, and `REF:PATH` through git."""
+"""Reading user files: YAML with line numbers, JSONL, and `REF:PATH` through git (and appending to
+JSONL files: `sources.append`)."""
 
 from rubric_gate.sources.files import SourceText, read_source
 from rubric_gate.sources.jsonl import iter_jsonl

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rubric_gate.errors import InputError
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ def _looks_like_git_spec(spec: str) -> bool:
 
 def _git(args: list[str], display: str, cwd: Path | None) -> subprocess.CompletedProcess[bytes]:
     try:
+        import subprocess  # `REF:PATH` only: reading files imports this module
+
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
     except FileNotFoundError as exc:  # git not installed
         raise InputError(display, "git is not installed, cannot read REF:PATH") from exc

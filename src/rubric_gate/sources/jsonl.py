@@ -27,6 +27,10 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+# `json.loads(raw, object_pairs_hook=_object)`, without a new decoder per line.
+_DECODER = json.JSONDecoder(object_pairs_hook=_object)
+
+
 def _encodable(value: Any) -> bool:
     """False when a string holds a lone surrogate (from an escape like \\ud800): it is no text."""
     try:
@@ -52,7 +56,9 @@ def parse_line(raw: str, display: str, line_no: int, *, last: bool = False) -> d
     if not raw.strip():
         return None
     try:
-        value = json.loads(raw, object_pairs_hook=_object)
+        if raw.startswith("\ufeff"):  # as `json.loads` refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", raw, 0)
+        value = _DECODER.decode(raw)
     except _DuplicateKey as exc:
         raise InputError(display, f"duplicate key '{exc}'", line_no) from None
     except json.JSONDecodeError as exc:

@@ -47,6 +47,9 @@ class TeachReport:
     judging: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
     plan: list[str] = field(default_factory=list)  # dry run: what would be asked
+    # False on a dry run whose rubric verdicts are not all judged yet: the missed items are
+    # not known, so nothing is said about them (no finding before any verdict exists).
+    missed_known: bool = True
 
     @property
     def accepted(self) -> list[Proposal]:
@@ -55,7 +58,8 @@ class TeachReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "rubric": self.rubric_id, "file": self.display, "items": self.items, "dry_run": self.dry_run,
-            "missed": {flaw: list(ids) for flaw, ids in self.missed.items()}, "asked": list(self.asked),
+            "missed": {flaw: list(ids) for flaw, ids in self.missed.items()} if self.missed_known else None,
+            "asked": list(self.asked),
             "proposals": [p.to_dict() for p in self.proposals],
             "accepted": [p.id for p in self.accepted], "yaml": self.yaml,
             "plan": list(self.plan), "usage": [u.to_dict() for u in self.usage], "judging": list(self.judging),

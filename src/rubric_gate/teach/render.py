@@ -25,7 +25,11 @@ def render_teach_text(report: TeachReport, console: Console) -> None:
 
     missed = sum(len(ids) for ids in report.missed.values())
     verb = "is flawed and passes" if missed == 1 else "are flawed and pass"
-    say(f"{report.rubric_id}: {missed} of {report.items} items {verb} every check" + (":" if missed else ""))
+    if report.missed_known:
+        say(f"{report.rubric_id}: {missed} of {report.items} items {verb} every check" + (":" if missed else ""))
+    else:
+        say(f"{report.rubric_id}: which of the {report.items} items are flawed and pass every check is known only "
+            "once the rubric's verdicts are judged")
     for flaw, ids in report.missed.items():
         asked = "" if flaw in report.asked else "  (not asked: over --max)"
         say(f"  {flaw}: {', '.join(ids)}{asked}")

@@ -21,9 +21,11 @@ import numpy as np
 
 from rubric_gate.attribution import rubric_fails
 from rubric_gate.audit.store import AuditStore, context_hash
-from rubric_gate.audit.templates import prompt_example, render, template_version
+from rubric_gate.audit.templates import prompt_example, render, template_source, template_version
 from rubric_gate.calibration import CalibrationItem
+from rubric_gate.errors import JudgeError
 from rubric_gate.gate import GateOptions, RuleContext, Violation, run_gate
+from rubric_gate.llm.accounting import with_earlier
 from rubric_gate.llm.asks import Ask, CallStats, planned_cost, raise_failures, run_asks
 from rubric_gate.llm.cache import CallKey, stored_ask, unstored
 from rubric_gate.llm.protocols import JudgeRequest
@@ -86,7 +88,8 @@ class _Group:
     def ask(self, store: AuditStore, model: str, version: str) -> Ask:
         request = JudgeRequest(self.prompt, TEACH_SCHEMA, "taught_check", TEACH_MAX_TOKENS)
         return stored_ask(store, self.key(model, version), f"check for {self.group.name} misses", request,
-                          parse_teach, TaughtText.to_result)
+                          partial(parse_teach, instructions=template_source(PACKAGE, "teach.j2")),
+                          TaughtText.to_result)
 
 
 def teach_checks(
@@ -103,7 +106,19 @@ def teach_checks(
     concurrency: int = 8,
     log: Any = None,
 ) -> TeachReport:
-    """Propose label-taught checks for `rubric`; `lookup` must carry the live `judge`."""
+    """Propose label-taught checks for `rubric`; `lookup` must carry the live `judge`. A judge
+    failure raises JudgeError carrying the statistics of every step so far."""
+    spent: list[Any] = []
+    try:
+        return _teach(rubric, display, lookup, audits, spent, judge=judge, teacher=teacher, max_groups=max_groups,
+                      dry_run=dry_run, max_calls=max_calls, concurrency=concurrency, log=log)
+    except JudgeError as exc:
+        raise with_earlier(exc, spent) from None
+
+
+def _teach(rubric: Rubric, display: str, lookup: VerdictLookup, audits: AuditStore, spent: list[Any], *, judge: str,
+           teacher: str | None, max_groups: int, dry_run: bool, max_calls: int | None, concurrency: int,
+           log: Any) -> TeachReport:
     from rubric_gate.judges.api import judge_missing  # the judging stack loads only here
 
     log = log or sys.stderr
@@ -115,7 +130,9 @@ def teach_checks(
     base_run = judge_missing([rubric], calibration, lookup.store, judge, concurrency=concurrency,
                              max_calls=max_calls, dry_run=dry_run, progress=False)
     report.judging.append(base_run.to_dict())
+    spent.append(base_run)
     if dry_run and base_run.planned:
+        report.missed_known = False
         report.plan.append(f"judge {base_run.summary} for the rubric's checks; the missed items, and so "
                            "the teach calls, are known only after those verdicts")
         return report
@@ -138,6 +155,7 @@ def teach_checks(
     asks = unstored(((p.key(teacher, version), partial(p.ask, audits, teacher, version)) for p in prepared),
                     audits, stats)
     report.usage.append(stats)
+    spent.append(stats)
     if dry_run:
         cost = planned_cost(asks, teacher)
         price = "cost unknown (no price for this model)" if cost is None else f"estimated ~${cost:.4f}"

@@ -9,20 +9,21 @@ handed out share the parsed columns and copy them on their first write.
 A blob may be given as bytes, or as a file holding its bytes (`Path`): a file is streamed
 through the parser and read back line by line, so a large store is never held in memory.
 With `persist`, the parsed columns also go to the on-disk index keyed by blob id
-(`index.load_blob`), so the next process that sees the same blob skips the parse.
+(`blob_index.load_blob`), so the next process that sees the same blob skips the parse.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks, parse_bytes
+from rubric_gate.verdicts.file_scan import FileScan
+from rubric_gate.verdicts.parse import RowBuilder, parse_bytes
 from rubric_gate.verdicts.table_data import Segment, VerdictData
 
 MAX_BLOBS = 64  # distinct stores kept per process (an action run reads a few)
@@ -34,46 +35,24 @@ _T = TypeVar("_T")
 
 @dataclass(eq=False)
 class ParsedBlob:
-    """One blob's parsed columns, where its bytes are, and how it relates to other blobs."""
+    """One blob's parsed columns, where its bytes are, and the cache that parsed it."""
 
+    blob_id: str
+    cache: BlobCache
     data: VerdictData
     size: int
     lines: int  # newlines in the blob: the line number before its first added line
     ends_with_newline: bool
     raw: bytes | None = None  # the bytes, when given in memory
     path: Path | None = None  # else the file holding them
-    _starts_with: dict[int, tuple[ParsedBlob, bool]] = field(default_factory=dict)
-    _added: dict[int, tuple[ParsedBlob, list[Any]]] = field(default_factory=dict)
-    _memo: dict[Hashable, tuple[object, Any]] = field(default_factory=dict)
 
     def extends(self, other: ParsedBlob) -> bool:
-        """Whether this blob is `other`'s bytes (ending in a newline) plus more lines."""
+        """Whether this blob is `other`'s bytes (ending in a newline) plus more lines (compared
+        byte for byte once per pair of blob ids)."""
         if other.size >= self.size or not other.ends_with_newline:
             return False
-        known = self._starts_with.get(id(other))
-        if known is None:
-            known = self._starts_with[id(other)] = (other, _same_bytes(other.chunks(other.size),
-                                                                       self.chunks(other.size)))
-        return known[1]
-
-    def added_since(self, other: ParsedBlob, compute: Callable[[], list[Any]]) -> list[Any]:
-        """`compute()`'s verdicts, computed once per pair of blobs (they are immutable)."""
-        known = self._added.get(id(other))
-        if known is None:
-            known = self._added[id(other)] = (other, compute())
-        return known[1]
-
-    def memo(self, key: Hashable, keep: object, build: Callable[[], _T]) -> _T:
-        """`build()` once per `key` for this blob; `keep` (what the key's object ids name) is held
-        as long as the result, so an id in the key never names another object."""
-        known = self._memo.get(key)
-        if known is None:
-            known = self._memo[key] = (keep, build())
-        return cast(_T, known[1])  # what `build` made for this key
-
-    def added_known(self, other: ParsedBlob) -> list[Any] | None:
-        known = self._added.get(id(other))
-        return None if known is None else known[1]
+        return self.cache.memo((other, self), "extends", lambda: _same_bytes(other.chunks(other.size),
+                                                                             self.chunks(other.size)))
 
     def segment(self) -> Segment:
         return Segment(0, path=self.path, data=self.raw)
@@ -120,10 +99,12 @@ def _same_bytes(one: Iterator[bytes], other: Iterator[bytes]) -> bool:
 
 
 class BlobCache:
-    """Parsed columns by blob id (one per process by default: `default_cache()`)."""
+    """Parsed columns by blob id (one per process by default: `default_cache()`), and what is
+    computed from those blobs, by blob id too (a blob's bytes never change)."""
 
     def __init__(self, *, persist: bool = False) -> None:
         self._parsed: dict[str, ParsedBlob] = {}
+        self._memo: dict[tuple[tuple[str, ...], Hashable], Any] = {}
         self.persist = persist  # also read and write the on-disk index keyed by blob id
         self.parses = 0  # full parses (for tests and benchmarks)
         self.extensions = 0  # blobs read as a cached prefix plus added lines
@@ -131,6 +112,21 @@ class BlobCache:
 
     def __contains__(self, blob_id: str) -> bool:
         return blob_id in self._parsed
+
+    def memo(self, blobs: tuple[ParsedBlob, ...], key: Hashable, build: Callable[[], _T]) -> _T:
+        """`build()`, computed once per `key` and the ids of `blobs` while they are cached here
+        (blobs of another cache: every time). `key` names, by value, what else the result
+        depends on (never by an object's id, which a later object may reuse)."""
+        if any(blob.cache is not self for blob in blobs):
+            return build()
+        entry = (tuple(blob.blob_id for blob in blobs), key)
+        if entry not in self._memo:
+            self._memo[entry] = build()
+        return cast(_T, self._memo[entry])  # what `build` made for this entry
+
+    def known(self, blobs: tuple[ParsedBlob, ...], key: Hashable) -> Any:
+        """What `memo` computed for `blobs` and `key`, None when it has not."""
+        return self._memo.get((tuple(blob.blob_id for blob in blobs), key))
 
     def data(self, blob_id: str, content: bytes | str | Path | Loader, display: str) -> VerdictData:
         """The parsed columns of `blob_id` (see `blob`)."""
@@ -145,7 +141,7 @@ class BlobCache:
         given = content() if callable(content) else content
         if isinstance(given, str):
             given = given.encode("utf-8", "surrogateescape")
-        blob = ParsedBlob(VerdictData(), 0, 0, False)
+        blob = ParsedBlob(blob_id, self, VerdictData(), 0, 0, False)
         if isinstance(given, Path):
             blob.path = given
             blob.size = given.stat().st_size
@@ -154,15 +150,17 @@ class BlobCache:
             blob.size = len(blob.raw)
         blob.data = self._load(blob_id, blob, display)
         self._hold_shared_rows_once(blob)
-        if len(self._parsed) >= MAX_BLOBS:  # a long-lived process: drop the oldest
-            del self._parsed[next(iter(self._parsed))]
+        if len(self._parsed) >= MAX_BLOBS:  # a long-lived process: drop the oldest, and what was computed from it
+            oldest = next(iter(self._parsed))
+            del self._parsed[oldest]
+            self._memo = {entry: value for entry, value in self._memo.items() if oldest not in entry[0]}
         self._parsed[blob_id] = blob
         return blob
 
     def _load(self, blob_id: str, blob: ParsedBlob, display: str) -> VerdictData:
         persist = self.persist and GIT_OBJECT_ID.fullmatch(blob_id) is not None
         if persist:
-            from rubric_gate.verdicts.index import load_blob
+            from rubric_gate.verdicts.blob_index import load_blob
 
             indexed = load_blob(blob_id, blob.size)
             if indexed is not None:
@@ -185,7 +183,7 @@ class BlobCache:
             prefix.data.columns.share_prefix(data.columns)
             self.extensions += 1
         if persist:
-            from rubric_gate.verdicts.index import store_blob
+            from rubric_gate.verdicts.blob_index import store_blob
 
             store_blob(blob_id, data, blob.size, blob.lines, blob.ends_with_newline)
         return data
@@ -200,7 +198,7 @@ class BlobCache:
         assert blob.path is not None
         with blob.path.open("rb") as handle:
             scan = FileScan(handle, start)
-            parse_blocks(scan.blocks(), builder, display, first_line)
+            scan.parse(builder, display, first_line)
             blob.lines = first_line - 1 + scan.complete_lines
             blob.ends_with_newline = not scan.unterminated and (blob.size > 0)
 
@@ -226,6 +224,24 @@ class BlobCache:
 
     def clear(self) -> None:
         self._parsed.clear()
+        self._memo.clear()
+
+
+class _OfBlob(Protocol):
+    @property
+    def blob(self) -> ParsedBlob | None: ...
+
+
+def memoised(stores: tuple[_OfBlob, ...], key: Hashable, build: Callable[[], _T]) -> _T:
+    """`build()`, computed once per `key` for every store of the same blobs while each of
+    `stores` is an unwritten blob's columns (a blob's bytes never change), else every time.
+    For results that every rubric reading the same stores computes alike; `key` names, by
+    value, what else the result depends on."""
+    blobs = tuple(store.blob for store in stores)
+    if not blobs or any(blob is None for blob in blobs):
+        return build()
+    known = cast("tuple[ParsedBlob, ...]", blobs)
+    return known[0].cache.memo(known, key, build)
 
 
 _DEFAULT = BlobCache(persist=True)

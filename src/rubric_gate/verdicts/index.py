@@ -13,9 +13,10 @@ covering a byte range of the file with the sha256 of those bytes:
 - only whole lines are indexed: a last line without a newline is parsed on every read.
 
 SQLite transactions make a crash mid-write leave the previous index, and concurrent
-readers and writers safe; a corrupt or unreadable index is deleted and rebuilt.
+readers and writers safe; a corrupt or unreadable index is deleted and rebuilt. A segment's
+columns are a file of their own beside the database (`column_files`), mapped when read.
 `RUBRIC_GATE_INDEX=off` disables it. Stores read from git (`REF:PATH`) are not indexed by path;
-the action indexes the blobs it reads by blob id (`load_blob` / `store_blob`, below).
+the action indexes the blobs it reads by blob id (`blob_index`).
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ from typing import BinaryIO
 import numpy as np
 import orjson
 
-from rubric_gate.verdicts.parse import FileScan, RowBuilder, parse_blocks
-from rubric_gate.verdicts.table_data import COLUMNS, Segment, VerdictData
+from rubric_gate.verdicts.column_files import files_of, read_columns, remove_unnamed, write_columns
+from rubric_gate.verdicts.file_scan import FileScan
+from rubric_gate.verdicts.parse import RowBuilder
+from rubric_gate.verdicts.table_data import COLUMNS, Pool, Segment, VerdictData
 
-SCHEMA_VERSION = "4"  # 3: sources are (judge, prompt, task_hash); 4: the answer column holds answer codes
+# 3: sources are (judge, prompt, task_hash); 4: the answer column holds answer codes; 5: columns in files
+SCHEMA_VERSION = "5"
 MAX_SEGMENTS = 12  # then compacted into one (no re-parse, just concatenation)
 RACY_WINDOW_NS = 1_000_000_000  # a file modified within this of its check may change unseen
 HASH_CHUNK = 1 << 22
@@ -60,12 +64,9 @@ def index_path(store: Path) -> Path | None:
     return directory / f"verdicts-{key}.sqlite"
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=60, isolation_level=None)
-    # Columns are read back as blobs through overflow pages: 64 KiB pages read them in half the
-    # CPU of 4 KiB ones (100k x 64: 0.44 -> 0.2 s). Takes effect only when the file is created.
-    db.execute("PRAGMA page_size=65536")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -75,11 +76,10 @@ def _connect(path: Path) -> sqlite3.Connection:
         db.execute("DROP TABLE IF EXISTS segments")
         db.execute("DELETE FROM meta")
         db.execute("COMMIT")
-    columns = ", ".join(f"{name} BLOB" for name, _, _ in COLUMNS)
     db.execute(
         "CREATE TABLE IF NOT EXISTS segments (seq INTEGER PRIMARY KEY, start INTEGER NOT NULL,"
         " end INTEGER NOT NULL, lines INTEGER NOT NULL, digest TEXT NOT NULL, rows INTEGER NOT NULL,"
-        f" pools BLOB NOT NULL, {columns})"
+        " pools BLOB NOT NULL, columns TEXT NOT NULL)"
     )
     return db
 
@@ -101,9 +101,11 @@ def _segment_digest(handle: BinaryIO, start: int, end: int) -> str:
     return digest.hexdigest()
 
 
-class _Index:
-    def __init__(self, db: sqlite3.Connection) -> None:
+class Index:
+    def __init__(self, db: sqlite3.Connection, location: Path) -> None:
         self.db = db
+        self.location = location  # the database file, beside which the column files are
+        self.written: list[str] = []  # column files this connection wrote (removed if not committed)
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -119,71 +121,69 @@ class _Index:
         self.db.execute("DELETE FROM segments")
         self.db.execute("DELETE FROM meta")
 
+    def column_files(self) -> list[str]:
+        return [name for (name,) in self.db.execute("SELECT columns FROM segments")]
 
-def _valid_prefix(index: _Index, path: Path, st: os.stat_result) -> tuple[int, int] | None:
-    """(segments to keep, bytes they cover) if the indexed prefix is unchanged, else None."""
+
+def _valid_prefix(index: Index, path: Path, st: os.stat_result) -> tuple[int, int, bool] | None:
+    """(segments to keep, bytes they cover, whether the file is as last checked) if the indexed
+    prefix is unchanged, else None."""
     if index.meta("version") != SCHEMA_VERSION or index.meta("store") != str(path.resolve()):
         return None
     segments = index.segments()
     if not segments:
-        return (0, 0)
+        return (0, 0, False)
     end = segments[-1][2]
     checked = index.meta("checked")
     if checked is not None:
         stat_key, _, checked_at = checked.rpartition("@")
         quiet = max(st.st_mtime_ns, st.st_ctime_ns) < int(checked_at) - RACY_WINDOW_NS
         if stat_key == _stat_key(st) and quiet:
-            return (len(segments), end)
+            return (len(segments), end, True)
     if st.st_size < end:
         return None
     with path.open("rb") as handle:
         for _, start, stop, _, digest in segments:
             if _segment_digest(handle, start, stop) != digest:
                 return None
-    return (len(segments), end)
+    return (len(segments), end, False)
 
 
-def _read_segments(index: _Index, data: VerdictData) -> None:
+def read_segments(index: Index, data: VerdictData) -> None:
     parts: dict[str, list[np.ndarray]] = {name: [] for name, _, _ in COLUMNS}
-    for seq, pool_blob in index.db.execute("SELECT seq, pools FROM segments ORDER BY seq").fetchall():
+    query = "SELECT rows, pools, columns FROM segments ORDER BY seq"
+    for rows, pool_blob, columns in index.db.execute(query).fetchall():
         pools = orjson.loads(pool_blob)
+        pools["sources"] = [tuple(value) for value in pools["sources"]]
         for name in POOLS:
             pool = getattr(data, name)
-            for value in pools[name]:
-                pool.add(tuple(value) if name == "sources" else value)
-        for raw_text, text_id in pools["raw_texts"]:
-            data.raw_texts[raw_text] = text_id
-        for name, _, dtype in COLUMNS:
-            # Incremental blob I/O: one copy straight into a bytes object, no row buffer.
-            with index.db.blobopen("segments", name, seq, readonly=True) as blob:
-                parts[name].append(np.frombuffer(blob.read(), dtype=dtype))
+            if len(pool):
+                for value in pools[name]:
+                    pool.add(value)
+            else:  # the first segment's strings: one dict built at once
+                pool = Pool(pools[name])
+                if len(pool.ids) != len(pool.values):
+                    raise ValueError("an index pool holds a string twice")
+                setattr(data, name, pool)
+        data.raw_texts.update(pools["raw_texts"])
+        for name, array_ in read_columns(index.location, columns, rows).items():
+            parts[name].append(array_)
     if parts["text"]:
         data.columns.extend_arrays({
             name: (arrays[0] if len(arrays) == 1 else np.concatenate(arrays)) for name, arrays in parts.items()
         })
 
 
-def _insert_segment(db: sqlite3.Connection, start: int, end: int, lines: int, digest: str, pools: bytes,
-                    columns: list[np.ndarray]) -> None:
-    """Insert a segment, streaming each column into its blob (no copy of the whole column)."""
-    names = [name for name, _, _ in COLUMNS]
-    cursor = db.execute(
-        f"INSERT INTO segments (start, end, lines, digest, rows, pools, {', '.join(names)})"
-        f" VALUES (?, ?, ?, ?, ?, ?, {', '.join('zeroblob(?)' for _ in names)})",
-        (start, end, lines, digest, len(columns[0]), pools, *[column.nbytes for column in columns]),
-    )
-    seq = cursor.lastrowid
-    assert seq is not None  # set by the INSERT just made
-    for name, column in zip(names, columns, strict=True):
-        view = np.ascontiguousarray(column).data.cast("B")
-        if not len(view):
-            continue
-        with db.blobopen("segments", name, seq) as blob:
-            for at in range(0, len(view), HASH_CHUNK):
-                blob.write(view[at: at + HASH_CHUNK])
+def insert_segment(index: Index, start: int, end: int, lines: int, digest: str, pools: bytes,
+                   columns: list[np.ndarray]) -> None:
+    """Insert a segment: its columns go to a new file (fsynced before the segment names it)."""
+    name = write_columns(index.location, columns)
+    index.written.append(name)
+    index.db.execute("INSERT INTO segments (start, end, lines, digest, rows, pools, columns)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?)", (start, end, lines, digest, len(columns[0]), pools, name))
 
 
-def _segment_row(data: VerdictData, seen: dict[str, int], raw_seen: int, row_start: int,
+def segment_row(data: VerdictData, seen: dict[str, int], raw_seen: int, row_start: int,
                  row_end: int) -> tuple[bytes, list[np.ndarray]]:
     """New pool entries since `seen` and the columns of rows [row_start, row_end) (views)."""
     pools: dict[str, list] = {name: getattr(data, name).values[seen[name]:] for name in POOLS}
@@ -200,7 +200,7 @@ def load_file(path: Path, display: str, *, use_index: bool = True) -> VerdictDat
         with contextlib.suppress(OSError, sqlite3.Error):
             db = _open_checked(location)
     try:
-        return _load(path, display, db)
+        return _load(path, display, None if db is None or location is None else Index(db, location))
     finally:
         if db is not None:
             db.close()
@@ -208,38 +208,43 @@ def load_file(path: Path, display: str, *, use_index: bool = True) -> VerdictDat
 
 def _open_checked(location: Path) -> sqlite3.Connection | None:
     try:
-        return _connect(location)
+        return connect(location)
     except sqlite3.DatabaseError:  # not a database any more: it is only a cache
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(OSError):
-                os.unlink(f"{location}{suffix}")
-        return _connect(location)
+        remove_index(location)
+        return connect(location)
 
 
-def _load(path: Path, display: str, db: sqlite3.Connection | None) -> VerdictData:
+def remove_index(location: Path) -> None:
+    """Delete an index: the database, its journal files and its column files."""
+    for path in [location, *(Path(f"{location}{suffix}") for suffix in ("-wal", "-shm")), *files_of(location)]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _load(path: Path, display: str, index: Index | None) -> VerdictData:
     data = VerdictData()
     data.segments.append(Segment(0, path=path))
     with path.open("rb") as handle:
         st = os.fstat(handle.fileno())
-        kept, start, lines_before = 0, 0, 0
-        index = _Index(db) if db is not None else None
+        kept, start, lines_before, as_checked = 0, 0, 0, False
         if index is not None:
             try:
                 prefix = _valid_prefix(index, path, st)
                 if prefix is not None:
-                    kept, start = prefix
+                    kept, start, as_checked = prefix
                     if kept:
-                        _read_segments(index, data)
+                        read_segments(index, data)
                         lines_before = index.segments()[-1][3]
-            except (sqlite3.Error, ValueError, orjson.JSONDecodeError):
+            except (sqlite3.Error, ValueError, OSError, orjson.JSONDecodeError):  # a column file gone too
+                # (another process compacting meanwhile): parsed in full, and indexed again
                 data = VerdictData()
                 data.segments.append(Segment(0, path=path))
-                kept, start, lines_before, index = 0, 0, 0, None
+                kept, start, lines_before, as_checked = 0, 0, 0, False
         seen = {name: len(getattr(data, name)) for name in POOLS}
         raw_seen = len(data.raw_texts)
         row_start = len(data)
         scan = FileScan(handle, start)
-        parse_blocks(scan.blocks(), RowBuilder(data), display, lines_before + 1)
+        scan.parse(RowBuilder(data), display, lines_before + 1)
         complete_rows = len(data)
         tail_offsets = data.columns.tail["offset"]
         if scan.unterminated and len(tail_offsets) and tail_offsets[-1] >= scan.complete_end:
@@ -249,17 +254,17 @@ def _load(path: Path, display: str, db: sqlite3.Connection | None) -> VerdictDat
             with contextlib.suppress(sqlite3.Error, OSError):
                 _store(index, path, st, kept, start, scan, lines_before + scan.complete_lines,
                        data, seen, raw_seen, row_start, complete_rows)
-        elif index is not None:
+        elif index is not None and not as_checked:  # hashed again: when (a read as checked writes nothing)
             with contextlib.suppress(sqlite3.Error, OSError):
                 _mark_checked(index, st)
     return data
 
 
-def _mark_checked(index: _Index, st: os.stat_result) -> None:
+def _mark_checked(index: Index, st: os.stat_result) -> None:
     index.set_meta("checked", f"{_stat_key(st)}@{time.time_ns()}")
 
 
-def _store(index: _Index, path: Path, st: os.stat_result, kept: int, start: int, scan: FileScan,
+def _store(index: Index, path: Path, st: os.stat_result, kept: int, start: int, scan: FileScan,
            lines: int, data: VerdictData, seen: dict[str, int], raw_seen: int, row_start: int,
            row_end: int) -> None:
     db = index.db
@@ -275,101 +280,27 @@ def _store(index: _Index, path: Path, st: os.stat_result, kept: int, start: int,
             index.set_meta("version", SCHEMA_VERSION)
             index.set_meta("store", str(path.resolve()))
         if scan.complete_end > start:
-            pools, columns = _segment_row(data, seen, raw_seen, row_start, row_end)
-            _insert_segment(db, start, scan.complete_end, lines, scan.digest.hexdigest(), pools, columns)
+            pools, columns = segment_row(data, seen, raw_seen, row_start, row_end)
+            insert_segment(index, start, scan.complete_end, lines, scan.digest.hexdigest(), pools, columns)
         if len(current) + 1 > MAX_SEGMENTS:
             _compact(index, data, scan.complete_end, lines, path, row_end)
         _mark_checked(index, st)
+        # Under the write lock no other writer has a file in flight: what no segment names now
+        # (replaced, or left by a writer killed before its commit) goes.
+        remove_unnamed(index.location, index.column_files())
         db.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             db.execute("ROLLBACK")
+        for name in index.written:  # this write's files: no segment names them
+            with contextlib.suppress(OSError):
+                (index.location.parent / name).unlink()
         raise
 
 
-def _compact(index: _Index, data: VerdictData, end: int, lines: int, path: Path, rows: int) -> None:
+def _compact(index: Index, data: VerdictData, end: int, lines: int, path: Path, rows: int) -> None:
     with path.open("rb") as handle:
         digest = _segment_digest(handle, 0, end)
-    pools, columns = _segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, rows)
+    pools, columns = segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, rows)
     index.db.execute("DELETE FROM segments")
-    _insert_segment(index.db, 0, end, lines, digest, pools, columns)
-
-
-# -- git blobs: keyed by blob id ------------------------------------------------------------
-# A blob id is a hash of the bytes, so an index found under it needs no re-check against the
-# bytes: it holds them parsed. The action's index directory travels with its verdict cache.
-MAX_BLOB_INDEXES = 6  # the least recently used beyond these are removed
-
-
-def blob_index_path(blob_id: str) -> Path | None:
-    directory = index_dir()
-    return None if directory is None else directory / f"blob-{blob_id}.sqlite"
-
-
-def load_blob(blob_id: str, size: int) -> tuple[VerdictData, int, bool] | None:
-    """The parsed columns of blob `blob_id` (`size` bytes), its newline count and whether it ends
-    in one; None when it is not indexed (or the index does not read)."""
-    location = blob_index_path(blob_id)
-    if location is None or not location.is_file():
-        return None
-    try:
-        db = sqlite3.connect(f"file:{location}?mode=ro", uri=True, timeout=60)
-    except sqlite3.Error:
-        return None
-    try:
-        index = _Index(db)
-        if (index.meta("version") != SCHEMA_VERSION or index.meta("blob") != blob_id
-                or index.meta("size") != str(size)):
-            return None
-        data = VerdictData()
-        _read_segments(index, data)
-        lines, ends = int(index.meta("lines") or 0), index.meta("ends_with_newline") == "1"
-    except (sqlite3.Error, ValueError, KeyError, orjson.JSONDecodeError):
-        return None
-    finally:
-        db.close()
-    with contextlib.suppress(OSError):
-        os.utime(location)  # recently used: kept when older ones are removed
-    return data, lines, ends
-
-
-def store_blob(blob_id: str, data: VerdictData, size: int, lines: int, ends_with_newline: bool) -> None:
-    """Index blob `blob_id`'s parsed columns (written to a temporary file, then renamed into
-    place, so a reader never sees half of one); best effort: a failure only costs a parse."""
-    location = blob_index_path(blob_id)
-    if location is None:
-        return
-    partial = location.with_name(f"{location.name}.{os.getpid()}.partial")
-    try:
-        location.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            partial.unlink()
-        db = _connect(partial)
-        try:
-            index = _Index(db)
-            db.execute("BEGIN IMMEDIATE")
-            for key, value in (("version", SCHEMA_VERSION), ("blob", blob_id), ("size", str(size)),
-                               ("lines", str(lines)), ("ends_with_newline", "1" if ends_with_newline else "0")):
-                index.set_meta(key, value)
-            pools, columns = _segment_row(data, dict.fromkeys(POOLS, 0), 0, 0, len(data))
-            _insert_segment(db, 0, size, lines, blob_id, pools, columns)
-            db.execute("COMMIT")
-            db.execute("PRAGMA journal_mode=DELETE")  # one self-contained file to rename
-        finally:
-            db.close()
-        os.replace(partial, location)
-        _prune_blob_indexes(location.parent)
-    except (OSError, sqlite3.Error):
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(OSError):
-                os.unlink(f"{partial}{suffix}")
-
-
-def _prune_blob_indexes(directory: Path) -> None:
-    found = []
-    for path in directory.glob("blob-*.sqlite"):
-        with contextlib.suppress(OSError):
-            found.append((path.stat().st_mtime_ns, path))
-    for _, path in sorted(found, reverse=True)[MAX_BLOB_INDEXES:]:
-        with contextlib.suppress(OSError):
-            path.unlink()
+    insert_segment(index, 0, end, lines, digest, pools, columns)

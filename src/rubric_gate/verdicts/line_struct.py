@@ -29,7 +29,9 @@ SOURCE_FIELDS = tuple(name for name in ("judge", "prompt", "task_hash") if name 
 KEYED = ("item_hash", *SOURCE_FIELDS)
 
 
-class _Usage(msgspec.Struct, forbid_unknown_fields=True):
+# gc=False: a row holds strings and numbers only (no cycle), so the collector need not track the
+# million rows a large store decodes into.
+class _Usage(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     input_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
     output_tokens: Annotated[int, msgspec.Meta(ge=0)] | msgspec.UnsetType = UNSET
 
@@ -51,12 +53,14 @@ def _line_struct() -> type | None:
             fields.append((name, str | msgspec.UnsetType, UNSET))
         else:  # a field this path does not know: a line holding it takes the exact path
             fields.append((name, msgspec.UnsetType, UNSET))
-    return msgspec.defstruct("VerdictLine", fields, forbid_unknown_fields=True)
+    return msgspec.defstruct("VerdictLine", fields, forbid_unknown_fields=True, gc=False)
 
 
 LINE = _line_struct()
-decode_line = msgspec.json.Decoder(LINE).decode
+_DECODER = msgspec.json.Decoder(LINE)
+decode_line = _DECODER.decode
+decode_lines = _DECODER.decode_lines  # every value of a buffer, one or more per line (whitespace between)
 encode = msgspec.json.Encoder().encode
 DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
-GETTERS = tuple(attrgetter(name) for name in ("check_text", "item", "answer", "item_hash", "sample"))
-SOURCE = attrgetter(*SOURCE_FIELDS)
+COLUMN_FIELDS = ("check_text", "item", "answer", "item_hash", "sample")  # then SOURCE_FIELDS
+GETTER = {name: attrgetter(name) for name in (*COLUMN_FIELDS, *SOURCE_FIELDS)}

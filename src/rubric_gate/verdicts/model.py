@@ -49,7 +49,8 @@ class Verdict(BaseModel):
     item_hash: str | None = None
     task_hash: str | None = None  # `task_hash(rubric.task)`: the task the judge read
     check: str | None = None
-    quote: str | None = None
+    quote: str | None = None  # the judge's supporting quote, found in the item's output
+    unverified_quote: str | None = None  # the judge's quote, NOT found in the output: never evidence
     usage: Usage | None = None
     at: str | None = None
     # Repeated sampling (`--samples N`): the 0-based index of this answer among a pair's
@@ -57,6 +58,7 @@ class Verdict(BaseModel):
     # Bounded like the column it is kept in: a larger index is bad input, not a crash.
     sample: int | None = Field(default=None, ge=0, le=MAX_SAMPLE_INDEX, strict=True)
     batch: str | None = None  # the provider batch id, for verdicts judged through a Batch API
+    served_model: str | None = None  # the model the reply named, when not exactly `judge`'s (a note, not a key)
 
     @property
     def failed(self) -> bool:

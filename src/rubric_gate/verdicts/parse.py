@@ -1,22 +1,23 @@
 """Parse verdict JSONL into columns: msgspec typed decoding of whole blocks for the common
 line, the exact `json` + pydantic path (and its `file:line` errors) for anything unusual.
 
-The fast path decodes each line into a struct derived from the `Verdict` model (the same
-keys, types and bounds, nothing coerced), checks a whole block for duplicate keys at once (a
-duplicate key is a string the decoded rows do not hold: the block's quote count says so), and
-adds the block's rows column by column. A line it does not take (duplicate keys, NaN, huge
-numbers, lone surrogates, invalid UTF-8, null or coercible values, bad values) goes through
-`sources.jsonl.parse_line` and `Verdict.model_validate`, which accept or reject it exactly as a
-full read always did.
+The fast path decodes a block of lines into structs derived from the `Verdict` model (the same
+keys, types and bounds, nothing coerced): in one call when every line of the block is one JSON
+object and nothing else (`_whole_block`), else a line at a time. It checks the whole block for
+duplicate keys at once (a duplicate key is a string the decoded rows do not hold: the block's
+quote count says so), and adds the block's rows column by column. A line it does not take
+(duplicate keys, NaN, huge numbers, lone surrogates, invalid UTF-8, null or coercible values,
+bad values) goes through `sources.jsonl.parse_line` and `Verdict.model_validate`, which accept
+or reject it exactly as a full read always did.
 """
 
 from __future__ import annotations
 
-import hashlib
 import typing
 from array import array
 from collections.abc import Iterable
-from typing import Any, BinaryIO
+from operator import countOf
+from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
@@ -33,6 +34,7 @@ from rubric_gate.verdicts.table_data import ANSWER_CODES, NONE, VerdictData
 # store's parse left ~60 MiB more resident than at 256 KiB, which is also no slower.
 CHUNK = 1 << 18
 BOM = b"\xef\xbb\xbf"
+QUOTE, NEWLINE, OPEN, CLOSE = ord('"'), ord("\n"), ord("{"), ord("}")
 HAS_SAMPLE = "sample" in Verdict.model_fields  # repeated sampling: the 0-based index of an answer
 
 
@@ -73,6 +75,21 @@ def _ids(cache: dict[Any, int], values: list[Any], resolve: Any) -> list[int]:
                 found = cache[value] = resolve(value)
             out[index] = found
     return typing.cast(list[int], out)  # every None was resolved above
+
+
+def _ids_of(cache: dict[Any, int], rows: list[Any], getter: Any, resolve: Any) -> list[int]:
+    """`_ids` of each row's value (taken by `getter`), the values listed only when one is new
+    (for check texts: a block rarely holds a new one)."""
+    out: list[int | None] = list(map(cache.get, map(getter, rows)))
+    return _ids(cache, list(map(getter, rows)), resolve) if None in out else typing.cast(list[int], out)
+
+
+def _held(rows: list[Any], getter: Any, unset: Any) -> list[Any] | None:
+    """Each row's value of an optional field; None when no row holds it (then no list is built:
+    a field absent from the first row is counted before it is listed)."""
+    if getter(rows[0]) is unset and countOf(map(getter, rows), unset) == len(rows):
+        return None
+    return list(map(getter, rows))
 
 
 class RowBuilder:
@@ -126,6 +143,26 @@ class RowBuilder:
         self.add(verdict.item, verdict.check_text, verdict.answer, verdict.judge, verdict.prompt,
                  verdict.item_hash, offset, getattr(verdict, "sample", None) or 0, verdict.task_hash)
 
+    def add_objects(self, verdicts: list[Verdict], first_offset: int) -> None:
+        """Append `verdicts`' rows (as `add_verdict` would, a column at a time); their offsets
+        count on from `first_offset` (indexes into the segment's list of objects)."""
+        data = self.data
+        raw_texts = dict.fromkeys(v.check_text for v in verdicts)
+        text_ids = {text: self.text_id(text) for text in raw_texts}
+        sources: dict[tuple[str | None, str | None, str | None], int] = {}
+        for v in verdicts:
+            key = (v.judge, v.prompt, v.task_hash)
+            if key not in sources:
+                sources[key] = data.sources.add(key)
+        tail = data.columns.tail
+        tail["text"].extend([text_ids[v.check_text] for v in verdicts])
+        tail["item"].extend([data.items.add(v.item) for v in verdicts])
+        tail["hash"].extend([NONE if v.item_hash is None else data.hashes.add(v.item_hash) for v in verdicts])
+        tail["source"].extend([sources[(v.judge, v.prompt, v.task_hash)] for v in verdicts])
+        tail["answer"].extend([ANSWER_CODES[v.answer] for v in verdicts])
+        tail["sample"].extend([v.sample or 0 for v in verdicts])
+        tail["offset"].extend(range(first_offset, first_offset + len(verdicts)))
+
     def add_rows(self, rows: list[Any], offsets: Any) -> None:
         """Append decoded fast-path rows, one column at a time."""
         if not rows:
@@ -134,22 +171,25 @@ class RowBuilder:
         tail = data.columns.tail
         fast = _fast()
         unset = fast.UNSET
-        texts, items, answers, hashes, samples = (list(map(get, rows)) for get in fast.GETTERS)
-        tail["text"].extend(_ids(data.raw_texts, texts, self._new_text))
-        tail["item"].extend(_ids(data.items.ids, items, data.items.add))
         n = len(rows)
-        if hashes.count(unset) == n:
+        getter = fast.GETTER
+        tail["text"].extend(_ids_of(data.raw_texts, rows, getter["check_text"], self._new_text))
+        tail["item"].extend(_ids(data.items.ids, list(map(getter["item"], rows)), data.items.add))  # new ones often
+        tail["answer"].extend(list(map(ANSWER_CODES.__getitem__, map(getter["answer"], rows))))
+        hashes = _held(rows, getter["item_hash"], unset)
+        if hashes is None:
             tail["hash"].extend(array("i", [NONE]) * n)
         else:
             self._hash_ids.setdefault(unset, NONE)
             tail["hash"].extend(_ids(self._hash_ids, hashes, data.hashes.add))
-        sources = list(map(fast.SOURCE, rows))
-        if sources.count(sources[0]) == n:  # one source: the usual block
-            tail["source"].extend(array("i", _ids(self._source_ids, sources[:1], self._new_source)) * n)
+        parts = [_held(rows, getter[name], unset) or [unset] * n for name in fast.SOURCE_FIELDS]
+        if all(part.count(part[0]) == n for part in parts):  # one source: the usual block (no tuple per row)
+            first = tuple(part[0] for part in parts)
+            tail["source"].extend(array("i", _ids(self._source_ids, [first], self._new_source)) * n)
         else:
-            tail["source"].extend(_ids(self._source_ids, sources, self._new_source))
-        tail["answer"].extend(list(map(ANSWER_CODES.__getitem__, answers)))
-        if samples.count(unset) == n:
+            tail["source"].extend(_ids(self._source_ids, list(zip(*parts, strict=True)), self._new_source))
+        samples = _held(rows, getter["sample"], unset)
+        if samples is None:
             tail["sample"].extend(array("i", [0]) * n)
         else:
             tail["sample"].extend([0 if value is unset else value for value in samples])
@@ -185,6 +225,51 @@ def _decoded(lines: list[bytes]) -> list[Any]:
         except errors:
             rows.append(None)
     return rows
+
+
+def _whole_block(block: bytes, offset: int, unterminated: bool) -> tuple[list[Any], array] | None:
+    """The block's rows decoded in one call and its line starts (as `_line_starts`), when every
+    line of the block is one JSON object and nothing else and no line holds a key twice; None
+    when a line needs a look of its own (a blank or indented line, a CR, two objects on a line,
+    a line that does not decode, a key twice).
+
+    `decode_lines` reads values separated by any whitespace, so it is held to the lines: each
+    newline must close one object (`}`) and open the next (`{`). A newline there is between two
+    top-level values: inside a string it would not decode, and after a nested object's `}` a
+    `{` cannot follow. So no value spans a line, every line holds at least one, and as many
+    values as lines is one per line."""
+    fast = _fast()
+    bytes_ = np.frombuffer(block, dtype=np.uint8)
+    ends = np.flatnonzero(bytes_ == NEWLINE)
+    lines = len(ends) + (1 if unterminated else 0)
+    if not lines or (len(ends) and ends[0] == 0):
+        return None
+    opens = ends + 1 if unterminated else ends[:-1] + 1
+    if not (bytes_[ends - 1] == CLOSE).all() or not (bytes_[opens] == OPEN).all():
+        return None
+    try:
+        rows = fast.decode_lines(block)
+    except fast.DECODE_ERRORS:
+        return None
+    if len(rows) != lines:
+        return None
+    if not _clear_of_duplicate_keys(block, bytes_, rows):
+        return None
+    starts = np.empty(lines + 1, dtype=np.int64)
+    starts[0] = offset
+    starts[1:len(ends) + 1] = ends + (offset + 1)
+    if unterminated:
+        starts[lines] = offset + len(block) + 1
+    return rows, array("q", starts.tobytes())
+
+
+def _clear_of_duplicate_keys(block: bytes, bytes_: np.ndarray, rows: list[Any]) -> bool:
+    """Whether no line of a whole block (every row decoded) has a key twice: its quote count is
+    that of the rows re-encoded (`_without_duplicate_keys`, a block at once)."""
+    if b"\\" in block and b"\\u0022" in block:  # a quote written without a quote character
+        return False
+    encoded = np.frombuffer(_fast().encode(rows), dtype=np.uint8)
+    return int(np.count_nonzero(bytes_ == QUOTE)) == int(np.count_nonzero(encoded == QUOTE))
 
 
 def _without_duplicate_keys(block: bytes, lines: list[bytes], rows: list[Any]) -> None:
@@ -225,6 +310,12 @@ def parse_blocks(blocks: Iterable[tuple[bytes, int, bool]], builder: RowBuilder,
     is the file's unterminated last line. Returns the number of lines seen."""
     line_no = first_line - 1
     for block, offset, unterminated in blocks:
+        whole = _whole_block(block, offset, unterminated)
+        if whole is not None:
+            rows, starts = whole
+            builder.add_rows(rows, starts[:-1])
+            line_no += len(rows)
+            continue
         lines = block.split(b"\n")
         if not unterminated:
             lines.pop()  # the empty string after the block's last newline
@@ -269,47 +360,3 @@ def parse_bytes(data: bytes, builder: RowBuilder, display: str, *, start: int = 
             at = end
 
     return parse_blocks(blocks(), builder, display, first_line)
-
-
-class FileScan:
-    """Stream a file from `start`, hashing the bytes up to the last newline as it goes."""
-
-    def __init__(self, handle: BinaryIO, start: int) -> None:
-        self.handle = handle
-        self.start = start
-        self.complete_end = start  # end of the last newline-terminated line seen
-        self.complete_lines = 0  # lines up to complete_end
-        self.digest = hashlib.sha256()
-        self.unterminated = False
-
-    def blocks(self) -> Iterable[tuple[bytes, int, bool]]:
-        handle = self.handle
-        handle.seek(self.start)
-        carry = b""
-        offset = self.start
-        first = self.start == 0
-        while True:
-            chunk = handle.read(CHUNK)
-            if not chunk:
-                break
-            if first:
-                first = False
-                if chunk.startswith(BOM):  # a BOM is not part of the first line
-                    self.digest.update(BOM)
-                    chunk = chunk[len(BOM):]
-                    offset += len(BOM)
-                    self.complete_end = offset
-            cut = chunk.rfind(b"\n")
-            if cut < 0:
-                carry += chunk
-                continue
-            block = carry + chunk[: cut + 1]
-            carry = chunk[cut + 1:]
-            self.digest.update(block)
-            yield block, offset, False
-            offset += len(block)
-            self.complete_end = offset
-            self.complete_lines += block.count(b"\n")
-        if carry:
-            self.unterminated = True
-            yield carry, offset, True

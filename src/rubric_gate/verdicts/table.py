@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -25,8 +26,9 @@ class VerdictColumn:
     def not_applicable_count(self) -> int:
         return 0 if self.not_applicable is None else int(self.not_applicable.sum())
 
-    @property
+    @cached_property
     def complete(self) -> bool:
+        """No item lacks a verdict (asked once per check each time a matrix is built)."""
         return not bool(self.missing.any())
 
 

@@ -17,6 +17,7 @@ import numpy as np
 NONE = -1  # no item hash / no such string
 ANSWER_CODES = {"yes": 0, "no": 1, "n/a": 2}  # the answer column; a check failed where code == 1
 NO = ANSWER_CODES["no"]
+ANSWER_NAMES = {code: name for name, code in ANSWER_CODES.items()}
 YES, NOT_APPLICABLE = ANSWER_CODES["yes"], ANSWER_CODES["n/a"]  # "n/a" never fails an item
 
 

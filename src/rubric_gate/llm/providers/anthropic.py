@@ -13,7 +13,15 @@ from anthropic.types.messages import MessageBatch
 
 from rubric_gate.batch.requests import BatchLimits
 from rubric_gate.llm.errors import classify, provider_errors
-from rubric_gate.llm.protocols import BatchState, JudgeRequest, Reply, RequestResult
+from rubric_gate.llm.protocols import (
+    CUT_OFF,
+    STOPPED,
+    BatchState,
+    JudgeRequest,
+    Reply,
+    RequestResult,
+)
+from rubric_gate.llm.replies import without_keywords
 from rubric_gate.llm.retry import request_timeout
 
 # The SDK retries the few control calls a batch run makes (create, retrieve, list, download).
@@ -28,22 +36,51 @@ def batch_client(model: str) -> AnthropicBatches:
     return AnthropicBatches(model)
 
 
+# Anthropic's structured outputs refuse numeric ranges, string lengths, `maxItems` and a
+# `minItems` above 1 (its SDK's `transform_schema` moves them into the description, as here);
+# `enum` and `minItems` 0 or 1 are enforced. The parsers check every bound after the reply.
+ANTHROPIC_UNSUPPORTED = frozenset({"minLength", "maxLength", "maxItems", "minimum", "maximum", "minItems>1"})
+CUT_OFF_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+STOPPED_REASONS = frozenset({"end_turn", "stop_sequence"})
+
+
+def content(request: JudgeRequest) -> str | list[dict[str, Any]]:
+    """The user message: with a shared prefix (instructions, task, input, output), two text
+    blocks, the first marked for the prompt cache, so the next check of the same item reads it
+    from the cache (a tenth of the input price) instead of paying for it again. A prefix below
+    the model's minimum cacheable length is simply not cached."""
+    cut = request.shared_prefix
+    if not 0 < cut < len(request.prompt):
+        return request.prompt
+    return [{"type": "text", "text": request.prompt[:cut], "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": request.prompt[cut:]}]
+
+
 def message_params(model: str, request: JudgeRequest) -> dict[str, Any]:
     """The Messages API body for one judge call (also a Message Batches request's `params`)."""
-    # The SDK no longer exposes `temperature`; structured output pins the reply shape.
+    # The SDK no longer exposes `temperature`: a re-ask differs by the format reminder at the end
+    # of its prompt (JudgeRequest.attempt); structured output pins the reply shape.
     return {
         "model": model,
         "max_tokens": request.max_tokens,
-        "messages": [{"role": "user", "content": request.prompt}],
-        "output_config": {"format": {"type": "json_schema", "schema": request.schema}},
+        "messages": [{"role": "user", "content": content(request)}],
+        "output_config": {"format": {"type": "json_schema",
+                                     "schema": without_keywords(request.schema, ANTHROPIC_UNSUPPORTED)}},
     }
 
 
 def reply_from_message(message: Any) -> Reply:
-    """Text and token usage of a Message (a live reply or a batch's succeeded result)."""
+    """Text, stop reason, served model and token usage of a Message (a live reply or a batch's
+    succeeded result). Anthropic counts cached prompt tokens apart from `input_tokens`: reads
+    and writes are added back, so `input_tokens` is every prompt token, as OpenAI counts it."""
     text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
     usage = message.usage
-    return Reply(text, usage.input_tokens or 0, usage.output_tokens or 0)
+    read = getattr(usage, "cache_read_input_tokens", None) or 0
+    written = getattr(usage, "cache_creation_input_tokens", None) or 0
+    reason = str(getattr(message, "stop_reason", None) or "")
+    finish = CUT_OFF if reason in CUT_OFF_REASONS else STOPPED if reason in STOPPED_REASONS or not reason else reason
+    return Reply(text, (usage.input_tokens or 0) + read + written, usage.output_tokens or 0, finish=finish,
+                 cached_tokens=read, cache_write_tokens=written, model=str(getattr(message, "model", None) or ""))
 
 
 class AnthropicClient:

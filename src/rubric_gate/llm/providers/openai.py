@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlparse
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -17,8 +18,9 @@ from pydantic import ValidationError
 
 from rubric_gate.batch.requests import BatchLimits
 from rubric_gate.llm.errors import classify, provider_errors
-from rubric_gate.llm.protocols import BatchState, JudgeRequest, Reply, RequestResult
+from rubric_gate.llm.protocols import STOPPED, BatchState, JudgeRequest, Reply, RequestResult
 from rubric_gate.llm.registry import provider
+from rubric_gate.llm.replies import without_keywords
 from rubric_gate.llm.retry import request_timeout
 
 # The SDK retries the few control calls a batch run makes (create, retrieve, list, download).
@@ -35,14 +37,23 @@ def batch_client(model: str) -> OpenAIBatches:
 
 # Local servers (vLLM, Ollama, llama.cpp) ignore the key, but the SDK insists on one.
 LOCAL_PLACEHOLDER_KEY = "not-needed-for-local-server"
+# OpenAI's strict structured outputs take `pattern` and `format` on strings, `minItems` and
+# `maxItems` on arrays, `enum`, but refuse string lengths (its Structured Outputs guide,
+# "Supported properties"): those bounds go into the description there. Compatible servers
+# (llama.cpp's JSON-schema grammar, vLLM) enforce them, so they get the schema whole.
+OPENAI_UNSUPPORTED = frozenset({"minLength", "maxLength"})
+# A re-ask after a reply that did not parse: each one raises the temperature by this step (at
+# most to 1.0) and sends a new seed, so a deterministic server does not repeat the same reply.
+REASK_TEMPERATURE_STEP = 0.4
 
 
-def sampling_options(max_tokens: int, *, local: bool, sampled: bool = False) -> dict[str, Any]:
+def sampling_options(max_tokens: int, *, local: bool, sampled: bool = False, reask: int = 0) -> dict[str, Any]:
     """Temperature 0 unless RUBRIC_GATE_TEMPERATURE=none (reasoning models reject it).
 
     Extra `--samples` answers (sample 1, 2, ...) are drawn at RUBRIC_GATE_SAMPLE_TEMPERATURE
     (default 0.7, as in PReMISE's re-runs) so repeated asks can disagree; with
     RUBRIC_GATE_TEMPERATURE=none no temperature is sent at all (the model's default sampling).
+    A re-ask steps the temperature up and sends a seed (`reask`): never the identical request.
     Local servers widely accept `max_tokens`; OpenAI's newer models want `max_completion_tokens`.
     """
     options: dict[str, Any] = {"max_tokens" if local else "max_completion_tokens": max_tokens}
@@ -50,38 +61,62 @@ def sampling_options(max_tokens: int, *, local: bool, sampled: bool = False) -> 
     if temperature not in ("none", ""):
         if sampled:
             temperature = os.environ.get("RUBRIC_GATE_SAMPLE_TEMPERATURE", "0.7").strip()
-        options["temperature"] = float(temperature)
+        value = float(temperature)
+        if reask:
+            value = max(value, min(1.0, value + REASK_TEMPERATURE_STEP * reask))
+        options["temperature"] = value
+    if reask:
+        options["seed"] = reask
     return options
 
 
 def chat_params(model: str, request: JudgeRequest, *, local: bool) -> dict[str, Any]:
-    """The Chat Completions body for one judge call (also an OpenAI Batch request line's `body`)."""
+    """The Chat Completions body for one judge call (also an OpenAI Batch request line's `body`).
+
+    The prompt is one user message whose shared part comes first (instructions, task, input,
+    output; the check last), so OpenAI's automatic prefix caching and a local server's prompt
+    cache reuse it from one check of an item to the next."""
+    schema = request.schema if local else without_keywords(request.schema, OPENAI_UNSUPPORTED)
     return {
         "model": model,
         "messages": [{"role": "user", "content": request.prompt}],
-        **sampling_options(request.max_tokens, local=local, sampled=request.sampled),
+        **sampling_options(request.max_tokens, local=local, sampled=request.sampled, reask=request.reask),
         "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+            "json_schema": {"name": request.schema_name, "schema": schema, "strict": True},
         },
     }
 
 
 def reply_from_completion(completion: Any) -> Reply:
-    """Text and token usage of a ChatCompletion (a live reply or a batch output line's body)."""
-    text = completion.choices[0].message.content if completion.choices else None
+    """Text, finish reason, served model and token usage (cached prompt tokens included) of a
+    ChatCompletion (a live reply or a batch output line's body)."""
+    choice = completion.choices[0] if completion.choices else None
+    text = choice.message.content if choice is not None and choice.message is not None else None
     usage = completion.usage
+    details = getattr(usage, "prompt_tokens_details", None) if usage else None
     return Reply(
         text or "",
-        usage.prompt_tokens if usage else 0,
-        usage.completion_tokens if usage else 0,
+        (usage.prompt_tokens or 0) if usage else 0,
+        (usage.completion_tokens or 0) if usage else 0,
+        finish=str(getattr(choice, "finish_reason", None) or STOPPED),
+        cached_tokens=int(getattr(details, "cached_tokens", None) or 0),
+        model=str(getattr(completion, "model", None) or ""),
     )
+
+
+def is_compatible_server(base_url: str | None) -> bool:
+    """OPENAI_BASE_URL names a server other than OpenAI's own (vLLM, Ollama, llama.cpp, a proxy)."""
+    if not base_url:
+        return False
+    host = (urlparse(base_url).hostname or "").lower()
+    return not (host == "openai.com" or host.endswith(".openai.com"))
 
 
 def openai_credentials() -> tuple[str, bool]:
     """The API key (a placeholder for a keyless local server) and whether the server is local."""
     api_key = os.environ.get("OPENAI_API_KEY")
-    local = bool(os.environ.get("OPENAI_BASE_URL"))
+    local = is_compatible_server(os.environ.get("OPENAI_BASE_URL"))
     if not api_key:
         provider("openai").require_credentials()  # OPENAI_BASE_URL set: a keyless local server
         api_key = LOCAL_PLACEHOLDER_KEY

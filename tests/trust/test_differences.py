@@ -1,0 +1,76 @@
+"""Every kind of difference between the trusted and the proposed snapshot has a rule, and one
+that has none needs the override (fail closed)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from rubric_gate.action.commits import merge_check
+from rubric_gate.action.commits.snapshot import diff as snapshot_diff
+from rubric_gate.action.gating.standard import findings_of
+from rubric_gate.calibration.model import CalibrationItem
+from rubric_gate.rubric import Rubric
+from rubric_gate.trust.differences import (
+    DIFFERENCE_RULES,
+    KIND_RULES,
+    RULES,
+    VERDICT_FIELD_RULES,
+    Difference,
+    Kind,
+    rubric_key_kind,
+    rule_of,
+)
+from rubric_gate.trust.labels import ITEM_FIELD_RULES
+from rubric_gate.trust.rubric_diff import KEY_RULES
+from rubric_gate.verdicts import Verdict
+
+
+def test_every_kind_of_difference_has_a_rule() -> None:
+    missing = [kind.value for kind in Kind if kind not in KIND_RULES]
+    assert missing == [], f"difference kinds with no rule: {missing}"
+    assert set(DIFFERENCE_RULES.values()) <= set(RULES)
+
+
+def test_every_kind_is_one_the_diff_can_report() -> None:
+    """No rule for a kind nothing emits (a rule nobody can reach reads as coverage it is not)."""
+    source = inspect.getsource(snapshot_diff) + inspect.getsource(merge_check)  # the diff's, the merge's
+    unused = [kind.name for kind in Kind if f"Kind.{kind.name}" not in source]
+    assert unused == []
+
+
+def test_every_rubric_key_calibration_field_and_verdict_field_has_a_rule() -> None:
+    assert [k for k in Rubric.model_fields if rubric_key_kind(k) not in DIFFERENCE_RULES] == []
+    assert [k for k in Rubric.model_fields if k not in KEY_RULES] == []
+    assert [f for f in CalibrationItem.model_fields if f not in ITEM_FIELD_RULES] == []
+    assert [f for f in Verdict.model_fields if f not in VERDICT_FIELD_RULES] == []
+
+
+def test_a_kind_no_rule_names_is_unclassified_and_needs_the_override() -> None:
+    assert rule_of("rubric.colour") == "unclassified"
+    assert rule_of(Kind.ANSWER_CHANGED, {}) == "unclassified"
+    difference = Difference("verdicts.something_new", "v.jsonl", ("r.yaml",))
+    assert difference.rule == "unclassified" and difference.needs_override
+    (finding,) = findings_of([difference])
+    assert finding.blocking and "verdicts.something_new" in finding.message and "no rule" in finding.message
+
+
+@pytest.mark.parametrize("kind", list(Kind))
+def test_each_rule_decides_whether_a_difference_blocks(kind: Kind) -> None:
+    difference = Difference(kind, "f", ("r.yaml",), "what it does")
+    findings = findings_of([difference])
+    assert [f.blocking for f in findings] == [KIND_RULES[kind] in ("override", "unclassified")]
+
+
+def test_the_label_differences_of_one_file_are_one_finding_blocking_if_any_blocks() -> None:
+    found = findings_of([Difference(Kind.LABELS_ADDED, "c.jsonl", ("r",), "added 1: R9 (pass)"),
+                         Difference(Kind.LABELS_RELABELED, "c.jsonl", ("r",), "relabeled 1: R1 (fail -> pass)"),
+                         Difference(Kind.LABELS_ADDED, "d.jsonl", ("s",), "added 2: X, Y")])
+    assert [(f.path, f.message, f.blocking) for f in found] == [
+        ("c.jsonl", "added 1: R9 (pass); relabeled 1: R1 (fail -> pass)", True), ("d.jsonl", "added 2: X, Y", False)]
+
+
+def test_differences_the_gate_decides_are_recorded_not_shown() -> None:
+    assert findings_of([Difference(Kind.ANSWER_FOR_NEW_CHECK, "v", ("r",)), Difference(Kind.RUBRIC_ADDED, "r", ("r",)),
+                        Difference(rubric_key_kind("checks"), "r", ("r",))]) == []
