@@ -229,13 +229,15 @@ def reply_cause(call: Call, schema: dict[str, Any] | None, timeout_s: float | No
 def call_cause(attempts: Iterable[Call]) -> str | None:
     """Why one call (all the asks of one material key, in order) ended without a valid answer:
     its last ask's cause; when the client cancelled that ask (the run stopped), the cause of the
-    last ask before it that had one, else `other`. None: the call was answered."""
+    ask before it. An ask followed by another whose reply matched its schema was refused after
+    parsing (a quote not in the text, an unknown id): `invalid`. None: the last reply is valid."""
     asked = list(attempts)
     if not asked or asked[-1].cause is None:
         return None
-    if asked[-1].cause != "cancelled":
-        return asked[-1].cause
-    return next((a.cause for a in reversed(asked) if a.cause not in (None, "cancelled")), "other")
+    causes = [a.cause or "invalid" for a in asked[:-1]] + [asked[-1].cause]
+    if causes[-1] != "cancelled":
+        return causes[-1]
+    return next((c for c in reversed(causes) if c != "cancelled"), "other")
 
 
 @dataclass

@@ -17,6 +17,7 @@ from tests.fakes.replay import (
     Call,
     Recording,
     ReplayLLM,
+    call_cause,
     material_key,
     reply_cause,
     request_digest,
@@ -129,6 +130,19 @@ def test_the_material_key_follows_the_data_not_the_instructions_or_sampling() ->
 ])
 def test_a_reply_s_cause_is_read_from_finish_reason_and_the_schema(content: str, finish: str, cause: str | None) -> None:
     assert _call(FIRST, reply=_completion(content, finish)).cause == cause
+
+
+def test_a_call_s_cause_is_its_last_ask_s_or_the_one_before_a_cancelled_ask() -> None:
+    valid, cut = _completion('{"answer": "yes"}'), _completion(LOOP, "length")
+    cancelled = _call(FIRST, "client_gone")
+    cancelled.ms, cancelled.cause = 100, reply_cause(cancelled, SCHEMA, timeout_s=60)
+    assert cancelled.cause == "cancelled"
+    assert call_cause([_call(FIRST, reply=cut), _call(FIRST, reply=valid)]) is None
+    assert call_cause([_call(FIRST, reply=valid), _call(FIRST, reply=cut)]) == "cut off"
+    assert call_cause([_call(FIRST, reply=cut), cancelled]) == "cut off"
+    # Asked again after a reply that matched its schema: the client refused it after parsing.
+    assert call_cause([_call(FIRST, reply=valid), cancelled]) == "invalid"
+    assert call_cause([cancelled]) == "other"
 
 
 def test_a_recording_round_trips_and_stores_each_body_once(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The real-model run's repository and commands, shared by `benchmarks/realmodel.py` (which runs
-them against llama-server and records the replies) and tests/llm/test_real_replies.py (which
+them against llama-server and records the replies) and tests/llm/test_recorded_replies.py (which
 replays them): the same files, the same commands, in the same order.
 
 The repository (tests/fixtures/realmodel/repo) is small on purpose, as a 135M model on one CPU
