@@ -10,7 +10,14 @@ from rubric_gate.results.judge_change import (
     UnderJudge,
     judges_label,
 )
-from rubric_gate.results.model import ChangeRow, CheckReport, CheckRow, RubricSummary
+from rubric_gate.results.model import (
+    ChangeRow,
+    CheckReport,
+    CheckRow,
+    HeldChange,
+    RubricSummary,
+    Withheld,
+)
 from rubric_gate.results.reliability import (
     ChangeReliability,
     CheckReliability,
@@ -29,6 +36,7 @@ __all__ = [
     "CheckRow",
     "DecisionPair",
     "Flips",
+    "HeldChange",
     "JudgeAgreement",
     "JudgeChange",
     "ParaphraseStability",
@@ -36,5 +44,6 @@ __all__ = [
     "RubricSummary",
     "SampleStability",
     "UnderJudge",
+    "Withheld",
     "judges_label",
 ]
