@@ -53,6 +53,7 @@ class FakeDiscoverLLM(FakeAuditLLM):
     truth: dict[str, set[str]] = field(default_factory=dict)  # check text -> outputs answered "no"
     teach: dict[str, str] = field(default_factory=dict)  # flaw -> check text the teacher writes
     embedding_bodies: list[dict[str, Any]] = field(default_factory=list)
+    embeddings_served: bool = True  # False: answer /embeddings as llama-server without --embeddings does
 
     def _decide(self, check: str, output: str, model: str) -> dict[str, str]:
         if check in self.truth:
@@ -119,6 +120,10 @@ class FakeDiscoverLLM(FakeAuditLLM):
         with self.lock:
             self.received += 1
             self.embedding_bodies.append(body)
+        if not self.embeddings_served:  # llama-server b1-0c1e570's reply, byte for byte
+            self._send(handler, 501, {"error": {"code": 501, "message": "This server does not support embeddings. "
+                                                "Start it with `--embeddings`", "type": "not_supported_error"}})
+            return
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         data = []
         for index, text in enumerate(inputs):
