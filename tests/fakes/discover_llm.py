@@ -80,7 +80,7 @@ class FakeDiscoverLLM(FakeAuditLLM):
             return json.dumps({"criteria": self._extract(prompt)})
         if behaviour == "ok" and "<criterion id=" in prompt:
             self.kinds.append("merge")
-            return json.dumps({"groups": self._merge(prompt)})
+            return json.dumps(self._merge(prompt))
         return super()._answer_text(prompt, behaviour, model)
 
     def _extract(self, prompt: str) -> list[dict[str, Any]]:
@@ -106,12 +106,14 @@ class FakeDiscoverLLM(FakeAuditLLM):
             score_a, score_b = len(a), len(b)
         return "B" if score_b > score_a else "A"
 
-    def _merge(self, prompt: str) -> list[dict[str, Any]]:
+    def _merge(self, prompt: str) -> dict[str, Any]:
+        """Criteria grouped by keyword: one assignment each, one check per group of two or more."""
         by_word: dict[str, list[str]] = {}
         for cid, text in CRITERION.findall(prompt):
             by_word.setdefault(keyword(text), []).append(cid)
-        return [{"members": ids, "name": f"mentions {w}", "check": f"The response mentions {w}"}
-                for w, ids in by_word.items() if len(ids) >= 2]
+        return {"assignments": [{"id": cid, "group": f"mentions {w}"} for w, ids in by_word.items() for cid in ids],
+                "groups": [{"group": f"mentions {w}", "check": f"The response mentions {w}"}
+                           for w, ids in by_word.items() if len(ids) >= 2]}
 
     def handle(self, handler: Any, body: dict[str, Any]) -> None:
         if not handler.path.endswith("/embeddings"):

@@ -159,8 +159,8 @@ def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, sto
             continue
         prompt = render(PACKAGE, "merge.j2", members=list(zip(labels, texts, strict=True)))
 
-        def parse(text: str, ids: frozenset[str] = frozenset(labels)) -> list[Merge]:
-            return parse_merge(text, set(ids))
+        def parse(text: str, ids: tuple[str, ...] = tuple(labels)) -> list[Merge]:
+            return parse_merge(text, list(ids), template_source(PACKAGE, "merge.j2"))
 
         asks.append(stored_ask(store, CallKey("merge", model, version, key, context), f"merge of {len(members)} criteria",
                                JudgeRequest(prompt, merge_schema(labels), "merged_criteria", MERGE_MAX_TOKENS),

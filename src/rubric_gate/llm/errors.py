@@ -56,7 +56,14 @@ class FatalError(ProviderError):
 
 
 class MalformedReply(ValueError):
-    """The reply does not match the schema; the caller may ask again, never guess."""
+    """The reply does not match the schema; the caller may ask again, never guess. The message
+    names what was wrong, the reply's own words included (for the failure listing); `hint`, when
+    given, is what the re-ask's reminder says instead: words that never echo the reply, so a
+    model that copies text from its prompt cannot copy its rejected value back."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class UnansweredError(JudgeError):
