@@ -131,6 +131,18 @@ def test_a_server_without_embeddings_is_asked_once_and_its_message_shown(fake, p
             in err), err
 
 
+def test_a_merge_without_a_valid_answer_keeps_its_criteria_apart(fake, project, monkeypatch, capsys) -> None:
+    """Consolidation only shortens the pool: when the model cannot group a cluster validly (SmolLM2
+    named every group and its check "..."), its criteria stay as they are and the report says so."""
+    fake.rules = {"<criterion id=": "nonjson"}
+    code, report, err = discover(monkeypatch, project, capsys, ANTHROPIC)
+    assert code == 0, err
+    assert len(report["pool_sizes"]) == 2 and report["pool_sizes"][0] == report["pool_sizes"][1]
+    kept = [n for n in report["notes"] if "merge call(s) without a valid answer, their criteria kept apart" in n]
+    assert len(kept) == 1 and "merge of" in kept[0] and "no valid answer after 3 replies" in kept[0]
+    assert "without a valid answer" in report["usage"][1]["summary"]
+
+
 def test_embeddings_requests_look_like_the_sdks(fake, project, monkeypatch, capsys) -> None:
     code, _, err = discover(monkeypatch, project, capsys, OPENAI, "--embedding-model", "text-embedding-3-large")
     assert code == 0, err

@@ -40,6 +40,7 @@ def test_criteria_given_one_group_name_merge_and_a_lone_one_stays() -> None:
     ([("c1", "a"), ("c2", "a")], [("a", "The response names a CVE")], "criteria without an assignment: c3"),
     ([("c1", "a"), ("c2", "a"), ("c3", "b")], [], "group 'a' of 2 criteria has no check"),
     ([("c1", "a"), ("c2", "a"), ("c3", "b")], [("a", "...")], "a group's check is no sentence of its own"),
+    ([("c1", "..."), ("c2", "..."), ("c3", "b")], [("...", "The response names a CVE")], "group name '...' of 2"),
     ([("c1", "a"), ("c2", "a"), ("c3", "b")], [("a", "The response ...")], "a group's check is no sentence of its own"),
     ([("c1", "a"), ("c2", "a"), ("c3", "b")], [("a", "The response names a CVE"), ("A", "The response is short")],
      "group 'a' has two checks"),

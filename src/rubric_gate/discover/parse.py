@@ -158,5 +158,8 @@ def parse_merge(text: str, ids: list[str], instructions: str = "") -> list[Merge
         if key not in checks:
             raise MalformedReply(f"group {names[key][:40]!r} of {len(ids_in)} criteria has no check",
                                  hint="a group of two or more criteria had no entry in groups")
+        if not re.search(r"[^\W\d_]{2,}", names[key]):
+            raise MalformedReply(f"group name {names[key][:40]!r} of {len(ids_in)} criteria has no word",
+                                 hint="a group of two or more criteria was named without a word of its own")
         out.append(Merge(tuple(ids_in), names[key], checks[key]))
     return out
