@@ -98,6 +98,22 @@ def test_a_server_error_that_says_never_is_final_and_shows_its_message() -> None
     assert isinstance(classify(StatusErr(500, {"type": "server_error", "message": "x"}), "p"), TransientError)
 
 
+def test_a_quote_occurs_only_as_whole_words() -> None:
+    """SmolLM2 answered a grounding audit with the quote "no", found inside "not": a quote is
+    evidence only as whole words of the text (case, whitespace, typographic quotes and edge
+    punctuation aside), for the judge's quotes and the audit's alike."""
+    from rubric_gate.audit.parse import parse_grounding
+    from rubric_gate.llm.errors import MalformedReply
+    from rubric_gate.llm.replies import occurs_in
+
+    check = "Every finding states the specific setting (for example 'publicAccess: container'), not only the consequence."
+    assert not occurs_in("no", check) and not occurs_in("ing", check) and not occurs_in("", check)
+    assert occurs_in("not only", check) and occurs_in("The Specific  setting", check)
+    assert occurs_in("\u2018publicAccess: container\u2019", check) and occurs_in("consequence.", check)
+    with pytest.raises(MalformedReply, match="does not occur in the check"):
+        parse_grounding('{"beyond_task": "yes", "quote": "no", "reason": "r"}', "Review the cloud.", check)
+
+
 def test_limiter_halves_on_rate_limits_and_recovers() -> None:
     async def scenario() -> tuple[int, int, int]:
         limiter = AdaptiveLimiter(8, cooldown=60)
