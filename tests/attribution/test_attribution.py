@@ -13,6 +13,7 @@ from hypothesis.extra.numpy import arrays
 from rubric_gate.attribution import (
     attribute,
     compute_rates,
+    failure_counts,
     joint_catches,
     predicted_pass_rate,
     shapley_by_enumeration,
@@ -153,3 +154,16 @@ def test_wilson_interval_matches_hand_computation():
     assert wilson_interval(0, 10)[0] == 0.0
     assert wilson_interval(10, 10)[1] == 1.0
     assert wilson_interval(0, 0) is None
+
+
+@pytest.mark.parametrize("checks", [0, 1, 255, 256, 65535, 65536])
+def test_failure_counts_are_exact_whatever_the_number_of_checks(checks: int) -> None:
+    # counted in the narrowest type that holds the number of checks: a row failing every check
+    # is the largest count, and a strided view counts as its copy does
+    failed = np.zeros((3, checks), dtype=bool)
+    failed[0] = True
+    failed[1, ::2] = True
+    counts = failure_counts(failed)
+    assert counts.dtype == np.int64
+    assert counts.tolist() == [checks, (checks + 1) // 2, 0]
+    assert failure_counts(failed[:, ::2]).tolist() == failed[:, ::2].sum(axis=1).tolist()

