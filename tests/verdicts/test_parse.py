@@ -121,3 +121,14 @@ def test_fast_and_exact_paths_build_the_same_columns(tmp_path: Path, monkeypatch
     assert fast.raw_texts == exact.raw_texts
     for name, column in fast.columns.arrays().items():
         assert column.tolist() == exact.columns.arrays()[name].tolist(), name
+
+
+def test_a_block_interned_at_once_gets_the_ids_one_add_at_a_time_gives() -> None:
+    from rubric_gate.verdicts.table_data import Pool
+
+    values = ["b", "a", "b", "c", "a", "d", "d", "e"]
+    one_by_one, at_once = Pool(["a"]), Pool(["a"])
+    expected = [one_by_one.add(value) for value in values]
+    assert at_once.add_all(iter(values)).tolist() == expected
+    assert at_once.values == one_by_one.values and at_once.ids == one_by_one.ids
+    assert at_once.add_all(["e", "a"]).tolist() == [4, 0] and at_once.values == ["a", "b", "c", "d", "e"]
