@@ -167,3 +167,23 @@ def test_failure_counts_are_exact_whatever_the_number_of_checks(checks: int) -> 
     assert counts.dtype == np.int64
     assert counts.tolist() == [checks, (checks + 1) // 2, 0]
     assert failure_counts(failed[:, ::2]).tolist() == failed[:, ::2].sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("k", [0, 2])
+def test_group_sums_taken_apart_or_at_once_give_the_same_attribution(k: int, monkeypatch) -> None:
+    # Many (flawed, |F|) groups: each check's density differs, so |F| spreads over 0..150.
+    from rubric_gate.attribution import shapley
+
+    rng = np.random.default_rng(7)
+    failed = rng.random((400, 150)) < np.linspace(0.0, 0.9, 400)[:, None]
+    flawed = rng.random(400) < 0.5
+    counts = failed.sum(axis=1)
+    expected_credit = sum(failed[i] / counts[i] for i in range(400) if flawed[i] and counts[i] > k)
+    at_once = attribute(failed, flawed, k)  # more groups than are summed apart: one reduceat
+    monkeypatch.setattr(shapley, "GROUPS_SUMMED_APART", 10**9)
+    apart = attribute(failed, flawed, k)
+    assert len({(bool(f), int(c)) for f, c in zip(flawed, counts, strict=True) if c > k}) > 64
+    for result in (apart, at_once):
+        np.testing.assert_allclose(result.credit, expected_credit, atol=1e-9)
+    assert apart.credit.tolist() == at_once.credit.tolist() and apart.blame.tolist() == at_once.blame.tolist()
+    assert apart.unique_catches.tolist() == at_once.unique_catches.tolist()
