@@ -12,7 +12,7 @@ its own process, side by side in one run:
 - the action on a PR rewording one check of 1 rubric, and on one rewording a check in each of
   the 12 (the store the same bytes in both).
 Prints CPU seconds (user + sys of the whole process) beside wall time and peak RSS, and the
-targets of issue 21: the action's peak RSS <= 1.5x `check`'s + 50 MiB, and the CPU of the
+targets: the action's peak RSS <= 1.5x `check`'s + 50 MiB, and the CPU of the
 12-rubric PR <= 2x the CPU of the 1-rubric PR (the store is the same bytes). Both sides start
 cold (no index); CPU is steadier than wall on a shared machine.
 

@@ -10,7 +10,7 @@ time vs the lower bound ceil(calls / concurrency) x latency. Then, at scale:
 - wall time vs the floor ceil(calls / 32) x 100 ms at 10,000 calls (target <= 1.15x);
 - memory per pending pair (`--memory`): what the runner holds for the pairs still queued when
   the first call goes out, at 10k and 100k pairs, beside the same queue with every prompt
-  rendered up front (the runner before issue 21) and the pairs alone (the floor: the list
+  rendered up front (as the runner once held them) and the pairs alone (the floor: the list
   `missing_pairs` returns). Flat in the number of pairs and near the floor is the target.
 
     python benchmarks/judging.py [--latency 0.1] [--concurrency 16] [--quick] [--memory]

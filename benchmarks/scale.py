@@ -10,7 +10,7 @@ each in its own process:
 - `rubric-gate check` again on the unchanged store (reads the index);
 - optionally an older build (`--before PATH/TO/rubric-gate`) for before/after numbers.
 Prints CPU seconds (user + sys of the whole process) beside wall time and peak RSS, and the
-targets of issue 33: `check` <= 0.9x the orjson floor's CPU, the rerun <= 0.08x the json
+targets: `check` <= 0.9x the orjson floor's CPU, the rerun <= 0.08x the json
 floor's CPU, and peak RSS within 1.5x the json floor + 150 MiB for imports + 32 bytes per
 verdict line (the columns every line keeps: ids of check text, item, hash and judge, the answer
 code, the sample and the line's offset). CPU is steadier than wall on a shared machine; each

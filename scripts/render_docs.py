@@ -1,7 +1,8 @@
 """Regenerate the parts of README.md, docs/action.md and docs/science.md that the code decides, so
-they cannot drift: the rendered comment examples (from the real renderer, on the bundled example),
-the action's input table and list (from action.yml), and every worked figure of the science page
-(each computed here by the functions the tool uses).
+they cannot drift: the rendered comment examples (from the real renderer, on the bundled example:
+an excerpt in the README, the whole comment in docs/action.md), the action's input table and list
+(from action.yml), and every worked figure of the science page (each computed here by the
+functions the tool uses).
 
     python scripts/render_docs.py          # rewrite them in place
     python scripts/render_docs.py --check  # exit 1 naming each stale block (the tests run this)
@@ -51,6 +52,13 @@ def readme_example() -> str:
     from rubric_gate.report import render_markdown
 
     return _drop_details(render_markdown(example_report(), heading_level=4))
+
+
+def readme_excerpt() -> str:
+    """The README's taste of the comment: the rubric's heading, its changes table and each
+    rejected change's reason; docs/action.md shows the whole comment."""
+    section = readme_example()
+    return section[:section.index("**To pass:**")].rstrip("\n") + "\n"
 
 
 def action_comment_example() -> str:
@@ -274,7 +282,7 @@ def drift_defaults() -> str:
 
 
 BLOCKS = {
-    "README.md": {"comment-example": readme_example, "action-inputs": inputs_list},
+    "README.md": {"action-inputs": inputs_list, "comment-excerpt": readme_excerpt},
     "docs/action.md": {"action-inputs": inputs_table, "comment-example": action_comment_example},
     "docs/science.md": {"paired-example": paired_example, "paraphrase-noise": paraphrase_example,
                         "na-reading": na_table, "verdict-codes": verdict_codes, "rule-j": rule_j_defaults,

@@ -58,6 +58,7 @@ OPERATIONS: list[tuple[str, str]] = [
     ("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/comments"),
     ("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments"),
     ("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/files"),
+    ("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
     ("PATCH", "/repos/{owner}/{repo}/pulls/comments/{comment_id}"),
     ("DELETE", "/repos/{owner}/{repo}/pulls/comments/{comment_id}"),
     ("POST", "/repos/{owner}/{repo}/statuses/{sha}"),

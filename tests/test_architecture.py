@@ -150,7 +150,7 @@ def _exported_imports(module: Path) -> list[str]:
     return sorted(name for name in listed if name in imported)
 
 
-# Aliases that exist today in another engineer's area; each must still be one (delete it when gone).
+# Aliases kept while a module moves; each must still be one (delete it when gone).
 KNOWN_ALIASES: dict[str, list[str]] = {}  # none left: CallBudget and UNREADABLE_BASE are imported from their homes
 
 

@@ -25,6 +25,7 @@ from rubric_gate.gate import GateOptions, run_gate
 from rubric_gate.reliability import label_agreement
 from rubric_gate.results import ChangeRow, CheckReport, CheckRow, RubricSummary
 from rubric_gate.rubric import Rubric, RubricDocument, rubric_to_yaml
+from rubric_gate.rubric.promptfoo import grading_changes
 from rubric_gate.verdicts import VerdictColumn, VerdictStore, task_hash, verdict_column
 
 
@@ -143,7 +144,12 @@ def run_check(
     head: RubricDocument,
     lookup: VerdictLookup,
     options: GateOptions | None = None,
+    *,
+    decide: VerdictLookup | None = None,
 ) -> CheckReport:
+    """Gate `base` -> `head` and report it on `lookup`'s verdicts. `decide` given: the gate's
+    rules read it instead (the evidence the gate may rely on), while every figure the report
+    shows (rates, per-check figures, each decision's figures and trade) is `lookup`'s."""
     lookup.require_verdicts(base, head)
     notes: list[str] = []
     if base.rubric.id != head.rubric.id:
@@ -157,13 +163,17 @@ def run_check(
         notes.append("task text changed: recorded verdicts were judged against the old task wording")
     if head.kind == "promptfoo":
         notes.append(promptfoo_note(head))
+    if base.grading is not None and head.grading is not None:
+        notes.extend(f"promptfoo grades this edit otherwise than its verdicts say: it {change}"
+                     for change in grading_changes(base.grading, head.grading))
     result = run_gate(
         base.rubric,
         head.rubric,
         lookup.item_ids,
         lookup.calibration.flawed,
-        lookup.failed_column,
+        (decide or lookup).failed_column,
         options or GateOptions(),
+        figures=lookup.failed_column if decide is not None else None,
     )
     head_summary = lookup.summarize(head.rubric, head.display)
     if head_summary.agreement is not None and head_summary.agreement.note:
@@ -207,7 +217,7 @@ def run_check(
 def promptfoo_note(doc: RubricDocument) -> str:
     """What of a promptfoo config is gated, and what is left alone (every other assertion)."""
     count = len(doc.rubric.checks)
-    gated = (f"{doc.display} is a promptfoo config: its {count} llm-rubric assertion"
+    gated = (f"{doc.repo_path or doc.display} is a promptfoo config: its {count} llm-rubric assertion"
              + (" is the check" if count == 1 else "s are the checks"))
     if not doc.not_gated:
         return gated + "; it holds nothing else the gate leaves alone"

@@ -172,6 +172,7 @@ class Scenario:
             "pull_request": {
                 "number": self.fake.pr_number,
                 "html_url": f"https://github.test/{REPO}/pull/{self.fake.pr_number}",
+                "user": {"login": self.fake.author, "type": "User"},  # who opened it
                 "base": {"ref": "main", "sha": self.base_sha, "repo": {"full_name": REPO, "fork": False}},
                 "head": {"ref": "pr", "sha": head_sha, "repo": {"full_name": head_repo, "fork": fork}},
                 "labels": [{"name": name} for name in labels],

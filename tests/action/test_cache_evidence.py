@@ -1,5 +1,5 @@
-"""The verdict cache is not evidence (issue 17, design item 3), end to end through `rubric-gate
-action` against the fake GitHub with a real git repository.
+"""The verdict cache is not evidence: a restored cache never confirms a changed answer. End to end
+through `rubric-gate action` against the fake GitHub with a real git repository.
 
 GitHub restores the caches a pull request's own runs saved before the base branch's, and any
 workflow running for the PR can save one under the gate's key prefix: what the action restores

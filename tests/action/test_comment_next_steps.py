@@ -1,8 +1,7 @@
 """The PR comment's first screen, as GitHub renders it: the decision, the reason and what to do
-next (found in the newcomer pass: a rejected PR said nothing of how to get it merged, the
-labels finding did not name the label, an override was stated twice, a rubric failing only
-when merged onto the base tip was headed ✅ and a rejection the branch already showed was
-repeated as a failure of the merge)."""
+next. A rejected PR says how to get it merged, the labels finding names the label, an override
+is stated once, a rubric failing only when merged onto the base tip is headed as failing, and a
+rejection the branch already shows is not repeated as a failure of the merge."""
 
 from __future__ import annotations
 
@@ -111,7 +110,7 @@ def test_a_rubric_failing_only_when_merged_onto_the_tip_is_headed_as_failing(sce
 
 
 def test_a_changed_recorded_answer_without_a_judge_says_how_it_could_pass(scenario: Scenario) -> None:
-    # Found in the newcomer pass: with no judge configured the finding spoke of "the configured judge".
+    # With no judge configured the finding says how the answer could pass, not "the configured judge".
 
     head = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS, {**FAILS, "R4": set()})}, "flip D on R4")
     result = scenario.run(head)

@@ -161,12 +161,16 @@ def test_a_pull_request_target_run_gates_the_pr(scenario: Scenario) -> None:
     assert run_gated(scenario, head, event_name="pull_request_target").code == 1
 
 
-@pytest.mark.parametrize("event", ["workflow_dispatch", "issue_comment", "pull_request_review", "check_suite"])
-def test_an_ungated_event_posts_no_green_check(scenario: Scenario, event: str) -> None:
+@pytest.mark.parametrize("event", ["workflow_dispatch", "issue_comment", "schedule", "check_suite", "push"])
+def test_an_ungated_event_posts_no_green_check_and_says_skipped(scenario: Scenario, event: str) -> None:
+    """No gate ran: the step's `decision` output is `skipped`, never a `pass` a downstream step
+    would read as the gate's (a push warms the verdict cache; without a judge it judges nothing)."""
     head = scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D"])}, "delete A")
-    result = run_gated(scenario, head, event_name=event)
+    result = run_gated(scenario, head, event_name=event, env_extra={"GITHUB_SHA": head, "GITHUB_REF": "refs/heads/main"})
     assert not [r for r in scenario.fake.check_runs.values() if r["conclusion"] == "success"], result.stdout
     assert not [s for s in scenario.fake.statuses if s.get("state") == "success"]
+    assert result.code == 0 and result.outputs["decision"] == "skipped", result.stdout + result.stderr
+    assert result.outputs["report"] == "" and result.outputs["comment"] == ""
 
 
 # -- a standing result stands only for the base it was gated against -------------------------------
@@ -320,8 +324,8 @@ class TestSameHead:
     def test_a_pass_posted_after_the_strict_prs_failure_by_a_run_that_listed_before_it(self,
                                                                                         scenario: Scenario) -> None:
         """#8's run (the head into a lenient staging) listed the open PRs before #7 (the same head
-        into main) was opened, and #7's run posted its failure first. Closed by action-flow: the
-        open PRs are read again before a pass is posted."""
+        into main) was opened, and #7's run posted its failure first. The rule: the open PRs are read
+        again before a pass is posted."""
         main_sha, lenient, head = self._staging_head(scenario)
         rejected_run(scenario, head)  # #7, opened while #8's run was under way, fails into main
         scenario.fake.pr_number, scenario.base_sha, scenario.fake.base_sha = 8, lenient, lenient
@@ -377,8 +381,8 @@ class TestStandingResult:
     def test_a_forged_status_does_not_stand_for_a_head_whose_run_was_cancelled(self, scenario: Scenario) -> None:
         """A writer posts a `rubric-gate` commit status ("pass", with the base tip in its
         description) on the new head, whose own run the next label event cancels. That label
-        event repeats "the head's last result": the writer's status, not the gate's. Closed by
-        action-flow: a standing status must be this token's."""
+        event repeats "the head's last result": the writer's status, not the gate's. The rule: a
+        standing status must be this token's."""
         head = scenario.git.commit(DELETE_A, "delete A")
         scenario.fake.statuses.append({"sha": head, "id": scenario.fake.new_id(), "state": "success",
                                        "context": "rubric-gate",
@@ -428,8 +432,7 @@ class TestStandingResult:
         assert edited.code == 1 and conclusion_of(scenario, head) == "failure", edited.stdout
 
     def test_an_override_record_another_workflow_posted_on_a_new_head(self, scenario: Scenario) -> None:
-        """Closed by override: no check-run record grants an override; a run other than the
-        label's own reads the head it was applied on from GitHub's workflow runs."""
+        """No check-run record grants an override: a run other than the label's own reads the head it was applied on from GitHub's workflow runs."""
         from tests.fakes.github import GITHUB_ACTIONS_APP
 
         first = scenario.git.commit({"README.md": "x\n", RUBRIC: rubric_yaml(["A", "B", "C", "E"])}, "delete D")

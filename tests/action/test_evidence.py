@@ -1,5 +1,5 @@
-"""Evidence as the gate reads it (issue 17, design item 3), end to end through `rubric-gate action`
-against the fake GitHub with a real git repository.
+"""Evidence as the gate reads it: what the PR supplies may reject a change, never excuse one. End to
+end through `rubric-gate action` against the fake GitHub with a real git repository.
 
 Two boundaries: the guard compares the answers each lookup reads at the base and at the head (a
 copy of an earlier line, a reordering or a removal moves the winning line without adding one the
@@ -111,7 +111,9 @@ def test_answers_recorded_for_no_check_do_not_excuse_a_deletion_once_merged(scen
     merge_pr(scenario)
     two = run_gated(scenario, scenario.git.commit({RUBRIC: rubric_yaml(["B", "C", "D", "X"], extra=X)},
                                               "PR 2: add X, delete A"))
-    assert two.code == 1 and "Gated on trusted verdicts only" in two.summary, two.stdout
+    assert two.code == 1 and "Held until a writer approves" in two.summary, two.stdout
+    held = two.report()["rubrics"][0]["report"]["withheld"]["held"]
+    assert [(h["check"], h["change"]) for h in held] == [("A", "deleted")]
     not_both_green(one, two)
 
 

@@ -31,12 +31,14 @@ from tests.action.harness import (
     commit_on_main,
     conclusion_of,
     jsonl_of_items,
+    judge_env,
     labeled_item_line,
     labeled_items,
     other_rubric,
     rejected_run,
     rubric_yaml,
     run_gated,
+    truthful_judge,
     verdict_line,
     verdicts_jsonl,
 )
@@ -54,6 +56,25 @@ def test_workflow_commands_carry_no_terminal_escapes(scenario: Scenario) -> None
     assert result.code == 1
     assert "::error::calibration/demo.jsonl: relabeled 1: R9" in result.stdout
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+
+
+def test_a_judge_key_a_pr_names_cannot_write_an_escape_or_a_workflow_command_into_the_log(scenario: Scenario) -> None:
+    """The PR's `judge` key is called (rule J compares it with the base's) and its name is printed
+    as the judging progresses: a control character in it (ESC, BEL, a line break that starts a
+    `::error` line of its own) is a rubric that does not load, naming the line."""
+    commit_on_main(scenario, {RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge="openai:old-model")}, "judged")
+    scenario.git("merge", "-q", "--ff-only", "main")
+    scenario.fake.judge = truthful_judge
+    evil = "openai:new\x1b]8;;http://e.test/\x07click\x1b]8;;\x07\n::error file=README.md::forged"
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"], judge=evil)}, "a judge with escapes")
+    result = run_gated(scenario, head, env_extra=judge_env(scenario))
+    assert result.code == 2, result.stdout + result.stderr
+    for text in (result.stdout, result.stderr, result.summary):
+        assert "\x1b" not in text and "\x07" not in text
+        assert not [line for line in text.splitlines() if line.startswith("::error file=README.md")]
+    assert scenario.fake.judge_calls == 0
+    assert re.search(r"(?m)^::error::rubrics/demo.yaml: \w+:rubrics/demo.yaml:6: judge: .*control character",
+                     result.stdout), result.stdout
 
 
 def test_a_push_runs_summary_keeps_rubric_text_inert(scenario: Scenario) -> None:

@@ -278,8 +278,8 @@ class TestCalibrationLines:
 
 class TestItemsMainAddedSince:
     """A PR is reviewed against its merge base, which does not have the items main labeled since;
-    once merged, what it records for them is the record of the tip's items. Closed by comparing
-    answers as the lookups read them: where main changed the verdict file too, the tip's record
+    once merged, what it records for them is the record of the tip's items. The rule: answers are
+    compared as the lookups read them: where main changed the verdict file too, the tip's record
     with the merged one (a PR that does more than append is asked to rebase); a line carrying an
     item's new content hash is stale on the merge base's item, so its answer there is lost."""
 

@@ -239,8 +239,8 @@ def _shallow(scenario: Scenario) -> Path:
 
 
 def _criss_cross(scenario: Scenario) -> str:
-    """Round 5's criss-cross history (the head and the tip have two merge bases; git's merge
-    deletes A); returns the head."""
+    """A criss-cross history (the head and the tip have two merge bases; git's merge deletes A,
+    which a diff from either merge base does not show); returns the head."""
     o1 = commit_on_main(scenario, DELETE_A, "O1: A retired for now")
     scenario.git("checkout", "-q", "-b", "feat", o1)
     f1 = scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C", "D"])}, "f1: A back")

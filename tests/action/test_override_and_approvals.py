@@ -104,7 +104,7 @@ class TestForgedRecords:
         return head, pulls, prs
 
     def test_a_forged_grant_for_the_other_pr_with_this_head(self, scenario: Scenario) -> None:
-        """Closed by override: no check-run record grants an override (the other PR's label is
+        """No check-run record grants an override (the other PR's label is
         honoured only as GitHub's workflow run of its `labeled` event shows it)."""
         head, pulls, prs = self._two_prs(scenario)
         prs.label(7)
@@ -139,7 +139,7 @@ class TestForgedRecords:
         assert result.code == 1, result.stdout
 
     def test_a_forged_newer_plain_record_changes_nothing(self, scenario: Scenario) -> None:
-        """Since override's merge no check-run record grants or withdraws: the writer's label on
+        """No check-run record grants or withdraws an override: the writer's label on
         this head (attested by its `labeled` workflow run) still counts on a reopen."""
         head = scenario.git.commit(DELETE_A, "delete A")
         apply_label(scenario, "labeled")
@@ -153,7 +153,7 @@ class TestForgedRecords:
 
 class TestOverrideReRuns:
     def test_a_re_run_of_the_labeled_run_after_main_moved(self, scenario: Scenario) -> None:
-        """Closed by override: every run, the label's own included, refuses a base tip committed
+        """Every run, the label's own included, refuses an override when the base tip was committed
         after the label. The writer overrides deleting A against B0. main then deletes B (overridden there): the
         merge now loses R1 and R2. A re-run of the old `labeled` run (anyone with write access,
         the PR's author among them, may re-run a workflow) replays its payload: the label's own
@@ -167,7 +167,7 @@ class TestOverrideReRuns:
         assert rerun.code == 1 and conclusion_of(scenario, head) == "failure", rerun.stdout + rerun.summary
 
     def test_a_re_run_of_the_labeled_run_after_a_retarget(self, scenario: Scenario) -> None:
-        """Closed by override: a `base_ref_changed` event after the label refuses it. Overridden into main; then retargeted to `release`, where B is gone already."""
+        """A `base_ref_changed` event after the label refuses it. Overridden into main; then retargeted to `release`, where B is gone already."""
         head = scenario.git.commit(DELETE_A, "delete A")
         apply_label(scenario, "labeled")
         labeled = json.loads(scenario.event(head, labels=(OVERRIDE,)).read_text())

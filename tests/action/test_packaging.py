@@ -127,9 +127,9 @@ def test_token_falls_back_to_github_token_variable(scenario: Scenario) -> None:
     assert scenario.fake.check_runs  # it authenticated with the fallback token
 
 
-def test_non_pull_request_event_is_a_quick_pass(scenario: Scenario) -> None:
+def test_non_pull_request_event_is_a_quick_skip(scenario: Scenario) -> None:
     result = scenario.run(scenario.base_sha, env_extra={"GITHUB_EVENT_NAME": "schedule"})
-    assert result.code == 0 and result.outputs["decision"] == "pass"
+    assert result.code == 0 and result.outputs["decision"] == "skipped"  # no gate ran: not a pass
     assert not scenario.fake.requests
 
 

@@ -444,10 +444,10 @@ class TestUnloadableShapes:
 
 def test_a_torn_last_line_in_the_audit_store_does_not_turn_later_runs_red(tmp_path: Path, monkeypatch,
                                                                          capsys) -> None:
-    """A save cut short leaves half a line at the end of the audits: the next append used to end it
-    with a newline, a bad line mid-file, and every later run's load failed. Through `rubric-gate check
-    --audit` (the action's PR runs keep their audits in memory since cf2f664: a restored audit cache
-    is not read there, `TestPlantedCache` in round 6)."""
+    """A save cut short leaves half a line at the end of the audits: the next append cuts it rather
+    than ending it with a newline (a bad line mid-file would fail every later run's load). Through
+    `rubric-gate check --audit` (the action's PR runs keep their audits in memory: a restored audit
+    cache is not read there, see `TestPlantedCache` in test_cache_trust.py)."""
     from rubric_gate.audit import AuditStore
     from tests.audit.conftest import write_items, write_rubric
     from tests.audit.test_check_audit import BASE, ITEMS, JUDGE

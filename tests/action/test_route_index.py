@@ -1,6 +1,6 @@
-"""The index of issue 17's "Done when", bullet by bullet: the end-to-end tests that close each route.
+"""The index of the known routes to a green check: the end-to-end tests that close each one.
 
-`ROUTES` maps each bullet of issue 17 (a short quote) to the pytest node ids that cover it through
+`ROUTES` maps each route (a short quote of the rule it breaks) to the pytest node ids that cover it through
 `rubric-gate action` (or `check`/`preview` where the bullet is about them): a real git repository,
 the fake GitHub, the judges faked over HTTP. The tests live in the modules named for the boundary
 they protect; the tests here keep the index from rotting (every node id names a test that exists
@@ -189,7 +189,7 @@ OPEN: dict[str, list[str]] = {
 
 
 # How each sampled route was shown to fail with its fix disabled (a temporary, uncommitted patch of
-# the guard; the test run; what failed). Recorded by the routes engineer in this session.
+# the guard; the test run; what failed).
 # Each: the guard (file: the temporary change) -> the tests run with it, and what they did. The
 # patches were scripted (one string replacement each, then `git checkout -- <file>`), run at 353e263
 # and again on main a7defc5 with the same outcome unless said.

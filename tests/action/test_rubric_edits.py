@@ -172,7 +172,7 @@ class TestRubricDocuments:
         merge_pr(scenario)
         second = scenario.git.commit({RUBRIC: None}, "PR 2: delete the original demo")
         two = run_gated(scenario, second)
-        # Closed by trust-snapshot's merge: one rubric id in two files fails the PR that does it.
+        # One rubric id in two files fails the PR that does it (ids are unique in a snapshot).
         assert (one.code, two.code) == (1, 1) and "rubric ids must be unique" in one.stdout, one.stdout + two.stdout
 
     def test_two_added_copies_of_a_deleted_rubric_one_lenient(self, scenario: Scenario) -> None:

@@ -110,7 +110,7 @@ def test_the_override_clears_a_shared_id(scenario: Scenario) -> None:
     assert _id_findings(result) and result.code == 0, result.stdout + result.stderr
 
 
-# -- the snapshots (after trust-snapshot's merge): ids across the proposed merge -----------------
+# -- the snapshots: ids across the proposed merge (the head as it will land on the base tip) -----------------
 
 class TestProposedSnapshotIds:
     """One rubric id per file, read on the PR's head as it merges onto the base tip."""

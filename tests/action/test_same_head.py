@@ -1,4 +1,4 @@
-"""One head, several open PRs (issue 17's design questions): the `rubric-gate` check run belongs
+"""One head, several open PRs: the `rubric-gate` check run belongs
 to the commit, and branch protection reads the latest run of that name on it. A pass means every
 open PR with the head passes, or carries the override on that head, when the pass is posted.
 

@@ -1,4 +1,4 @@
-"""Issue 17, the edges of the trust boundary: what keys a verdict, which events are gated, what an
+"""The edges of the trust boundary: what keys a verdict, which events are gated, what an
 override covers, and how the action fails. Each test is a real git repository, a PR and
 `rubric-gate action` against the fake GitHub (the judge faked over HTTP where one is used)."""
 

@@ -1,4 +1,4 @@
-"""Issue 17's routes to a green check, each closed at the trust boundary and tried end to end.
+"""Routes to a green check, each closed at the trust boundary and tried end to end.
 
 Every test is a real git repository, a PR and `rubric-gate action` against the fake GitHub. What
 the base branch vouches for (its rubrics, labels and recorded verdicts; verdicts the configured

@@ -79,3 +79,15 @@ def test_attribute_markdown_table(project: Project) -> None:
     assert proc.returncode == 0
     assert "| `A` | label, frozen | 1.50 | 0.00 | 1 | 0 | 2 |" in proc.stdout
     assert "Correct outputs passed: 50.0% (1/2; 9-91%)" in proc.stdout
+
+
+def test_an_accepted_change_has_one_reason_in_json_markdown_and_text(project: Project) -> None:
+    """The reason is the gate's, in the same words wherever it is shown (not `accepted` in the JSON
+    and a figure in the comment)."""
+    sound = BASE_YAML.replace("  - id: C\n    text: The output satisfies requirement C.\n", "")
+    head_yaml(project, sound)
+    args = ("check", "--base", "HEAD:rubrics/demo.yaml", "--head", "rubrics/demo.yaml")
+    change = json.loads(project.run(*args, "--format", "json").stdout)["changes"][0]
+    assert (change["decision"], change["reason"]) == ("accepted", "holds no unique catch (its credit 0.33 is shared)")
+    assert f"| `C` | deleted | accepted | {change['reason']} |" in project.run(*args, "--format", "markdown").stdout
+    assert f"deleted  C: {change['reason']}" in project.run(*args).stdout

@@ -149,15 +149,21 @@ def _run_into_closed_pipe(project: Project, *args: str) -> tuple[int, str]:
     return proc.wait(timeout=60), stderr
 
 
+def _but_the_action_view(stderr: str) -> str:
+    """stderr without the one line `check --base REF:PATH` says about preview and the action."""
+    return "".join(line for line in stderr.splitlines(keepends=True)
+                   if not line.startswith("rubric-gate: preview and the action "))
+
+
 @pytest.mark.parametrize("fmt", ["json", "markdown", "text"])
 def test_closed_stdout_keeps_the_exit_code(project: Project, fmt: str) -> None:
     failing = BASE_YAML + "  - id: E\n    text: The output satisfies requirement E.\n"  # blame on R4
     project.write("failing.yaml", failing)
     code, stderr = _run_into_closed_pipe(project, "check", "--base", "HEAD:" + RUBRIC, "--head", "failing.yaml",
                                          "--format", fmt)
-    assert (code, stderr) == (1, "")
+    assert (code, _but_the_action_view(stderr)) == (1, "")
     code, stderr = _run_into_closed_pipe(project, "check", "--base", "HEAD:" + RUBRIC, "--head", RUBRIC, "--format", fmt)
-    assert (code, stderr) == (0, "")
+    assert (code, _but_the_action_view(stderr)) == (0, "")
     code, stderr = _run_into_closed_pipe(project, "attribute", RUBRIC, "--format", fmt)
     assert (code, stderr) == (0, "")
 

@@ -93,8 +93,8 @@ def test_at_80_columns_a_wrapped_reason_continues_under_its_text() -> None:
 
 
 def test_a_failed_check_says_how_to_pass_and_where_the_gated_rubric_is() -> None:
-    # Found in the newcomer pass: the terminal report listed the rejections and stopped; the
-    # gated rubric to start from is printed only by the other formats.
+    # The terminal report does not stop at the rejections: it says how to pass and where the gated
+    # rubric to start from is (the other formats print it).
     failed = example_check("examples/drifting-revision.yaml", columns="80")
     lines = failed.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("to pass: "))

@@ -137,7 +137,7 @@ def test_check_staged_outside_a_repository_says_so(tmp_path: Path, monkeypatch: 
 
 def test_a_repository_without_origin_is_told_how_to_point_the_hook_at_main(repo: Repo,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    # Found in the newcomer pass: a repository made with `git init` has no `origin` to fetch.
+    # A repository made with `git init` has no `origin` to fetch: the error says which ref to pass.
     code, _, err = run_cli(capsys, "check-staged", "rubrics/demo.yaml")
     assert code == 2
     assert ("origin/main: no such git ref (this repository has no remote `origin`: pass --base-ref main (in "

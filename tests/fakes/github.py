@@ -91,6 +91,11 @@ class FakeGitHub:
     # records one for every event it runs the action for (`record_workflow_run`).
     workflow_runs: list[dict[str, Any]] = field(default_factory=list)
     actions_forbidden: bool = False  # the token lacks `actions: read`: the runs API answers 403
+    # Pull-request reviews, number -> reviews oldest first (GET .../pulls/{n}/reviews), as
+    # `review` submits them; `reviews_forbidden` makes that endpoint answer 403.
+    reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    reviews_forbidden: bool = False
+    author: str = "author"  # who opened the pull requests (`user` of each)
     # GitHub's clock: label events are stamped with it when first seen (unless they carry a
     # `created_at`), and so are workflow runs; `tick` moves it on a second (never behind the
     # wall clock, which stamps git commits). A test moves it on to let time pass.
@@ -140,6 +145,40 @@ class FakeGitHub:
                     "base": {"ref": "main", "sha": self.base_sha, "repo": {"name": self.repo.split("/")[1]}}}]}
         self.workflow_runs.append(run)
         return run
+
+    def user(self, login: str, bot: bool = False) -> dict[str, Any]:
+        """A `simple-user` object as the REST API returns one (the fields its schema requires)."""
+        uid = abs(hash(login)) % 10**8
+        base = f"{self.url}/users/{login}"
+        return {"login": login, "id": uid, "node_id": "U", "avatar_url": f"https://avatars.test/u/{uid}",
+                "gravatar_id": "", "url": base, "html_url": f"https://github.test/{login}",
+                "followers_url": f"{base}/followers", "following_url": f"{base}/following{{/other_user}}",
+                "gists_url": f"{base}/gists{{/gist_id}}", "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
+                "subscriptions_url": f"{base}/subscriptions", "organizations_url": f"{base}/orgs",
+                "repos_url": f"{base}/repos", "events_url": f"{base}/events{{/privacy}}",
+                "received_events_url": f"{base}/received_events", "type": "Bot" if bot else "User",
+                "site_admin": False}
+
+    def review(self, login: str, state: str = "APPROVED", commit_id: str | None = None, *,
+               number: int | None = None, bot: bool = False) -> dict[str, Any]:
+        """Submit a review (POST .../pulls/{n}/reviews with an event, as a person does in the UI):
+        on `commit_id`, by default the PR's head now. Stored as the list endpoint answers it."""
+        number = self.pr_number if number is None else number
+        rid = self.new_id()
+        api = f"{self.url}/repos/{self.repo}/pulls/{number}"
+        html = f"https://github.test/{self.repo}/pull/{number}"
+        role = self.permissions.get(login)
+        review = {"id": rid, "node_id": "PRR", "user": self.user(login, bot), "body": "", "state": state,
+                  "html_url": f"{html}#pullrequestreview-{rid}", "pull_request_url": api,
+                  "_links": {"html": {"href": f"{html}#pullrequestreview-{rid}"}, "pull_request": {"href": api}},
+                  "submitted_at": self.tick(), "commit_id": commit_id or self.head_sha,
+                  "author_association": "COLLABORATOR" if role in LEGACY_PERMISSION else "CONTRIBUTOR"}
+        self.reviews.setdefault(number, []).append(review)
+        return review
+
+    def dismiss(self, review: dict[str, Any]) -> None:
+        """Dismiss a review (PUT .../reviews/{id}/dismissals): its state becomes DISMISSED where it stands."""
+        review["state"] = "DISMISSED"
 
     def marked_comments(self) -> list[dict[str, Any]]:
         return [c for c in self.comments.values() if c["body"].startswith("<!-- rubric-gate -->")]
@@ -195,8 +234,14 @@ class FakeGitHub:
             if what == "/labels":
                 return self._page(path, [self._label(name) for name in self.current_labels(events)])
             return 200, {"number": number, "url": f"{api}/issues/{number}", "title": "PR"}
+        match = re.fullmatch(r"/pulls/(\d+)/reviews", rest)
+        if method == "GET" and match and (int(match.group(1)) == n or int(match.group(1)) in self.other_pulls):
+            if self.reviews_forbidden:
+                return 403, {"message": "Resource not accessible by integration"}
+            return self._page(path, self.reviews.get(int(match.group(1)), []))  # oldest first
         if method == "GET" and rest == f"/pulls/{n}":
             return 200, {"number": n, "url": f"{api}/pulls/{n}", "changed_files": len(self._pr_files()),
+                         "user": self.user(self.author),
                          "base": {"sha": self.base_sha}, "head": {"sha": self.head_sha}, **self._mergeability()}
         if method == "GET" and rest == "/pulls":  # open by default; `state=all|closed` lists no closed ones here
             pulls = {n: {"base": self.base_sha, "head": self.head_sha}, **self.other_pulls}
@@ -388,7 +433,7 @@ class FakeGitHub:
 
     def _pull(self, api: str, number: int, pull: dict[str, str]) -> dict[str, Any]:
         repo = {"full_name": self.repo, "url": api, "fork": False}
-        return {"number": number, "state": "open", "url": f"{api}/pulls/{number}",
+        return {"number": number, "state": "open", "url": f"{api}/pulls/{number}", "user": self.user(self.author),
                 "html_url": f"https://github.test/{self.repo}/pull/{number}",
                 "head": {"ref": f"pr-{number}", "sha": pull["head"], "repo": repo},
                 "base": {"ref": pull.get("base_ref", "main"), "sha": pull["base"], "repo": repo}}

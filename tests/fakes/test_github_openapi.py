@@ -50,7 +50,7 @@ def test_the_vendored_subset_holds_exactly_the_scripts_operations_and_is_valid_o
 
 @pytest.mark.parametrize(("request_", "why"), [
     (Request("GET", f"/repos/o/r/statuses/{SHA}"), "the path has POST only"),
-    (Request("GET", "/repos/o/r/pulls/7/reviews"), "no operation has this path"),
+    (Request("GET", "/repos/o/r/pulls/7/requested_reviewers"), "no operation has this path"),
     (Request("GET", "/repos/o/r/pulls/7/files", "per_page=100&sort=asc"), "query parameter 'sort'"),
     (Request("GET", "/repos/o/r/pulls/7/files", "per_page=all"), "per_page"),
     (Request("POST", "/repos/o/r/check-runs", content_type="application/json",

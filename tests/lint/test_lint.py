@@ -128,8 +128,8 @@ def test_control_characters_in_findings_are_shown_inert(repo: Repo, capsys: pyte
 ])
 def test_the_commonest_yaml_slips_say_what_to_do(repo: Repo, capsys: pytest.CaptureFixture[str], line: str,
                                                  hint: str) -> None:
-    # Found in the newcomer pass: an unquoted "task: ...: ..." said only "mapping values are not
-    # allowed here", PyYAML's wording, and nothing of the fix.
+    # A YAML slip is told with its fix, not only PyYAML's wording (an unquoted "task: ...: ..." is
+    # "mapping values are not allowed here").
     repo.write("rubrics/slip.yaml", f"id: slip\nversion: 1\n{line}\n")
     for command in (("lint", "rubrics/slip.yaml"), ("attribute", "rubrics/slip.yaml")):
         code, out, err = run_cli(capsys, *command)

@@ -215,8 +215,8 @@ def _html(scenario: Scenario) -> gfm.Element:
 
 
 def test_the_html_report_fails_with_the_run_when_the_labels_fail_it(scenario: Scenario) -> None:
-    # Found in the newcomer pass: the rubric's own edit passed, a relabeled item failed the run,
-    # and report.html still said "rubric-gate: PASS".
+    # report.html decides as the run does: where the rubric's own edit passes but a relabeled item
+    # fails the run, it must not say "rubric-gate: PASS".
 
     scenario.git.commit({RUBRIC: rubric_yaml(["A", "B", "C"]), CALIBRATION: calibration_jsonl({**LABELS, "R4": "fail"})},
                         "delete D, relabel R4")
@@ -262,8 +262,8 @@ def test_the_merge_git_makes_is_checked_as_the_action_checks_it(scenario: Scenar
 
 
 def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix(scenario: Scenario) -> None:
-    # Found in the newcomer pass (tmux, 80x24): the terminal cut each note mid-word ("recorded ve"
-    # / "rdicts") and restarted it at column 0.
+    # In an 80-column terminal each note wraps between words under its prefix, not mid-word
+    # ("recorded ve" / "rdicts") and back at column 0.
     _behind_main_with_rename(scenario)
     code, _, err = preview(scenario.git.path, "--base", "main", "--head", "pr", env={"COLUMNS": "80"})
     assert code == 1, err
@@ -274,6 +274,21 @@ def test_at_80_columns_the_notes_on_stderr_wrap_between_words_under_their_prefix
     assert "recorded" in words and "verdicts" in words and ".rubric-gate/preview/comment.md," in words
     _, _, piped = preview(scenario.git.path, "--base", "main", "--head", "pr")
     assert " ".join(piped.split()) == " ".join(err.split())  # the same words, whole lines when not a terminal
+
+
+def test_a_workflow_still_running_the_placeholder_action_is_warned_about_by_line(scenario: Scenario) -> None:
+    from rubric_gate.scaffold import workflow_template
+
+    workflow = workflow_template()  # what `init` writes before it is told your copy
+    line = next(i + 1 for i, text in enumerate(workflow.splitlines()) if "uses: OWNER/rubric-gate@v1" in text)
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow}, "init")
+    code, _, err = preview(scenario.git.path)
+    assert code == 0, err
+    warning = f"rubric-gate preview: warning: .github/workflows/rubric-gate.yml:{line} runs `OWNER/rubric-gate@v1`"
+    assert warning in err.replace("\n", " ") and "rubric-gate init --action you/rubric-gate@<commit" in err
+    scenario.git.commit({".github/workflows/rubric-gate.yml": workflow_template("acme/rubric-gate@" + "a" * 40)})
+    code, _, err = preview(scenario.git.path)
+    assert code == 0 and "placeholder" not in err, err
 
 
 def test_a_judge_without_a_valid_answer_is_named_as_such_not_bad_input(scenario: Scenario) -> None:

@@ -134,8 +134,8 @@ def test_audit_annotations_are_notices_on_the_check_line() -> None:
 
 
 def test_a_torn_last_audit_line_is_cut_before_the_next_append(tmp_path) -> None:
-    """Appending after a torn line used to end it with a newline: a bad line mid-file, and every
-    later load failed (the action's audit cache: every later run red)."""
+    """Appending after a torn line cuts it: ending it with a newline would leave a bad line
+    mid-file, and every later load would fail (the action's audit cache: every later run red)."""
     from rubric_gate.audit import AuditStore
 
     path = tmp_path / "audits.jsonl"

@@ -171,15 +171,15 @@ def test_charts_and_tables_shrink_to_a_narrow_window(repo: Repo) -> None:
     html = render_html(_report(repo, {"B": CHECKS["B"]}))
     assert "svg.chart { max-width: 100%; height: auto; }" in html
     assert '<div class="table-wrap">' in html and "overflow-x: auto" in html
-    # Found in the newcomer pass at 390 px: the check text squeezed to a word a line (rows
-    # hundreds of px tall) and charts scaled to 5-7 px labels; both scroll sideways instead.
+    # On a 390 px screen the check text keeps its width (not a word a line, rows hundreds of px
+    # tall) and charts their label size (not 5-7 px): both scroll sideways instead.
     assert '<td class="text">' in html and "td.text { min-width: 24em; }" in html
     assert "@media (max-width: 600px) { figure { overflow-x: auto; } svg.chart { max-width: none; } }" in html
     assert "@media (min-width: 601px) { td > code { white-space: nowrap; } }" in html
 
 
 def test_names_in_backticks_show_as_code_and_stay_text() -> None:
-    # Found in the newcomer pass: notes written for Markdown showed their backticks in the HTML.
+    # Notes are written for Markdown: in the HTML their backticks become code, never literal backticks.
     from tests.report.test_table import _report
 
     report = _report()

@@ -87,9 +87,9 @@ def test_every_labeled_item_is_called_a_labeled_item() -> None:
 
 
 def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
-    # Found in the newcomer pass: last of 11 columns, the decision was past the right edge of a
-    # GitHub comment (~780 px); a reviewer had to scroll the table to see what was rejected.
-    # Then: 11 columns were too wide for a comment at all; the decision has a table of its own.
+    # The decision sits beside the change it decides, in a table narrow enough for a GitHub
+    # comment (~780 px): last of 11 columns it was past the right edge, and a reviewer had to
+    # scroll to see what was rejected.
     report = _report()
     for header, rows in (_markdown_table(report, "Change"), _html_table(report, "Change")):
         assert header == ["Check", "Change", "Decision", "Why"]
@@ -97,8 +97,8 @@ def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
 
 
 def test_the_when_decided_cells_hold_only_the_figures_the_footnote_names() -> None:
-    # Found in the newcomer pass: "credit 2.00, blame 0.00, unique 2" in every changed row wrapped
-    # to five lines in a comment's table, which GitHub squeezes to the comment's width.
+    # The cells hold figures only ("0.50 / 0.25 / 1"): words in every changed row ("credit 2.00,
+    # blame 0.00, unique 2") wrap to five lines in a table squeezed to the comment's width.
     report = _report()
     header, rows = _markdown_table(report)
     assert header[-1] == "When decided" and rows[1][-1] == "0.50 / 0.25 / 1"

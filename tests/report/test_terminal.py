@@ -119,7 +119,7 @@ def test_attribute_at_80_columns_wraps_under_its_own_text() -> None:
 
 
 def _support_repo(root: Path) -> None:
-    """The newcomer pass's own rubric: 8 correct and 8 flawed items, so a rate reads
+    """A small support-reply rubric: 8 correct and 8 flawed items, so a rate reads
     "100.0% (8/8; 68-100%)" (21 characters: three fit 80 columns only beside short names)."""
     import json
 
@@ -147,8 +147,8 @@ def _support_repo(root: Path) -> None:
 
 
 def test_at_80_columns_wide_rates_keep_their_columns(tmp_path: Path) -> None:
-    # Found in the newcomer pass: three 21-character rates beside the rate names ran past 80
-    # columns and the terminal cut the gated column off.
+    # Three 21-character rates beside the rate names must fit 80 columns: a terminal cuts off
+    # whatever runs past it (here the gated column).
     _support_repo(tmp_path)
     out = _run_in_pty(80, "check", "--base", "base.yaml", "--head", "head.yaml", cwd=tmp_path)
     lines = out.splitlines()
@@ -159,8 +159,8 @@ def test_at_80_columns_wide_rates_keep_their_columns(tmp_path: Path) -> None:
 
 
 def test_at_60_columns_the_decision_stays_and_the_dropped_columns_are_named() -> None:
-    # Found in the newcomer pass: at 60 columns the per-check table kept every column and the
-    # terminal cut the last two, "Fails flawed" and the decision.
+    # A narrow terminal drops the optional columns, never the decision: a table that kept every
+    # column at 60 would lose its last two, "Fails flawed" and the decision, to the cut.
     out = _run_in_pty(60, *ARGS)
     lines = out.splitlines()
     assert max(len(line.rstrip()) for line in lines) <= 60

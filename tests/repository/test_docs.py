@@ -1,4 +1,6 @@
-"""The README's and docs/action.md's rendered examples and input lists come from the code."""
+"""The README and docs/ as a user meets them: the rendered examples and input lists come from the
+code, every relative link and anchor resolves, every `rubric-gate` command line names a command
+and options that exist, and the README stays a short path from install to a required check."""
 
 from __future__ import annotations
 
@@ -62,9 +64,17 @@ def test_readme_starts_with_a_user_install_before_the_two_make_commands() -> Non
     assert (unreleased in readme) is (released is None), "say 'not released yet' until the first release, not after"
     if not released:
         assert readme.index("uvx rubric-gate", install) < readme.index(unreleased) < readme.index("pipx install ./rubric-gate")
-    assert readme.index("pipx install ./rubric-gate") < readme.index("uses: OWNER/rubric-gate@REF")
-    assert readme.index("uses: OWNER/rubric-gate@REF") < readme.index("make example   #")
+    # Then the first gated edit, then the action pointed at the user's own copy, then the clone's commands.
+    action = "rubric-gate init --action you/rubric-gate@<commit sha>"
+    assert readme.index("pipx install ./rubric-gate") < readme.index("## Your first gated edit")
+    assert readme.index("## Your first gated edit") < readme.index(action) < readme.index("make example   #")
     assert "make example   # gate the bundled example" in readme and "make test      # ruff" in readme
+
+
+def test_readme_is_at_most_300_lines() -> None:
+    # Reference lives in docs/; the README gets a user from install to a required check.
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines: move reference material into docs/"
 
 
 # Figures in docs/science.md's prose that are not results: citations, the tool's fixed levels and

@@ -41,7 +41,7 @@ def _tool(name: str) -> str:
 def _doc_workflows() -> dict[str, str]:
     """The complete workflows (a `jobs:` key) in the docs' yaml blocks, keyed by where they are."""
     found = {}
-    for doc in (ROOT / "README.md", ROOT / "docs" / "action.md"):
+    for doc in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))):
         for number, block in enumerate(re.findall(r"^```yaml\n(.*?)^```", doc.read_text(), re.M | re.S)):
             data = yaml.safe_load(block)
             if isinstance(data, dict) and "jobs" in data:

@@ -215,3 +215,26 @@ def test_a_rubric_is_never_read_as_a_promptfoo_config() -> None:
     assert not looks_like_promptfoo({"id": "x", "checks": [], "tests": []})
     assert not looks_like_promptfoo({"id": "x", "task": "t"})
     assert looks_like_promptfoo({"prompts": ["p"], "providers": ["echo"]})
+
+
+def test_an_alias_bomb_or_deep_nesting_in_a_config_is_refused_naming_the_file(tmp_path: Path) -> None:
+    """The one YAML reader's limits hold for a promptfoo config (its scenarios are walked)."""
+    bomb = ["x0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1]"] + [
+        f"x{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 10)]
+    path = repo_with(tmp_path, CONFIG + "\n".join(bomb) + "\nmore: [{tests: [*a9]}]\n")
+    with pytest.raises(InputError) as caught:
+        load_rubric(path)
+    assert "too large" in caught.value.what and caught.value.line
+    path.write_text(CONFIG.replace("scenarios:", "deep: " + "[" * 5000 + "]" * 5000 + "\nscenarios:"))
+    with pytest.raises(InputError) as caught:
+        load_rubric(path)
+    assert "nested too deeply" in caught.value.what
+
+
+def test_a_judge_in_the_settings_with_a_control_character_names_its_line(tmp_path: Path) -> None:
+    """The settings' judge is read through the rubric model: the same refusal as a rubric's key."""
+    path = repo_with(tmp_path, settings=SETTINGS + '    judge: "openai:x\\e[2J\\n::error::forged"\n')
+    with pytest.raises(InputError) as caught:
+        load_rubric(path)
+    assert caught.value.path == ".rubric-gate.yaml" and caught.value.line == 6
+    assert "control character" in caught.value.what

@@ -76,8 +76,10 @@ def test_init_twice_overwrites_nothing(empty_repo: Path, capsys: pytest.CaptureF
         f"skipped {path} (already exists, left unchanged)" for path in CREATED]
     assert {path: (empty_repo / path).read_bytes() for path in CREATED} == before
     steps = out.split("Next steps:")[1]
-    assert "Replace the example items" not in steps and "Set `uses:`" not in steps
+    assert "Replace the example items" not in steps
     assert "Record a verdict for every (check, item) pair" in steps
+    # The workflow still names the placeholder: pointing it at your copy is still to do.
+    assert "rubric-gate init --action you/rubric-gate@<commit sha>" in steps
 
 
 def test_init_writes_both_workflows_the_first_names(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -132,7 +134,7 @@ def test_workflow_template_is_the_repository_workflow(tmp_path: Path) -> None:
 
 def test_the_next_steps_show_a_hand_written_verdict_line_that_counts(empty_repo: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    # Found in the newcomer pass: "(or by hand)" named no format; the README was the only place.
+    # The next steps show the format of a hand-written verdict line, not only "(or by hand)".
     code, out, _ = run_cli(capsys, "init")
     assert code == 0
     step = next(line for line in out.splitlines() if "Record a verdict" in line)
@@ -142,6 +144,74 @@ def test_the_next_steps_show_a_hand_written_verdict_line_that_counts(empty_repo:
     (empty_repo / rubric["verdicts"]).write_text(json.dumps(example) + "\n")
     code, out, _ = run_cli(capsys, "lint", str(empty_repo / "rubrics/shop-qa.yaml"))
     assert code == 0 and f"check '{rubric['checks'][0]['id']}': no recorded verdict for 3 of 4 items" in out
+
+
+PINNED = "acme/rubric-gate@" + "0123456789abcdef" * 2 + "01234567"
+
+
+def test_init_action_points_the_workflow_it_wrote_at_your_copy_changing_only_that_line(
+        empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init")
+    workflow = empty_repo / ".github/workflows/rubric-gate.yml"
+    before = workflow.read_text().splitlines(keepends=True)
+    others = {p: p.read_bytes() for p in empty_repo.rglob("*") if p.is_file() and ".git" not in p.parts and p != workflow}
+    code, out, _ = run_cli(capsys, "init", "--action", PINNED)
+    assert code == 0, out
+    after = workflow.read_text().splitlines(keepends=True)
+    changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert len(changed) == 1 and after[changed[0]] == f"        uses: {PINNED}\n"  # indentation kept, no suppression
+    assert f"updated .github/workflows/rubric-gate.yml:{changed[0] + 1}: uses: {PINNED} (was OWNER/rubric-gate@v1)" in out
+    assert {p: p.read_bytes() for p in others} == others  # nothing else was touched
+    assert workflow.read_text() == workflow_template(PINNED)  # as a fresh init with --action writes it
+    steps = out.split("Next steps:")[1]
+    assert "placeholder" not in steps and "Commit and push, then require the rubric-gate check" in steps
+    # Again: nothing to change, and it says so.
+    code, out, _ = run_cli(capsys, "init", "--action", PINNED)
+    assert code == 0 and f"skipped .github/workflows/rubric-gate.yml (already exists and uses {PINNED})" in out
+    # A tag or branch is written with zizmor's note to pin it, on the same line.
+    code, out, _ = run_cli(capsys, "init", "--action", "acme/rubric-gate@v2")
+    assert code == 0 and f"(was {PINNED})" in out
+    assert "        uses: acme/rubric-gate@v2  # zizmor: ignore[unpinned-uses]" in workflow.read_text()
+
+
+def test_init_action_keeps_crlf_line_endings(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init")
+    workflow = empty_repo / ".github/workflows/rubric-gate.yml"
+    workflow.write_bytes(workflow.read_bytes().replace(b"\n", b"\r\n"))
+    assert run_cli(capsys, "init", "--action", PINNED)[0] == 0
+    data = workflow.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n") and f"uses: {PINNED}\r\n".encode() in data
+
+
+@pytest.mark.parametrize(("edit", "line_named"), [
+    (lambda text: text.replace("uses: OWNER/rubric-gate@v1", "uses: ./"), True),  # runs the checkout's own action
+    (lambda text: text.replace("uses: OWNER/rubric-gate@v1", "uses: >-\n          OWNER/rubric-gate@v1"),
+     False),  # a folded scalar: YAML reads the value, no line holds it
+    (lambda text: text.replace("OWNER/rubric-gate@v1", "acme/gatekeeper@v1"), False),  # not a rubric-gate step
+])
+def test_init_action_refuses_a_line_it_cannot_tell_naming_the_line_and_changing_nothing(
+        empty_repo: Path, capsys: pytest.CaptureFixture[str], edit, line_named: bool) -> None:
+    run_cli(capsys, "init")
+    workflow = empty_repo / ".github/workflows/rubric-gate.yml"
+    workflow.write_text(edit(workflow.read_text()))
+    before = sorted((p, p.read_bytes()) for p in empty_repo.rglob("*") if p.is_file() and ".git" not in p.parts)
+    code, _, err = run_cli(capsys, "init", "--name", "other", "--action", PINNED)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"uses: {PINNED}" in err and "init changed nothing" in err
+    line = next(i + 1 for i, text in enumerate(workflow.read_text().splitlines()) if "uses: ./" in text) \
+        if line_named else None
+    assert (f".github/workflows/rubric-gate.yml:{line}:" in err) if line_named else ".github/workflows/rubric-gate.yml:" in err
+    # Refused before anything was written: not even the new rubric of --name other.
+    assert sorted((p, p.read_bytes()) for p in empty_repo.rglob("*") if p.is_file() and ".git" not in p.parts) == before
+
+
+@pytest.mark.parametrize("action", ["acme", "acme/rubric-gate", "acme/rubric-gate@", "acme/rubric gate@v1",
+                                    "acme/rubric-gate@v1 # v1", "./"])
+def test_init_refuses_an_action_that_is_not_owner_repo_at_ref(empty_repo: Path, capsys: pytest.CaptureFixture[str],
+                                                              action: str) -> None:
+    code, _, err = run_cli(capsys, "init", "--action", action)
+    assert code == 2 and "--action" in err and "OWNER/REPO@REF" in err
+    assert not (empty_repo / ".github").exists()
 
 
 def test_init_drift_writes_the_weekly_drift_workflow(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,3 +227,19 @@ def test_init_drift_writes_the_weekly_drift_workflow(empty_repo: Path, capsys: p
     shutil.rmtree(empty_repo / ".github")
     code, out, _ = run_cli(capsys, "init")  # without --drift: no drift workflow
     assert code == 0 and not (empty_repo / drift).exists() and "drift" not in out
+
+
+def test_init_action_points_the_drift_workflow_it_wrote_at_your_copy_too(empty_repo: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(capsys, "init", "--drift")
+    drift = empty_repo / ".github/workflows/rubric-gate-drift.yml"
+    before = drift.read_text().splitlines()
+    code, out, _ = run_cli(capsys, "init", "--action", PINNED)
+    assert code == 0, out
+    after = drift.read_text().splitlines()
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    repository, _, ref = PINNED.partition("@")
+    assert changed == [(before[i], before[i].replace("git+https://github.com/OWNER/rubric-gate@v1",
+                                                     f"git+https://github.com/{repository}@{ref}"))
+                       for i, line in enumerate(before) if "OWNER/rubric-gate@v1" in line]
+    assert len(changed) == 1 and "updated .github/workflows/rubric-gate-drift.yml:" in out

@@ -1,7 +1,8 @@
-"""The gate's second reading, with the untrusted "no" answers withheld, reads the trusted store's
+"""The gate's second reading, with the untrusted catches withheld, reads the trusted store's
 columns through the first reading (`WithheldLookup`) instead of copying them: on any stores it
-answers exactly as the copy it replaced, `trusted.merged(withheld)` (the trusted record, then the
-untrusted verdicts with every "no" turned "yes").
+answers on the flawed items exactly as the copy it replaced, `trusted.merged(withheld)` (the
+trusted record, then the untrusted verdicts with every "no" turned "yes"), and on the correct
+items as the first reading (a PR's own "no" on a correct item is blame, which it keeps).
 
 "Any stores" as the action makes them: the PR's own lines may carry any item hash and task, the
 record's unweighed answers carry neither. (An unweighed answer recorded under another task would
@@ -54,10 +55,15 @@ def test_the_withheld_reading_answers_as_the_merged_copy(trusted_rows: list, pr_
     view = WithheldLookup(CALIBRATION, record, RUBRIC, reading=reading,
                           withheld=VerdictLookup(CALIBRATION, withheld, RUBRIC))
     copy = VerdictLookup(CALIBRATION, record.merged(withheld), RUBRIC)
+    flawed = CALIBRATION.flawed.tolist()
     for text in TEXTS:
-        mine, theirs = view.column(text), copy.column(text)
+        mine, theirs, first = view.column(text), copy.column(text), reading.column(text)
         assert mine.missing.tolist() == theirs.missing.tolist(), text
-        assert mine.failed.tolist() == theirs.failed.tolist(), text
-        assert mine.not_applicable_count == theirs.not_applicable_count, text
-        if theirs.not_applicable is not None:
-            assert mine.not_applicable is not None and mine.not_applicable.tolist() == theirs.not_applicable.tolist()
+        expected = [t if bad else f for t, f, bad in zip(theirs.failed.tolist(), first.failed.tolist(), flawed, strict=True)]
+        assert mine.failed.tolist() == expected, text
+        if theirs.not_applicable is not None or first.not_applicable is not None:
+            def na(column):
+                return column.not_applicable.tolist() if column.not_applicable is not None else [False] * len(flawed)
+            assert mine.not_applicable is not None
+            assert mine.not_applicable.tolist() == [t if bad else f for t, f, bad in zip(na(theirs), na(first), flawed,
+                                                                                         strict=True)], text

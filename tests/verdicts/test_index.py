@@ -282,6 +282,9 @@ def test_a_rerun_on_the_file_as_last_checked_writes_nothing(tmp_path: Path, monk
     from rubric_gate.verdicts import index as index_module
 
     monkeypatch.setattr(index_module, "RACY_WINDOW_NS", 0)  # quiet at once (no second to wait)
+    # an index directory of this test's own: the session's shared one holds other tests' WAL files,
+    # which come and go while this test lists the directory
+    monkeypatch.setenv("RUBRIC_GATE_INDEX_DIR", str(tmp_path / "index"))
     path = tmp_path / "v.jsonl"
     path.write_text(_line("r0", "no"))
     VerdictStore.load(path)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from rubric_gate.action.github.override import Override
 from rubric_gate.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_PASS
+from rubric_gate.trust.approval import Approval
 
 OVERRIDDEN = " (overridden)"  # ends the title of a result an override label turned into a pass
 _SHARED = "the `rubric-gate` check belongs to the commit both PRs share"
@@ -44,6 +45,9 @@ class RunFacts:
     others: tuple[OtherPull, ...] = ()  # the other open PRs with this head
     unsettled: bool = False  # the open PRs with this head kept changing while this run gated them
     unverified: str | None = None  # why a posted pass could not be read again (an API error)
+    # The approval that made this PR's own recorded verdicts count, as last read (a pass relies
+    # on it: read again before posting, it may have been dismissed or superseded since).
+    approval: Approval | None = None
 
 
 @dataclass(frozen=True)
@@ -113,12 +117,18 @@ def decide(facts: RunFacts) -> Decision:
     if facts.unsettled:
         notices.append("The open pull requests with this head kept changing while this run gated them, so it posts "
                        f"no pass ({_SHARED}): re-run the job.")
+    withdrawn = facts.approval is not None and not facts.approval.granted
+    if withdrawn:
+        assert facts.approval is not None
+        notices.append(f"The approval this PR's own recorded verdicts counted on no longer holds "
+                       f"({facts.approval.text}), so this result is posted as a failure: a review submitted or "
+                       "dismissed gates the head again.")
     if facts.unverified is not None:
         notices.append(f"The open pull requests with this head could not be read again after this run posted its "
                        f"pass ({facts.unverified}), so it is posted as a failure ({_SHARED}): re-run the job.")
     decision = run_decision(failing=facts.failing, errors=bool(facts.errors) or facts.unverified is not None,
                             overridden=override is not None, pending=facts.pending,
-                            failing_elsewhere=elsewhere or facts.unsettled)
+                            failing_elsewhere=elsewhere or facts.unsettled or withdrawn)
     code = exit_code(facts.fail_on, decision, bool(facts.errors) or facts.unverified is not None)
     overridden = decision == "pass" and (override is not None or covered)
     return Decision(decision, code, conclusion(decision, code), title(decision, overridden), override, tuple(notices))

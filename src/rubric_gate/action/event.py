@@ -1,7 +1,8 @@
 """The event payload: only the fields the gate needs, and which events it gates.
 
 Gated: a pull request's `pull_request`/`pull_request_target` events, a retargeted PR (`edited`
-with `changes.base`), and a merge queue's `merge_group` (its head is the base tip with the
+with `changes.base`), a review submitted or dismissed (`pull_request_review`: an approval changes
+which evidence counts), and a merge queue's `merge_group` (its head is the base tip with the
 queued PRs merged: exactly what lands). An `edited` event that changes no base, and a label
 event for a label other than the override, change nothing the gate decides: nothing to do.
 """
@@ -16,7 +17,12 @@ from typing import Any
 
 from rubric_gate.errors import InputError
 
-PR_EVENTS = ("pull_request", "pull_request_target")
+# A `pull_request_review` payload carries the PR as a `pull_request` run's does (GITHUB_SHA is the
+# PR's merge commit, and a fork's run has a read-only token and no secrets).
+PR_EVENTS = ("pull_request", "pull_request_target", "pull_request_review")
+# The workflow runs the override reads a label's head from are the PR events' (a label is applied
+# by a `labeled` pull_request event, whichever event this run is).
+LABEL_EVENT = {"pull_request_review": "pull_request"}
 GATED_EVENTS = (*PR_EVENTS, "merge_group")
 SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1, or SHA-256 repositories
 # A merge queue's branch: refs/heads/gh-readonly-queue/<base>/pr-<number>-<sha>
@@ -36,6 +42,7 @@ class PullRequest:
     event_label: str | None = None  # for labeled/unlabeled: the label added or removed
     merge_group: bool = False  # a merge queue's group: no PR to comment on
     head_ref: str | None = None  # the head branch's name (a fork PR's workflow runs are matched by it)
+    author: str | None = None  # who opened the PR (`user.login`): their own approval vouches for nothing
 
     @property
     def is_fork(self) -> bool:
@@ -69,6 +76,7 @@ def pull_request_from(event: dict[str, Any], display: str) -> PullRequest:
             action=str(event.get("action") or ""),
             event_label=str((event.get("label") or {}).get("name", "")) if isinstance(event.get("label"), dict) else None,
             head_ref=str(pr["head"]["ref"]) if isinstance(pr["head"].get("ref"), str) else None,
+            author=_login(pr.get("user")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(display, f"pull_request payload lacks a field ({exc})") from None
@@ -76,6 +84,11 @@ def pull_request_from(event: dict[str, Any], display: str) -> PullRequest:
         if not SHA.fullmatch(sha):  # the shas reach git's command line
             raise InputError(display, f"pull_request.{name}.sha is not a commit sha: {sha[:80]!r}")
     return pull
+
+
+def _login(user: object) -> str | None:
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) and login else None
 
 
 def merge_group_from(event: dict[str, Any], display: str) -> PullRequest:

@@ -30,7 +30,14 @@ class RunSummary:
     override_label: str | None = None  # the action's `override_label`, named in what to do next
 
 
-def _section(outcome: RubricOutcome, *, override_shown: bool = False) -> str:
+def vouch_text(summary: RunSummary) -> str:
+    """What makes a PR's own recorded verdicts count, said where they are held (Markdown)."""
+    label = f"the {code_span(summary.override_label, table=False)} label" if summary.override_label else "the override label"
+    return (f"A review approving this head ({code_span(summary.head_sha[:7], table=False)}) by someone with write access "
+            f"makes them count; {label} still skips the gate altogether.")
+
+
+def _section(outcome: RubricOutcome, *, override_shown: bool = False, vouch: str | None = None) -> str:
     path = code_span(outcome.file.path, table=False)
     failures = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
     notes = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in outcome.notices)
@@ -40,7 +47,8 @@ def _section(outcome: RubricOutcome, *, override_shown: bool = False) -> str:
         error = outcome.error.replace("```", "'''")
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
-        body = (render_markdown(outcome.report, heading_level=3, show_override=not override_shown)
+        body = (render_markdown(outcome.report, heading_level=3, show_override=not override_shown,
+                                **({"vouch": vouch} if vouch else {}))
                 + _audit_repair_sections(outcome))
         first, _, rest = body.partition("\n")
         # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
@@ -160,6 +168,10 @@ def render_body(summary: RunSummary) -> str:
         fix = "**To merge:** fix what is marked ❌ below and push (the gate runs again on the new head)"
         if any(o.error is not None for o in summary.outcomes):  # never covered by an override
             parts += ["", f"{fix}: a rubric file that could not be gated needs a fix, {label} does not cover it."]
+        elif any(o.report is not None and o.report.withheld is not None for o in summary.outcomes):
+            parts += ["", f"{fix}, have someone with write access approve this head (their approval makes this PR's "
+                          f"own recorded verdicts count: see \"Held until a writer approves\" below), or have them "
+                          f"apply {label} to this head."]
         else:
             parts += ["", f"{fix}, or have someone with write access apply {label} to this head."]
     if summary.override:
@@ -169,7 +181,7 @@ def render_body(summary: RunSummary) -> str:
     if standard:
         parts += ["", _standard_section(standard, label).rstrip("\n")]
     for outcome in summary.outcomes:
-        parts += ["", _section(outcome, override_shown=bool(summary.override)).rstrip("\n")]
+        parts += ["", _section(outcome, override_shown=bool(summary.override), vouch=vouch_text(summary)).rstrip("\n")]
     if merge:  # after the rubrics: the merge of all of them
         parts += ["", _merge_section(merge, label).rstrip("\n")]
     footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} (merge base) → head {summary.head_sha[:7]}"

@@ -25,10 +25,11 @@ from rubric_gate.action.commits.workspace import (
 )
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_code
-from rubric_gate.action.event import GATED_EVENTS, gate_target, load_event
+from rubric_gate.action.event import GATED_EVENTS, LABEL_EVENT, gate_target, load_event
 from rubric_gate.action.gating.gate_file import RubricOutcome
 from rubric_gate.action.gating.judging import secret_values
 from rubric_gate.action.gating.pull_request import GatedPull, gate_pull
+from rubric_gate.action.github.approval import check_approval
 from rubric_gate.action.github.client import connect
 from rubric_gate.action.github.gather import (
     SameHead,
@@ -44,6 +45,7 @@ from rubric_gate.action.render import RunSummary
 from rubric_gate.batch.journal import journal_path
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.service import CallBudget
+from rubric_gate.trust.approval import Approval
 
 SETTLE_ROUNDS = 3  # listings of the open PRs with this head that may each change before a pass is refused
 AFTER_POST_ROUNDS = 2  # a failure turned pass by another PR's label read again, then that pass read again
@@ -96,7 +98,7 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
         return warm_cache(config, env)
     if config.event_name not in GATED_EVENTS:
         return nothing_to_do(config, f"rubric-gate gates pull requests; nothing to do for a `{config.event_name}` event",
-                             EXIT_PASS)
+                             EXIT_PASS, skipped=True)
     pr, unchanged = gate_target(config.event_name, load_event(config.event_path), str(config.event_path),
                                 config.override_label)
     if unchanged and config.token:
@@ -134,18 +136,20 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
         command("error" if finding.blocking else "notice", f"{finding.path}: {finding.message}")
 
     # GitHub's own records of who applied the label and on which head (never a check run).
-    attestor = Attestor(repo, workflow_path(env), config.event_name, commit_date(repo, config.workspace),
-                        replayed=replayed(env))
+    attestor = Attestor(repo, workflow_path(env), LABEL_EVENT.get(config.event_name, config.event_name),
+                        commit_date(repo, config.workspace), replayed=replayed(env))
     override_of = override_reader(repo, config.override_label, attestor)
     # The check run (and this job's status) belong to the head commit, not to this PR: a green
     # one would satisfy the required check of every PR with this head, whatever its base.
     same_head = SameHead(repo, pr, lambda other: failing_reasons(
         gate_pull(config, repo, other, cache, budget, []).failing), override_of)
     same_head.refresh()
+    # An approval the gate counted is read again before a pass is posted (and after), as a label is.
+    relied = next((o.approval for o in outcomes if o.approval is not None and o.approval.granted), None)
     facts = RunFacts(config.fail_on, failing=bool(gated.failing), errors=sum(o.error is not None for o in outcomes),
                      pending=any(o.pending for o in outcomes),
-                     override=override_of(pr) if gated.failing else None, others=same_head.others)
-    refresh = _refresher(same_head, lambda: override_of(pr))
+                     override=override_of(pr) if gated.failing else None, others=same_head.others, approval=relied)
+    refresh = _refresher(same_head, lambda: override_of(pr), lambda: check_approval(repo, pr))
     facts, decision = _settle(facts, refresh)
     _show(summary, gated, decision, notices)
     report_path = write_report(config, pr, summary, reader.kind, gated.differences)
@@ -172,16 +176,21 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
 Refresh = Callable[[RunFacts], tuple[RunFacts, bool]]
 
 
-def _refresher(same_head: SameHead, own_override: Callable[[], Override | None]) -> Refresh:
-    """Re-read what a pass relies on: the open PRs with this head (gating any new one) and the
-    override labels that turned failures into the pass. True when any of it changed."""
+def _refresher(same_head: SameHead, own_override: Callable[[], Override | None],
+               own_approval: Callable[[], Approval | None]) -> Refresh:
+    """Re-read what a pass relies on: the open PRs with this head (gating any new one), the
+    override labels that turned failures into the pass, and the approval that made this PR's own
+    records count. True when any of it changed."""
     def refresh(facts: RunFacts) -> tuple[RunFacts, bool]:
         changed = same_head.refresh()
-        override = facts.override
+        override, approval = facts.override, facts.approval
         if facts.failing and override is not None and override.granted:
             override = own_override()
             changed = changed or override != facts.override
-        return replace(facts, others=same_head.others, override=override), changed
+        if approval is not None and approval.granted:
+            approval = own_approval()
+            changed = changed or approval != facts.approval
+        return replace(facts, others=same_head.others, override=override, approval=approval), changed
     return refresh
 
 

@@ -114,6 +114,14 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         print(f"rubric-gate: notice: {notice}", file=sys.stderr)
     report = run.report
     assert report is not None  # `check --batch` waits for its batches
+    view = None
+    if base.source.ref is not None and request.judge is None:
+        # One answer to one question: whether preview and the action, which weigh this branch's
+        # recorded verdicts as a PR's own, would decide otherwise, and why.
+        from rubric_gate.cli.check_action_view import action_view
+
+        view = action_view(base.source.ref, base, head, items, report, run.options, root)
+        print(view.line, file=sys.stderr)
     if request.batch and report.judging:
         print(report.judging.get("summary", ""), file=sys.stderr)
     with report_output():
@@ -123,6 +131,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
             data["notices"] = notices
             if run.usage:
                 data["advice_usage"] = [stats.to_dict() for stats in run.usage]
+            if view is not None:
+                data["action_view"] = view.to_dict()
             print_json(data)
         elif fmt == "markdown":
             from rubric_gate.report import render_markdown  # each format loads its renderer only

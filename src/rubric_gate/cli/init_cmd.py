@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import click
@@ -11,7 +14,19 @@ import click
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.scaffold import next_steps, scaffold_files, write_new_files
-from rubric_gate.scaffold.plan import DEFAULT_ACTION
+from rubric_gate.scaffold.plan import (
+    DEFAULT_ACTION,
+    DRIFT_WORKFLOW_PATH,
+    WORKFLOW_PATH,
+    check_action,
+)
+from rubric_gate.scaffold.uses import (
+    UsesRefused,
+    UsesUpdate,
+    names_placeholder,
+    set_action,
+    set_install,
+)
 
 
 def _git_root() -> Path:
@@ -29,7 +44,8 @@ def _default_name(root: Path) -> str:
 @click.command("init")
 @click.option("--name", help="Rubric name (file names and id). Default: the repository's directory name.")
 @click.option("--action", "action", default=DEFAULT_ACTION, show_default=True,
-              help="The action the workflow uses, OWNER/REPO@REF.")
+              help="Your copy of the action, OWNER/REPO@REF: written into the workflow, or set in the "
+                   "`uses:` line of the workflow init wrote before.")
 @click.option("--from", "source", nargs=2, metavar="promptfoo PATH",
               help="Gate an existing promptfoo config in place: its llm-rubric assertions are the checks.")
 @click.option("--drift", is_flag=True, help="Also write .github/workflows/rubric-gate-drift.yml: each rubric's judge "
@@ -38,7 +54,8 @@ def _default_name(root: Path) -> str:
 def init_command(name: str | None, action: str, source: tuple[str, str] | None = None, drift: bool = False) -> int:
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
-    Never overwrites a file: existing ones are skipped and listed.
+    Never overwrites a file: existing ones are skipped and listed. With --action, the `uses:`
+    line of an existing rubric-gate workflow's gate step is set to it (only that line).
     """
     root = _git_root()
     if source is not None:
@@ -46,21 +63,81 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
     name = name or _default_name(root)
     try:
         files = scaffold_files(name, action, drift=drift)
+        if action != DEFAULT_ACTION:
+            check_action(action)
     except ValueError as exc:
-        raise InputError("--name", str(exc)) from None
+        option = "--name" if "rubric name" in str(exc) else "--action"
+        raise InputError(option, str(exc)) from None
+    workflow = root / WORKFLOW_PATH
+    update = _planned_update(workflow, action)  # refused before anything is written
+    drift_workflow = root / DRIFT_WORKFLOW_PATH
+    drift_update = _planned_install(drift_workflow, action)
     created, skipped = write_new_files(root, files)
-    _list(created, skipped)
+    if update is not None and update.changed:
+        _replace(workflow, update.text)
+    if drift_update is not None and drift_update.changed and DRIFT_WORKFLOW_PATH not in created:
+        _replace(drift_workflow, drift_update.text)
+    _list(created, skipped, update, action)
+    if drift_update is not None and DRIFT_WORKFLOW_PATH not in created:
+        for line, before in zip(drift_update.lines, drift_update.before, strict=True):
+            click.echo(f"updated {DRIFT_WORKFLOW_PATH}:{line}: installs rubric-gate from {action} (was {before})")
+    placeholder = workflow.is_file() and bool(names_placeholder(workflow.read_text(encoding="utf-8", errors="replace")))
     click.echo("\nNext steps:")
-    for number, step in enumerate(next_steps(name, action, created), start=1):
+    for number, step in enumerate(next_steps(name, action, created, placeholder), start=1):
         click.echo(f"  {number}. {step}")
     return EXIT_PASS
 
 
-def _list(created: list[str], skipped: list[str]) -> None:
+def _planned_update(workflow: Path, action: str) -> UsesUpdate | None:
+    """The existing workflow with its rubric-gate step pointed at `action` (None: nothing to
+    update, no workflow yet or no action given). InputError naming the line when it cannot be."""
+    if action == DEFAULT_ACTION or not workflow.is_file():
+        return None
+    try:
+        text = workflow.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(WORKFLOW_PATH, f"cannot read the workflow to set its `uses:` ({exc})") from None
+    try:
+        return set_action(text, action)
+    except UsesRefused as refused:
+        raise InputError(WORKFLOW_PATH, f"{refused.message}; init changed nothing", refused.line) from None
+
+
+def _planned_install(workflow: Path, action: str) -> UsesUpdate | None:
+    """The drift workflow (when there is one) installing rubric-gate from `action`'s repository
+    and ref; a drift workflow that installs it otherwise is left as it is."""
+    if action == DEFAULT_ACTION or not workflow.is_file():
+        return None
+    try:
+        return set_install(workflow.read_bytes().decode("utf-8"), action)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(DRIFT_WORKFLOW_PATH, f"cannot read the workflow to set what it installs ({exc})") from None
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `text` over `path` whole or not at all (a temporary file renamed over it)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _list(created: list[str], skipped: list[str], update: UsesUpdate | None = None, action: str = "") -> None:
     for path in created:
         click.echo(f"created {path}")
     for path in skipped:
-        click.echo(f"skipped {path} (already exists, left unchanged)")
+        if path == WORKFLOW_PATH and update is not None and update.changed:
+            for line, before in zip(update.lines, update.before, strict=True):
+                click.echo(f"updated {path}:{line}: uses: {action} (was {before}); nothing else in it changed")
+        elif path == WORKFLOW_PATH and update is not None:
+            click.echo(f"skipped {path} (already exists and uses {action})")
+        else:
+            click.echo(f"skipped {path} (already exists, left unchanged)")
 
 
 def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, action: str) -> int:
@@ -104,8 +181,10 @@ def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, 
     steps.append(f"Record verdicts: rubric-gate judge --rubric {config} --verdicts calibration/{name}.verdicts.jsonl "
                  "--judge PROVIDER:MODEL; rubric-gate lint " + config + " lists what is missing.")
     steps.append(f"For the pre-commit hooks, add `{config}` to their `files:` pattern in .pre-commit-config.yaml.")
-    steps.append("Set `uses:` in the workflow to your copy of the action, commit, push, and require the "
-                 "rubric-gate check; then edit the config on a branch and run rubric-gate preview --base main.")
+    steps.append(("Point the workflow at your copy of the action (fork this repository, then rubric-gate init "
+                  "--action you/rubric-gate@<commit sha>), commit" if action == DEFAULT_ACTION else "Commit")
+                 + ", push, and require the rubric-gate check; then edit the config on a branch and run "
+                 "rubric-gate preview --base main.")
     click.echo("\nNext steps:")
     for number, step in enumerate(steps, start=1):
         click.echo(f"  {number}. {step}")

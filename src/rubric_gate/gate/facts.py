@@ -37,6 +37,24 @@ class Trade:
                 ("correct_passed", "correct_failed", "flawed_caught", "flawed_missed")}
 
 
+def accepted_reason(kind: str, decided: DecidedFigures | None, max_failures: int) -> str:
+    """Why an accepted change was accepted: the figure its kind's rule reads, where it was
+    decided. The one wording of the reason, for the JSON, the text report and the comment."""
+    if kind == "renamed":
+        return "same text and provenance under a new id"
+    if decided is None:
+        return "no rule rejects it"
+    if kind == "added":
+        return "fails no correct item (blame 0.00)" if decided.blame == 0 else f"blame {decided.blame:.2f}"
+    if kind == "deleted":
+        catch = "pivotal catch" if max_failures else "unique catch"
+        if decided.unique_catches == 0:
+            shared = f"its credit {decided.credit:.2f} is shared" if decided.credit else "it catches nothing"
+            return f"holds no {catch} ({shared})"
+        return f"{decided.unique_catches} {catch}{'es' if decided.unique_catches != 1 else ''}"
+    return f"credit {decided.credit:.2f}, blame {decided.blame:.2f}"
+
+
 def decided_figures(ctx: RuleContext) -> DecidedFigures | None:
     change = ctx.change
     if change.kind in ("aggregation", "renamed"):

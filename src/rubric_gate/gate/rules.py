@@ -8,8 +8,10 @@ U (stability, opt-in): an added or reworded check must answer the same under par
   repeated sampling at least a given share of the time.
 J (judge change): when the judge a rubric is graded by changes, the new judge may not lose a
   unique catch (a flawed item one check alone caught under the old judge that the rubric no
-  longer catches), add blame to a check that had none, or lower either rate with an exact
-  McNemar p below the level (`judge_rule`; the figures come from `rubric_gate.rejudge`).
+  longer catches) or a shared one (a flawed item several checks caught that none catches now),
+  add blame to a check that had none, reject an edit of the same PR the old judge accepts (the
+  rubric lands graded by the new one), or lower either rate with an exact McNemar p below the
+  level (`judge_rule`; the figures come from `rubric_gate.rejudge`).
 Whatever gates are chosen, the last check is never deleted (`nonempty_rule`, reported as S):
 the gated rubric must stay a rubric.
 """
@@ -211,26 +213,42 @@ JUDGE_CHANGE_ALPHA = 0.05  # rule J's default level for a paired drop in a rate
 RATE_NAMES = {"correct_passed": "correct passed", "flawed_caught": "flawed caught"}
 
 
+def _listed(items: Sequence[str]) -> str:
+    return ", ".join(items[:5]) + (f", +{len(items) - 5} more" if len(items) > 5 else "")
+
+
 def judge_rule(lost_catches: Mapping[str, Sequence[str]], added_blame: Mapping[str, float],
-               rates: Sequence[PairedComparison], alpha: float = JUDGE_CHANGE_ALPHA) -> list[Violation]:
+               rates: Sequence[PairedComparison], alpha: float = JUDGE_CHANGE_ALPHA, *,
+               lost_shared: Sequence[str] = (), rejected_by_new: Sequence[tuple[str, str]] = ()) -> list[Violation]:
     """Rule J on a judge change, one violation per finding (an empty list: the change passes).
 
     `lost_catches`: check id -> flawed items only it caught under the old judge (pivotal ones
-    under max_failures k) that the rubric no longer catches under the new one; `added_blame`:
-    check id -> its blame under the new judge, for checks that had none under the old;
-    `rates`: each rate, old judge -> new judge, paired on the same items.
+    under max_failures k) that the rubric no longer catches under the new one; `lost_shared`:
+    the flawed items the rubric caught under the old judge with more checks than that and no
+    longer catches (a judge that answers yes to everything loses these where no catch was
+    unique); `added_blame`: check id -> its blame under the new judge, for checks that had none
+    under the old; `rejected_by_new`: (check id, change) of the PR's edits the gate accepts with
+    the old judge's verdicts and rejects with the new judge's (the rubric lands graded by the
+    new one, so the edit must hold under it); `rates`: each rate, old judge -> new judge, paired
+    on the same items.
     """
     violations = []
     for check, items in lost_catches.items():
         if items:
-            shown = ", ".join(items[:5]) + (f", +{len(items) - 5} more" if len(items) > 5 else "")
             plural = "es" if len(items) != 1 else ""
             violations.append(Violation("J", f"{check}: the new judge loses {len(items)} unique catch{plural} "
-                                             f"({shown}): the rubric no longer catches what only it caught"))
+                                             f"({_listed(items)}): the rubric no longer catches what only it caught"))
+    if lost_shared:
+        plural = "s" if len(lost_shared) != 1 else ""
+        violations.append(Violation("J", f"the new judge no longer catches {len(lost_shared)} flawed item{plural} the "
+                                         f"rubric caught with more than one check ({_listed(lost_shared)})"))
     for check, blame in added_blame.items():
         if blame > 0:
             violations.append(Violation("J", f"{check}: the new judge adds blame {blame:.2f} to a check that "
                                              "had none"))
+    for check, kind in rejected_by_new:
+        violations.append(Violation("J", f"{check} ({kind}): accepted with the old judge's verdicts but rejected with "
+                                         "the new judge's, which the rubric is graded by once this merges"))
     for c in rates:
         if c.delta is not None and c.delta < 0 and c.p_value is not None and c.p_value < alpha:
             violations.append(Violation("J", f"the new judge lowers {RATE_NAMES.get(c.rate, c.rate)} "

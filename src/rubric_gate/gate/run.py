@@ -10,7 +10,7 @@ import numpy as np
 
 from rubric_gate.attribution import attribute
 from rubric_gate.gate.diff import Change, diff_rubrics
-from rubric_gate.gate.facts import DecidedFigures, Trade, decided_figures, trade
+from rubric_gate.gate.facts import DecidedFigures, Trade, accepted_reason, decided_figures, trade
 from rubric_gate.gate.rules import (
     RuleContext,
     Violation,
@@ -65,6 +65,7 @@ class Decision:
     # x 64 checks two matrices per decision held 250 MiB over 20 changes).
     decided: DecidedFigures | None = field(default=None, compare=False, repr=False)
     trade: Trade | None = field(default=None, compare=False, repr=False)  # a rejected change's
+    max_failures: int = field(default=0, compare=False, repr=False)  # the aggregation it was decided under
 
     @property
     def accepted(self) -> bool:
@@ -72,9 +73,11 @@ class Decision:
 
     @property
     def reason(self) -> str:
+        """Why, in the words every report uses: an accepted change's deciding figure, or each
+        rule's reason (each names its rule in words)."""
         if self.accepted:
-            return "accepted"
-        return "; ".join(v.reason for v in self.violations)  # each reason names its rule in words
+            return accepted_reason(self.change.kind, self.decided, self.max_failures)
+        return "; ".join(v.reason for v in self.violations)
 
 
 @dataclass
@@ -164,6 +167,8 @@ def run_gate(
     flawed: np.ndarray,
     column: ColumnLookup,
     options: GateOptions = GateOptions(),
+    *,
+    figures: ColumnLookup | None = None,
 ) -> GateResult:
     """Decide each change of `head` against `base` on the calibration items.
 
@@ -172,6 +177,10 @@ def run_gate(
     depend on where checks sit in either file. Check edits are judged under the base's
     aggregation; a new aggregation is judged last, on the checks the gate kept.
     Decisions are listed in the order they were decided.
+
+    `figures` given: the rules read `column` (e.g. trusted evidence only) while each decision's
+    figures and trade are read from `figures` (every record as recorded) in the same state, so
+    what the report shows is what the records say, and what it decides is what evidence allows.
     """
     flawed = np.asarray(flawed, dtype=bool)
     k = base.max_failures
@@ -180,35 +189,45 @@ def run_gate(
     decisions: list[Decision] = []
     ids = tuple(item_ids)
     current = _matrix(state, column, len(ids))  # the state's matrix, shared until a change is accepted
-    current_counts: np.ndarray | None = None  # and its |F| per item, once a decision computed it
-    for change in decision_order(diff_rubrics(base, head), base, head, flawed, column, base_matrix=current):
+    shown = current if figures is None else _matrix(state, figures, len(ids))  # what its figures read
+    current_counts: np.ndarray | None = None  # the rules' matrix's |F| per item, once a decision computed it
+    for change in decision_order(diff_rubrics(base, head), base, head, flawed, figures or column, base_matrix=shown):
         after = _apply(state, change)
         after_matrix = current if change.kind == "aggregation" else _matrix(after, column, len(ids))
-        ctx = RuleContext(
-            change=change,
-            item_ids=ids,
-            flawed=flawed,
-            before=current,
-            after=after_matrix,
-            before_ids=tuple(c.id for c in state),
-            after_ids=tuple(c.id for c in after),
-            max_failures=k,
-            max_failures_after=head.max_failures if change.kind == "aggregation" else None,
-            before_counts=current_counts,
-        )
+        ctx = _context(change, ids, flawed, state, after, current, after_matrix, k, head, before_counts=current_counts)
         rules = [nonempty_rule, *_gate_rules(options)]
         rules += options.extra_rules
         if options.min_stability is not None and options.stability is not None:
             rules.append(partial(stability_rule, threshold=options.min_stability, stability=options.stability))
         violations = tuple(v for v in (rule(ctx) for rule in rules) if v is not None)
-        decisions.append(Decision(change, violations, decided_figures(ctx), trade(ctx) if violations else None))
+        shown_after = after_matrix if figures is None else \
+            shown if change.kind == "aggregation" else _matrix(after, figures, len(ids))
+        seen = ctx if figures is None else _context(change, ids, flawed, state, after, shown, shown_after, k, head)
+        decisions.append(Decision(change, violations, decided_figures(seen), trade(seen) if violations else None, k))
         if not violations:
-            state, current, current_counts = after, after_matrix, ctx.counts_after
+            state, current, shown, current_counts = after, after_matrix, shown_after, ctx.counts_after
             if change.kind == "aggregation":
                 aggregation = head.aggregation
         else:
             current_counts = ctx.counts_before
     return GateResult(decisions, gated_rubric(base, head, state, aggregation), state)
+
+
+def _context(change: Change, ids: tuple[str, ...], flawed: np.ndarray, state: list[Check], after: list[Check],
+             before_matrix: np.ndarray, after_matrix: np.ndarray, k: int, head: Rubric, *,
+             before_counts: np.ndarray | None = None) -> RuleContext:
+    return RuleContext(
+        change=change,
+        item_ids=ids,
+        flawed=flawed,
+        before=before_matrix,
+        after=after_matrix,
+        before_ids=tuple(c.id for c in state),
+        after_ids=tuple(c.id for c in after),
+        max_failures=k,
+        max_failures_after=head.max_failures if change.kind == "aggregation" else None,
+        before_counts=before_counts,
+    )
 
 
 def _gate_rules(options: GateOptions) -> list[Callable[[RuleContext], Violation | None]]:

@@ -29,7 +29,7 @@ from rubric_gate.action.github.outputs import command, commands_to
 from rubric_gate.action.github.publish import write_report
 from rubric_gate.action.render import RunSummary, fit, render_body
 from rubric_gate.errors import InputError
-from rubric_gate.preview.workflow import workflow_inputs
+from rubric_gate.preview.workflow import placeholder_uses, workflow_inputs
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.service import CallBudget
 
@@ -53,6 +53,7 @@ class Preview:
     workflow: str | None  # the workflow the inputs came from
     written: list[Path] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)  # how this run differs from the action's
+    warnings: list[str] = field(default_factory=list)  # what stops the action running on GitHub at all
 
     @property
     def meaning(self) -> str:
@@ -161,6 +162,9 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
              f"base {merge_base[:7]}; {source}")
     for difference in differences:
         echo("", f"not as on GitHub: {difference}")
+    warnings = placeholder_uses(root)
+    for warning in warnings:
+        echo("warning", warning)
     pr = PullRequest(number=0, base_sha=base_sha, head_sha=head_sha, base_repo="local", head_repo="local",
                      labels=(), html_url="")
     notices: list[str] = []
@@ -191,7 +195,8 @@ def run_preview(start: Path, base_ref: str = "main", head_ref: str = "HEAD", *, 
     written = [out / "comment.md", report] + ([out / "report.html"] if (out / "report.html").exists() else [])
     (out / "preview.json").write_text(json.dumps({"base": base_ref, "base_sha": base_sha, "merge_base": merge_base,
                                                   "head_sha": head_sha, "exit_code": code}) + "\n", encoding="utf-8")
-    return Preview(summary, code, comment, base_ref, base_sha, merge_base, head_sha, found.path, written, differences)
+    return Preview(summary, code, comment, base_ref, base_sha, merge_base, head_sha, found.path, written, differences,
+                   warnings)
 
 
 @contextmanager
@@ -210,6 +215,8 @@ def _differences(root: Path, skipped: list[str], configured: str, judges: tuple[
         notes.append(f"the workflow sets {', '.join(skipped)} by an expression only a runner evaluates: "
                      "the action's default was used")
     notes.append("no override label is read (the action honours one applied on GitHub by a writer)")
+    notes.append("no approval is read: the PR's own recorded verdicts are held as on GitHub before someone with "
+                 "write access approves the PR's head")
     dirty = _uncommitted(root)
     if dirty and head_ref == "HEAD":
         shown = ", ".join(dirty[:3]) + (f" and {len(dirty) - 3} more" if len(dirty) > 3 else "")

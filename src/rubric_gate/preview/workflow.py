@@ -10,6 +10,8 @@ import yaml
 
 from rubric_gate.action.config import DEFAULTS
 from rubric_gate.errors import InputError
+from rubric_gate.scaffold.plan import DEFAULT_ACTION
+from rubric_gate.scaffold.uses import names_placeholder
 
 WORKFLOW_DIR = Path(".github/workflows")
 # `uses: OWNER/rubric-gate@REF`, a local `./` copy of the action, or its image.
@@ -76,3 +78,19 @@ def workflow_inputs(root: Path, workflow: Path | None = None) -> WorkflowInputs:
                 found.inputs[name] = text
         return found
     return WorkflowInputs(None)
+
+
+def placeholder_uses(root: Path) -> list[str]:
+    """One warning per workflow line that still runs the placeholder action init writes: GitHub
+    finds no such repository, so that workflow fails before it gates anything."""
+    warnings = []
+    for path in sorted(p for p in (root / WORKFLOW_DIR).glob("*") if p.suffix in (".yml", ".yaml")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in names_placeholder(text):
+            warnings.append(f"{path.relative_to(root)}:{line} runs `{DEFAULT_ACTION}`, a placeholder no repository "
+                            "answers: on GitHub this workflow fails before it gates. Point it at your copy of the "
+                            "action: rubric-gate init --action you/rubric-gate@<commit sha>")
+    return warnings

@@ -5,7 +5,8 @@ from rubric_gate.rejudge.compare import (
     compare_judges,
     decisions_under_both,
     kappa_estimate,
+    lost_shared_catches,
     lost_unique_catches,
 )
 
-__all__ = ["compare_judges", "decisions_under_both", "kappa_estimate", "lost_unique_catches"]
+__all__ = ["compare_judges", "decisions_under_both", "kappa_estimate", "lost_shared_catches", "lost_unique_catches"]

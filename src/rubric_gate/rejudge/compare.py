@@ -52,6 +52,16 @@ def lost_unique_catches(old_failed: np.ndarray, new_failed: np.ndarray, flawed: 
     return np.asarray(pivotal & missed[:, None])
 
 
+def lost_shared_catches(old_failed: np.ndarray, new_failed: np.ndarray, flawed: np.ndarray,
+                        max_failures: int) -> np.ndarray:
+    """(items,): True for a flawed item the rubric caught under the old judge with more checks
+    than it takes (no one of them pivotal) and does not catch under the new one. Every check that
+    caught it flipped: as much a loss as a unique catch lost, which a rubric with redundant
+    checks would otherwise never report (a judge answering yes to everything loses them all)."""
+    shared = flawed & (failure_counts(old_failed) > max_failures + 1)
+    return np.asarray(shared & ~rubric_fails(new_failed, max_failures))
+
+
 def compare_judges(base: RubricDocument, head: RubricDocument, old: VerdictLookup, new: VerdictLookup, *,
                    old_judges: tuple[str, ...], new_judges: tuple[str, ...], options: GateOptions | None = None,
                    alpha: float = JUDGE_CHANGE_ALPHA) -> JudgeChange:
@@ -91,9 +101,12 @@ def compare_judges(base: RubricDocument, head: RubricDocument, old: VerdictLooku
         items=len(flawed), max_failures=k, checks=checks,
         old_rates=compute_rates(old_failed, flawed, unplanned, k), new_rates=compute_rates(new_failed, flawed, unplanned, k),
         comparisons=comparisons, decisions=decisions_under_both(base, head, old, new, options), alpha=alpha,
+        lost_shared=_ids(old, lost_shared_catches(old_failed, new_failed, flawed, k)),
     )
     change.violations = judge_rule({c.id: c.lost_catches for c in checks if c.lost_catches},
-                                   {c.id: c.new.blame for c in checks if c.blame_added}, comparisons, alpha)
+                                   {c.id: c.new.blame for c in checks if c.blame_added}, comparisons, alpha,
+                                   lost_shared=change.lost_shared,
+                                   rejected_by_new=[(d.check, d.change) for d in change.decisions if d.old and not d.new])
     return change
 
 

@@ -41,7 +41,7 @@ from rubric_gate.repair.objective import pareto_frontier, vfr_accepts
 from rubric_gate.repair.operators import MAX_WORDS, OPERATORS
 from rubric_gate.repair.parse import Candidate, parse_repairs, repair_schema
 from rubric_gate.repair.vfr import VfrObjective, combined
-from rubric_gate.repair.yaml_spans import check_spans, checks_yaml
+from rubric_gate.repair.yaml_spans import document_spans, replacement_yaml
 from rubric_gate.rubric import Check, Rubric, RubricDocument
 from rubric_gate.scoring import VerdictLookup
 
@@ -251,7 +251,7 @@ def suggest_repairs(
             options, extra_rules=(*options.extra_rules, audit_rule(AuditReport(head.rubric.id, head.display, found))))
 
     # 4. Gate the PR again with each candidate in place; keep those whose own changes pass.
-    spans = check_spans(head.source.text)
+    spans = document_spans(head)  # a promptfoo config's assertions, or the rubric's checks
     shown: set[str] = set()
     for target, candidate, rubric, checks in proposals:
         ids = {c.id for c in checks}
@@ -269,7 +269,8 @@ def suggest_repairs(
         span = spans.get(target.check.id)
         report.suggestions.append(RepairSuggestion(
             check=target.check.id, change=target.decision.change.kind, operator=candidate.operator, why=candidate.why,
-            rows=rows, yaml=checks_yaml(checks, span.indent if span else 2), path=head.repo_path,
+            rows=rows, yaml=replacement_yaml(head, target.check.id, checks, span.indent if span else 2),
+            path=head.repo_path,
             start_line=span.start_line if span else None, end_line=span.end_line if span else None,
             no_longer_fails=[lookup.items[i].id for i in np.flatnonzero(before & ~after)],
         ))

@@ -11,7 +11,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from rubric_gate import __version__
 from rubric_gate.report.charts import METRICS, attribution_chart, rates_chart, shared_scale
-from rubric_gate.report.markdown import gated_label, percent, trade_text
+from rubric_gate.report.markdown import gated_label, percent, trade_text, withheld_text
 from rubric_gate.report.table import (
     CHANGE_HEADERS,
     catches_header,
@@ -66,6 +66,8 @@ def _section(report: CheckReport, failures: Sequence[str] = ()) -> dict[str, Any
         "catches": catches,
         "metrics": [(metric, catches if metric == "unique" else label) for metric, label in METRICS],
         "rejected": [(c, trade_text(c)) for c in report.changes if not c.accepted],
+        "held": {(h.check, h.change): h for h in (report.withheld.held if report.withheld else ())},
+        "withheld": withheld_text(report.withheld) if report.withheld is not None else "",
         "gated_label": gated_label(report),
         "failures": list(failures),
         "passed": report.decision == "pass" and not failures,

@@ -22,7 +22,14 @@ from rubric_gate.report.table import (
 )
 from rubric_gate.report.terminal import strip_controls
 from rubric_gate.report.trust import agreement_text, how_sure
-from rubric_gate.results import ChangeRow, CheckReport, JudgeChange, RubricSummary
+from rubric_gate.results import (
+    ChangeRow,
+    CheckReport,
+    HeldChange,
+    JudgeChange,
+    RubricSummary,
+    Withheld,
+)
 
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -191,9 +198,14 @@ def trade_text(change: ChangeRow) -> str:
     return "accepting it would " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def rejected_item(change: ChangeRow) -> str:
-    """One list item's text for a rejected change: the check, what changed, why, and the trade."""
+def rejected_item(change: ChangeRow, held: HeldChange | None = None) -> str:
+    """One list item's text for a rejected change: the check, what changed, why, and the trade.
+    A held change says both views, each labelled: the gate's reason on trusted evidence, and
+    what the PR's own records decide."""
     what = change.change + ((" " + neutralize(change.detail)) if change.detail else "")
+    if held is not None:
+        return (f"{code_span(change.check, table=False)} ({what}), held: on trusted evidence, {neutralize(held.on_trusted)}; "
+                f"on this PR's own records it is accepted ({neutralize(held.on_records)})")
     text = f"{code_span(change.check, table=False)} ({what}): {neutralize(change.reason)}"
     trade = trade_text(change)
     if trade:
@@ -227,8 +239,30 @@ def gated_label(report: CheckReport) -> str:
     return f"version {version}, accepted changes only"
 
 
-def render_markdown(report: CheckReport, *, heading_level: int = 2, show_override: bool = True) -> str:
-    """`show_override=False`: the override is said once above (the PR comment's top), not here again."""
+VOUCH = "A review approving the PR's head by someone with write access makes them count."
+
+
+def withheld_text(withheld: Withheld, vouch: str = VOUCH) -> str:
+    """What the gate held back and why, in one paragraph (Markdown, user text neutralised): which
+    changes are held only because their evidence is the PR's own, which evidence, what the PR's
+    records would decide, and what makes them count (`vouch`, the caller's words)."""
+    held = len(withheld.held)
+    checks = ", ".join(code_span(c, table=False) for c in withheld.checks[:10]) + \
+        (f" and {len(withheld.checks) - 10} more" if len(withheld.checks) > 10 else "")
+    verdict = "passes the gate" if withheld.records_decision == "pass" else "is still rejected"
+    return (f"{held} change{'s' if held != 1 else ''} above {'are' if held != 1 else 'is'} rejected only because "
+            f"the evidence for {'them' if held != 1 else 'it'} is this PR's own: {withheld.verdicts} recorded "
+            f"verdict{'s' if withheld.verdicts != 1 else ''} in {code_span(withheld.file, table=False)} answering "
+            f"{checks or 'no check of this rubric'}, which no gate or judge has weighed. The gate counts their "
+            f"\"no\" on a correct item as blame, but not their {withheld.catches} "
+            f"catch{'es' if withheld.catches != 1 else ''} of flawed items; every figure in this section is computed "
+            f"on all the records. On these records, this edit {verdict}. {vouch}")
+
+
+def render_markdown(report: CheckReport, *, heading_level: int = 2, show_override: bool = True,
+                    vouch: str = VOUCH) -> str:
+    """`show_override=False`: the override is said once above (the PR comment's top), not here again.
+    `vouch`: what makes the PR's own records count, said where they are held (the action names the head)."""
     template = _environment().get_template("report.md.j2")
     rows = table_rows(report)
     pairs = ", ".join(f"{code_span(a, table=False)} + {code_span(b, table=False)} ({n} catch{'es' if n != 1 else ''})"
@@ -244,7 +278,10 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2, show_overrid
         changes=change_lines(report),
         mermaid=credit_blame_mermaid([r.check for r in rows]),
         rates=_rate_rows(report.base, report.head, report.gated),
-        rejected=[rejected_item(c) for c in report.changes if not c.accepted],
+        rejected=[rejected_item(c, report.held(c)) for c in report.changes if not c.accepted],
+        withheld=withheld_text(report.withheld, vouch) if report.withheld is not None else "",
+        only_held=bool(report.withheld) and all(c.accepted or report.held(c) for c in report.changes)
+        and not report.run_failures,
         pairs=pairs,
         how_sure=how_sure(report),
         columns=len(rows[0].measured) if rows else 0,

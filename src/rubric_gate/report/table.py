@@ -63,11 +63,11 @@ class ChangeLine:
 
 def change_lines(report: CheckReport) -> list[ChangeLine]:
     """One per change, in the gate's order (the order the rejected list and the JSON use)."""
-    catches = catches_header(report.head.max_failures).lower().removesuffix("es")
     return [ChangeLine(
         change=c, check=c.check, kind=_change_kind(c), detail=c.detail if c.change in ("renamed", "aggregation") else "",
         decision="accepted" if c.accepted else "rejected", decision_notes=_decision_notes(c),
-        why=short_reason(c.reason) if not c.accepted else accepted_why(c, catches),
+        why=c.reason if c.accepted else  # one reason: the gate's words
+        f"held, on this PR's own evidence: {short_reason(c.reason)}" if report.held(c) else short_reason(c.reason),
     ) for c in report.changes]
 
 
@@ -79,23 +79,6 @@ def short_reason(reason: str) -> str:
         head, sep, _ = clause.partition(": ")
         clauses.append(head if sep and len(clause) > SHORT_REASON else clause)
     return "; ".join(dict.fromkeys(clauses))
-
-
-def accepted_why(change: ChangeRow, catch: str = "unique catch") -> str:
-    """The figure the gate's rule for this kind of change reads, where it was decided."""
-    d = change.decided
-    if change.change == "renamed":
-        return "same text and provenance under a new id"
-    if d is None:
-        return ""
-    if change.change == "added":
-        return "fails no correct item (blame 0.00)" if d.blame == 0 else f"blame {d.blame:.2f}"
-    if change.change == "deleted":
-        if d.unique_catches == 0:
-            shared = f"its credit {d.credit:.2f} is shared" if d.credit else "it catches nothing"
-            return f"holds no {catch} ({shared})"
-        return f"{d.unique_catches} {catch}{'es' if d.unique_catches != 1 else ''}"
-    return f"credit {d.credit:.2f}, blame {d.blame:.2f}"
 
 
 def check_rows(report: CheckReport) -> list[tuple[CheckRow, ChangeRow | None]]:

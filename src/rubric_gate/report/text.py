@@ -233,7 +233,7 @@ def render_check_text(report: CheckReport, console: Console) -> None:
     for change in report.changes:
         mark = "accepted" if change.accepted else "REJECTED"
         what = f"renamed {change.detail}" if change.change == "renamed" else f"{change.change:8} {change.check}"
-        _hanging(console, f"  {mark:8} ", what + ("" if change.accepted else f": {change.reason}"))
+        _hanging(console, f"  {mark:8} ", f"{what}: {change.reason}")  # the reason the JSON and the comment give
         if trade_text(change):
             _hanging(console, "           if accepted: ", trade_text(change).removeprefix("accepting it would "))
         if trust_note(change):
@@ -288,7 +288,7 @@ def render_judge_change_text(change: JudgeChange, console: Console) -> None:
         _hanging(console, "paired: ", line)
     _hanging(console, "decisions: ", parts.decisions_sentence(change))
     if change.judging:
-        _hanging(console, "old judge: ", str(change.judging.get("summary", "")))
+        _hanging(console, "compared only: ", str(change.judging.get("summary", "")))
     for d in change.decisions:
         if d.old != d.new:
             _hanging(console, "  differs: ", f"{d.change} {d.check}: {'accepted' if d.old else 'rejected'} with the "

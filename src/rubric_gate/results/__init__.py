@@ -14,7 +14,9 @@ from rubric_gate.lazy import lazy_exports
 from rubric_gate.results.model import ChangeRow as ChangeRow
 from rubric_gate.results.model import CheckReport as CheckReport
 from rubric_gate.results.model import CheckRow as CheckRow
+from rubric_gate.results.model import HeldChange as HeldChange
 from rubric_gate.results.model import RubricSummary as RubricSummary
+from rubric_gate.results.model import Withheld as Withheld
 
 if TYPE_CHECKING:  # the same names for the type checker (a test keeps the two equal)
     from rubric_gate.results.judge_change import CheckAgreement as CheckAgreement
@@ -45,6 +47,6 @@ _EXPORTS = {
     "SampleStability": "rubric_gate.results.reliability",
 }
 
-__all__ = sorted([*_EXPORTS, "ChangeRow", "CheckReport", "CheckRow", "RubricSummary"])
+__all__ = sorted([*_EXPORTS, "ChangeRow", "CheckReport", "CheckRow", "HeldChange", "RubricSummary", "Withheld"])
 
 __getattr__, __dir__ = lazy_exports("rubric_gate.results", _EXPORTS, globals())

@@ -125,7 +125,8 @@ class JudgeChange:
     decisions: list[DecisionPair]  # the PR's other edits, under each judge
     alpha: float  # rule J's level for a paired drop in a rate
     violations: list[Violation] = field(default_factory=list)
-    judging: dict[str, Any] | None = None  # the old side's judging statistics, when it was judged live
+    judging: dict[str, Any] | None = None  # the side judged for the comparison alone (not the gate's), when live
+    lost_shared: tuple[str, ...] = ()  # flawed items several checks caught (old) that none catches (new)
 
     @property
     def old_label(self) -> str:
@@ -159,5 +160,6 @@ class JudgeChange:
             "comparisons": [c.to_dict() for c in self.comparisons],
             "decisions": [d.to_dict() for d in self.decisions],
             "decisions_same": self.decisions_same,
+            "lost_shared_catches": list(self.lost_shared[:LISTED_ITEMS]),
             "judging": self.judging,
         }

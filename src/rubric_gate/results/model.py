@@ -132,6 +132,39 @@ class ChangeRow:
         }
 
 
+@dataclass(frozen=True)
+class HeldChange:
+    """A change the gate rejects only because the evidence for it is the PR's own: accepted on
+    the PR's records, rejected once their catches are withheld."""
+
+    check: str
+    change: str  # added | deleted | modified | renamed | aggregation
+    on_trusted: str  # the gate's reason, on trusted evidence (the PR's own "no" answers no catch)
+    on_records: str  # why the PR's own records accept it (the figure its rule reads there)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"check": self.check, "change": self.change, "on_trusted_evidence": self.on_trusted,
+                "on_records": self.on_records}
+
+
+@dataclass(frozen=True)
+class Withheld:
+    """The PR's own recorded verdicts, which may reject a change and never excuse one, and what
+    the gate would decide if they counted (a writer's approval of the head makes them count)."""
+
+    verdicts: int  # answers nobody vouches for: the PR's own, and those recorded before any check had their text
+    catches: int  # of them, "no" answers on flawed items: the catches withheld
+    file: str  # the verdict file they are in
+    checks: tuple[str, ...]  # the checks they answer (ids)
+    held: tuple[HeldChange, ...]  # changes rejected only because of it
+    records_decision: str  # "pass" or "fail": the gate's decision on the PR's records as recorded
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdicts": self.verdicts, "catches_withheld": self.catches, "file": self.file,
+                "checks": list(self.checks), "held": [h.to_dict() for h in self.held],
+                "decision_on_records": self.records_decision}
+
+
 @dataclass
 class CheckReport:
     base: RubricSummary
@@ -147,7 +180,16 @@ class CheckReport:
     split: str = "calibration"  # which labeled items were scored: calibration, evaluation or all
     comparisons: list[PairedComparison] = field(default_factory=list)  # base vs head, and vs gated
     run_failures: list[str] = field(default_factory=list)  # reasons to fail besides a rejected change
+    # The PR's own verdicts the decision did not rely on, when that changed a decision (every
+    # figure above is computed on all records; only the decisions withhold their catches).
+    withheld: Withheld | None = None
     judge_change: JudgeChange | None = None  # when the judge changed: both judges compared (rule J)
+
+    def held(self, change: ChangeRow) -> HeldChange | None:
+        """The change's entry in `withheld`, when the PR's own evidence is all that rejects it."""
+        if self.withheld is None:
+            return None
+        return next((h for h in self.withheld.held if (h.check, h.change) == (change.check, change.change)), None)
 
     @property
     def items_name(self) -> str:
@@ -177,5 +219,6 @@ class CheckReport:
             "reliability": None if self.reliability is None else self.reliability.to_dict(),
             "comparisons": [c.to_dict() for c in self.comparisons],
             "run_failures": self.run_failures,
+            "withheld": None if self.withheld is None else self.withheld.to_dict(),
             **({"judge_change": self.judge_change.to_dict()} if self.judge_change is not None else {}),
         }

@@ -13,7 +13,13 @@ from pydantic_core import ErrorDetails
 
 from rubric_gate.errors import InputError
 from rubric_gate.rubric.model import KNOWN_KEYS, Rubric
-from rubric_gate.rubric.promptfoo import NotGated, git_blob_id, looks_like_promptfoo, read_checklist
+from rubric_gate.rubric.promptfoo import (
+    Grading,
+    NotGated,
+    git_blob_id,
+    looks_like_promptfoo,
+    read_checklist,
+)
 from rubric_gate.sources import LocatedYaml, SourceText, load_located_yaml, read_source
 from rubric_gate.sources.files import decode_text
 from rubric_gate.sources.yaml_lines import Loc
@@ -35,7 +41,9 @@ class RubricDocument:
     # promptfoo: where each check's assertion is (a repair suggestion replaces it), and what
     # the config holds that the gate leaves alone.
     check_locs: dict[str, Loc] = field(default_factory=dict)
+    repeated_locs: dict[str, tuple[Loc, ...]] = field(default_factory=dict)  # the same text written again
     not_gated: tuple[NotGated, ...] = ()
+    grading: Grading | None = None  # how promptfoo grades the checks besides their texts
     # promptfoo: the settings file its calibration, verdicts and task come from, and their lines.
     settings_display: str | None = None
     key_lines: dict[str, int] = field(default_factory=dict)
@@ -242,6 +250,7 @@ def _promptfoo_document(located: LocatedYaml, source: SourceText,
     document = RubricDocument(
         rubric, source, {a.id: a.line for a in checklist.assertions}, kind="promptfoo",
         check_locs={a.id: a.loc for a in checklist.assertions}, not_gated=tuple(checklist.not_gated),
+        repeated_locs={a.id: a.others for a in checklist.assertions if a.others}, grading=checklist.grading,
         settings_display=settings_display, key_lines=key_lines,
     )
     return document, [], warnings

@@ -9,6 +9,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
+# C0 and C1 controls (line breaks and tabs too), DEL, and the bidirectional controls.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
 
 @functools.lru_cache(maxsize=1 << 13)  # a run asks for the same few hundred texts per verdict
 def normalize_text(text: str) -> str:
@@ -123,6 +126,10 @@ class Rubric(BaseModel):
     def _judge_form(cls, value: str | None) -> str | None:
         if value is not None and ":" not in value:
             raise ValueError("judge must look like PROVIDER:MODEL, e.g. anthropic:claude-sonnet-4-6")
+        if value is not None and _CONTROLS.search(value):
+            # The judge's name is printed as it judges (the log, a terminal): an ESC or a line
+            # break in it would be an escape sequence or a workflow command line of its own.
+            raise ValueError("judge may not contain a control character (an escape, a line break or a tab)")
         return value
 
     @property

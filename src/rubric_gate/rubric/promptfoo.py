@@ -10,11 +10,17 @@ check (its first line is the one reported).
 Nothing else in the config is touched or judged: every other assertion (and an llm-rubric
 whose value is not inline text, or that sits in an assert-set or a scenario) is listed as not
 gated, with its line, so the comment can name it.
+
+What promptfoo reads beside a check's text to grade it (`Grading`: the tests each check applies
+to, its assertion's other keys such as `weight`, `threshold`, `provider` or `rubricPrompt`, and
+the tests' `threshold` and `options`) is not the gate's to weigh: `grading_changes` names where
+an edit narrows or changes it, a difference that needs the override.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -64,6 +70,23 @@ class NotGated:
         return f"{self.what}{at}" + (f": {self.why}" if self.why else "")
 
 
+ALL_TESTS = "every test"  # a check in `defaultTest`
+# An llm-rubric assertion's keys the gate reads; every other one changes how promptfoo grades it.
+READ_KEYS = ("type", "value", "metric")
+# A test's keys that change how promptfoo passes it or grades its llm-rubric assertions.
+TEST_GRADING_KEYS = ("threshold", "options")
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What promptfoo reads besides the checks' texts to grade a config's llm-rubric assertions."""
+
+    scopes: dict[str, str | tuple[str, ...]]  # check id -> ALL_TESTS, or the tests it is written in
+    keys: dict[str, str]  # check id -> its assertions' other keys, as canonical JSON ("" when none)
+    tests: tuple[str, ...]  # the inline tests, by name (description, else "test N")
+    settings: dict[str, str]  # "defaultTest.options", "<test>.threshold", ... -> canonical JSON
+
+
 @dataclass
 class PromptfooChecklist:
     """What the gate reads of a promptfoo config."""
@@ -73,6 +96,7 @@ class PromptfooChecklist:
     description: str | None
     description_line: int | None
     problems: list[InputError] = field(default_factory=list)  # templated values and ids from text (lint)
+    grading: Grading | None = None
 
 
 def _slug(text: str) -> str:
@@ -101,6 +125,9 @@ class _Reader:
         self.display = display
         self.found: list[tuple[str, str | None, Loc, int, str]] = []  # text, metric, loc, line, where
         self.not_gated: list[NotGated] = []
+        self.tests: list[str] = []  # the inline tests' names (`_test_key`)
+        self.settings: dict[str, str] = {}  # Grading.settings
+        self.keys: dict[Loc, str] = {}  # each llm-rubric assertion's other keys (Grading.keys)
 
     def line(self, loc: Loc) -> int | None:
         return self.located.line_of(loc)
@@ -118,11 +145,18 @@ class _Reader:
             self.assertions(default.get("assert"), ("defaultTest", "assert"), "defaultTest")
         elif default is not None:
             raise self.error(("defaultTest",), "defaultTest must be a mapping (or a file:// path)")
+        if isinstance(default, dict):
+            self.settings.update({f"defaultTest.{key}": _canonical(default[key]) for key in TEST_GRADING_KEYS
+                                  if key in default})
         tests = data.get("tests")
         if isinstance(tests, list):
             for index, test in enumerate(tests):
                 loc: Loc = ("tests", index)
                 if isinstance(test, dict) and "path" not in test:
+                    name = _test_key(index, test)
+                    self.tests.append(name)
+                    self.settings.update({f"{name}.{key}": _canonical(test[key]) for key in TEST_GRADING_KEYS
+                                          if key in test})
                     self.assertions(test.get("assert"), (*loc, "assert"), _test_name(index, test))
                 else:
                     source = test if isinstance(test, str) else test.get("path") if isinstance(test, dict) else None
@@ -169,6 +203,8 @@ class _Reader:
             if not text.strip():
                 raise self.error((*at, "value"), f"{_dotted(at)}.value: an llm-rubric check text is empty")
             self.found.append((text, metric, at, self.line(at) or 1, where))
+            others = {key: value for key, value in entry.items() if key not in READ_KEYS}
+            self.keys[at] = _canonical(others) if others else ""
 
 
 def _assertions_in(node: Any) -> Iterator[Any]:
@@ -189,6 +225,16 @@ def _dotted(loc: Loc) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def _test_key(index: int, test: dict[str, Any]) -> str:
+    """A test's name across versions: its description, else its position."""
+    description = test.get("description")
+    return f"test '{description}'" if isinstance(description, str) and description.strip() else f"test {index + 1}"
 
 
 def _test_name(index: int, test: dict[str, Any]) -> str:
@@ -229,10 +275,70 @@ def read_checklist(located: LocatedYaml, display: str) -> PromptfooChecklist:
                                        "rewording it reads as deleting one check and adding another (add "
                                        f"`metric: {check_id}` to keep its id)", line))
     description = located.data.get("description")
+    tests = located.data.get("tests")
+    scopes: dict[str, str | tuple[str, ...]] = {}
+    keys: dict[str, str] = {}
+    for assertion in assertions:
+        locs = (assertion.loc, *assertion.others)
+        if any(loc[0] == "defaultTest" for loc in locs):
+            scopes[assertion.id] = ALL_TESTS
+        else:
+            scopes[assertion.id] = tuple(sorted({_test_key(int(loc[1]), tests[int(loc[1])]) for loc in locs}))
+        written = sorted({reader.keys[loc] for loc in locs})
+        keys[assertion.id] = written[0] if len(written) == 1 else _canonical(written)
+    grading = Grading(scopes, keys, tuple(reader.tests), reader.settings)
     return PromptfooChecklist(assertions, reader.not_gated,
                               description if isinstance(description, str) and description.strip() else None,
                               located.line_of(("description",)) if isinstance(description, str) else None,
-                              problems)
+                              problems, grading)
+
+
+def grading_changes(base: Grading, head: Grading) -> list[str]:
+    """Where `head` grades the checks both versions have more leniently than promptfoo would
+    grade `base`, or otherwise than the gate can weigh: a check no longer written for a test it
+    was (moved out of `defaultTest`, or out of a test that remains), other keys on its assertion
+    (`weight`, `threshold`, `provider`, `rubricPrompt`, ...), or a test's `threshold` or `options`
+    (or `defaultTest.options`) added or changed. Each is a sentence for reviewers."""
+    out = []
+    remaining = set(head.tests)
+    for check_id, before in base.scopes.items():
+        after = head.scopes.get(check_id)
+        if after is None or isinstance(after, str):  # deleted (gated as such), or asked of every test
+            continue
+        if before == ALL_TESTS:
+            out.append(f"moves check '{check_id}' out of defaultTest into {_listed(after)} only: promptfoo no "
+                       "longer asks it of every test's output")
+            continue
+        lost = sorted((set(before) & remaining) - set(after))
+        if lost:
+            out.append(f"no longer asks check '{check_id}' in {_listed(tuple(lost))}")
+    for check_id, before_keys in base.keys.items():
+        after_keys = head.keys.get(check_id)
+        if after_keys is not None and after_keys != before_keys:
+            shown = after_keys or "none"
+            out.append(f"changes how promptfoo grades check '{check_id}' (its assertion's other keys: "
+                       f"{_short(before_keys or 'none')} -> {_short(shown)})")
+    for key, value in head.settings.items():
+        test = key.rpartition(".")[0]
+        before_value = base.settings.get(key)
+        if before_value != value:
+            out.append(f"{'sets' if before_value is None else 'changes'} {key} ({_short(value)}), which changes how "
+                       "promptfoo passes " + ("every test" if test == "defaultTest" else test))
+    for key in base.settings:
+        test = key.rpartition(".")[0]
+        # (a test's threshold removed: every assertion must pass again, which is stricter)
+        if key not in head.settings and not key.endswith(".threshold") and (test == "defaultTest" or test in remaining):
+            out.append(f"removes {key}, which changes how promptfoo grades "
+                       + ("every test" if test == "defaultTest" else test))
+    return out
+
+
+def _listed(tests: tuple[str, ...]) -> str:
+    return ", ".join(tests[:5]) + (f" and {len(tests) - 5} more" if len(tests) > 5 else "")
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def git_blob_id(text: str) -> str:

@@ -11,7 +11,10 @@ from rubric_gate.schema import render_schema
 
 FILES_DIR = Path(__file__).resolve().parent / "files"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# The placeholder init writes until it is told the user's copy: no repository answers it.
 DEFAULT_ACTION = "OWNER/rubric-gate@v1"
+# What `uses:` accepts for an action in another repository: OWNER/REPO[/PATH]@REF.
+ACTION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+(/[A-Za-z0-9._/-]+)?@[A-Za-z0-9._/-]+$")
 WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
 # Posts the comment for fork PRs from the artifact the first workflow uploads: both or neither.
 COMMENT_WORKFLOW_PATH = ".github/workflows/rubric-gate-comment.yml"
@@ -28,6 +31,17 @@ class ScaffoldFile:
     content: str
 
 
+def check_action(action: str) -> None:
+    """`action` as a workflow's `uses:` names an action in another repository (ValueError if not)."""
+    if not ACTION_PATTERN.match(action):
+        raise ValueError(f"'{action}' is not OWNER/REPO@REF (e.g. you/rubric-gate@<commit sha> for your copy)")
+
+
+def uses_line(action: str) -> str:
+    """The value init writes after `uses:` (a tag or branch carries zizmor's note: pin it)."""
+    return f"{action}" if SHA_PINNED.search(action) else f"{action}  {UNPINNED_NOTE}"
+
+
 def workflow_template(action: str = DEFAULT_ACTION) -> str:
     """The repository's own copy-paste workflow (a copy is package data, tested equal to
     .github/workflows/rubric-gate.yml), pointed at the published action instead of `./`."""
@@ -36,7 +50,7 @@ def workflow_template(action: str = DEFAULT_ACTION) -> str:
     # In a user's repository there is no bundled example: say what happens without a judge.
     text = text.replace("# the bundled example replays recorded verdicts",
                         "# without a judge, recorded verdicts are replayed")
-    line = f"{action}" if SHA_PINNED.search(action) else f"{action}  {UNPINNED_NOTE}"
+    line = uses_line(action)
     return re.sub(r"(?m)^(\s*uses:)\s+\./(\s+#.*)?$", lambda m: f"{m.group(1)} {line}", text)
 
 
@@ -121,10 +135,14 @@ def write_new_files(root: Path, files: list[ScaffoldFile]) -> tuple[list[str], l
     return created, skipped
 
 
-def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | None = None) -> list[str]:
+def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | None = None,
+               placeholder: bool | None = None) -> list[str]:
     """What to do after `init`; `created` (default: everything) are the files it wrote this time,
-    so a second run does not ask to replace example items that are long gone."""
+    so a second run does not ask to replace example items that are long gone. `placeholder`: the
+    workflow still names DEFAULT_ACTION (default: init wrote it now with the placeholder)."""
     created = [f.path for f in scaffold_files(name, action)] if created is None else created
+    if placeholder is None:
+        placeholder = WORKFLOW_PATH in created and action == DEFAULT_ACTION
     steps = []
     wrote = [p for p in (f"calibration/{name}.jsonl", f"rubrics/{name}.yaml") if p in created]
     if f"calibration/{name}.jsonl" in created:
@@ -140,11 +158,11 @@ def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | Non
         '{"item": "ex-1", "check_text": "<the check\'s text, as written>", "answer": "yes"} ("no" where it fails); '
         f"rubric-gate lint rubrics/{name}.yaml lists the pairs still missing.",
     ]
-    if WORKFLOW_PATH not in created:
-        steps.append("Commit and push, then require the rubric-gate check on your default branch.")
-    elif action == DEFAULT_ACTION:
-        steps.append(f"Set `uses:` in {WORKFLOW_PATH} to your copy of the action (OWNER/rubric-gate@v1), commit, "
-                     "push, and require the rubric-gate check on your default branch.")
+    if placeholder:
+        steps.append(f"Point {WORKFLOW_PATH} at your copy of the action: it names the placeholder {DEFAULT_ACTION}, "
+                     "which no repository answers. Fork this repository (or use it as a template), then run "
+                     "rubric-gate init --action you/rubric-gate@<commit sha>; commit, push, and require the "
+                     "rubric-gate check on your default branch.")
     else:
         steps.append("Commit and push, then require the rubric-gate check on your default branch.")
     if DRIFT_WORKFLOW_PATH in created:

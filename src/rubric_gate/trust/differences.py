@@ -24,6 +24,13 @@ class Kind(StrEnum):
     RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
     RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
     RUBRIC_ID_SHARED = "rubric.id_shared"  # two rubric files with one `id`
+    # A trusted rubric under the globs whose `calibration` and `verdicts` cannot be read: it
+    # vouches for nothing, and which files it reads is unknown, so every file the PR changes
+    # (outside the globs) may be its calibration set or verdict file.
+    RUBRIC_UNREADABLE = "rubric.unreadable"
+    FILE_MAYBE_IN_USE = "rubric.unreadable_reference"
+    # A promptfoo config: how promptfoo grades its checks besides their texts (`rubric.promptfoo`).
+    PROMPTFOO_GRADING = "promptfoo.grading"
     # `judge` changed from one judge to another and this run called both: rule J decided it.
     RUBRIC_JUDGE_GATED = "rubric.judge_gated"
     # A calibration set a rubric of the trusted snapshot reads.
@@ -63,6 +70,11 @@ KIND_RULES: dict[str, str] = {
     Kind.RUBRIC_REMOVED: "gate",
     Kind.RUBRIC_MOVED: "allowed",
     Kind.RUBRIC_ID_SHARED: "override",
+    Kind.RUBRIC_UNREADABLE: "allowed",  # said in every comment until it is fixed (its fix needs the override)
+    Kind.FILE_MAYBE_IN_USE: "override",
+    # A check narrowed to fewer tests, or graded with other keys (weight, rubricPrompt, a test's
+    # threshold): promptfoo grades it otherwise than the gate's verdicts say.
+    Kind.PROMPTFOO_GRADING: "override",
     Kind.RUBRIC_JUDGE_GATED: "gate",  # else `rubric.judge` (trust.rubric_diff): the override
     Kind.CALIBRATION_CREATED: "override",
     Kind.CALIBRATION_UNREADABLE: "override",

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rubric_gate.action.cache.verdict_cache import VerdictCache, judging_store
-from rubric_gate.action.commits.changed import matches_any, unmatched_globs
+from rubric_gate.action.commits.changed import unmatched_globs
 from rubric_gate.action.commits.snapshot import Snapshot
 from rubric_gate.action.commits.sources import GitReader
 from rubric_gate.action.commits.workspace import check_output_dir
@@ -53,7 +53,7 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
     errors = 0
     budget = CallBudget(config.max_judge_calls)
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
-    for path in (p for p in files if matches_any(p, config.rubric_globs)):
+    for path in snapshot.rubric_paths(config.rubric_globs):  # promptfoo configs the settings name too
         shown = code_span(path, table=False)  # file names and error text are data in the job summary
         # The judges a PR run uses: the `judge` input (all of it: a panel), else the rubric's key.
         specs = config.judges or tuple(j for j in [snapshot.rubric_keys(path).get("judge")] if j)
@@ -85,7 +85,8 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
                f"({time.monotonic() - started:.1f}s)")
     print(message, flush=True)
     append_summary(config.summary_file, "\n".join(["## rubric-gate: verdict cache", "", *lines]))
-    write_outputs(config.output_file, {"decision": "pass", "report": ""})
+    # A push is not gated: `skipped`, never a gate result a downstream step could read as one.
+    write_outputs(config.output_file, {"decision": "skipped", "report": "", "comment": ""})
     return EXIT_BAD_INPUT if errors else EXIT_PASS
 
 

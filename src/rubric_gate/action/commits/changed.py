@@ -19,6 +19,7 @@ class ChangedFile:
     status: str  # added | modified | removed | renamed
     moved_to: str | None = None  # for "removed": renamed out of the `rubrics` glob, to here
     name_error: str | None = None  # why a name git stores cannot be read (not UTF-8): an input error where it is gated
+    unlisted: bool = False  # for "removed": a promptfoo config `.rubric-gate.yaml` no longer names
 
     @property
     def base_path(self) -> str:

@@ -9,6 +9,7 @@ whose base does not load, which fails closed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from rubric_gate.errors import InputError, JudgeError, MissingVerdictsError, Rub
 from rubric_gate.gate import GateOptions
 from rubric_gate.results import CheckReport, RubricSummary
 from rubric_gate.rubric import RubricDocument, normalize_text
-from rubric_gate.scoring import VerdictLookup, attribute_rubric
+from rubric_gate.scoring import VerdictLookup, attribute_rubric, promptfoo_note
 from rubric_gate.service import (
     CallBudget,
     GateRequest,
@@ -39,6 +40,7 @@ from rubric_gate.trust import (
     split_evidence,
     split_pr_verdicts,
 )
+from rubric_gate.trust.approval import Approval
 from rubric_gate.trust.wording import UNREADABLE_BASE
 from rubric_gate.verdicts import Verdict, VerdictStore
 from rubric_gate.verdicts.compare import merged_added
@@ -59,6 +61,9 @@ class GateSettings:
     request: GateRequest = field(default_factory=GateRequest)  # no judges: replay recorded verdicts
     budget: CallBudget = field(default_factory=lambda: CallBudget(None))  # `max_judge_calls`, shared by the run
     cache: VerdictCache | None = None  # where judged verdicts go and come back from
+    # Whether a writer approved this head (read when first asked: only a PR whose own recorded
+    # verdicts are evidence asks); None: no approval is read (a preview, a merge group).
+    approval: Callable[[], Approval | None] | None = None
 
     @property
     def judged(self) -> bool:
@@ -81,6 +86,7 @@ class RubricOutcome:
     audit_report: Any = None  # rubric_gate.audit.AuditReport of the added and reworded checks
     repair_report: Any = None  # rubric_gate.repair.RepairReport for the rejected changes
     override: str | None = None  # an honoured override label (also set on the report, when there is one)
+    approval: Approval | None = None  # the approval read for the PR's own recorded verdicts (granted: they counted)
     # What a configured judge answered in this run, by (task, text, item) (`trust.JudgedKey`): a
     # changed recorded answer is excused for exactly these pairs, never for a whole check text.
     judged_pairs: dict[JudgedKey, str] = field(default_factory=dict)  # -> the judge's answer
@@ -215,6 +221,8 @@ def _gate_added(outcome: RubricOutcome, s: GateSettings, base_note: str | None =
     if s.judge_unavailable:
         outcome.notices.append(f"Replay mode: {s.judge_unavailable}.")
     outcome.summary = attribute_rubric(head, _lookup(outcome, [head], calibration, store, s))
+    if head.kind == "promptfoo":
+        outcome.notices.append(promptfoo_note(head))
 
 
 def _gate_removed(outcome: RubricOutcome, s: GateSettings) -> None:
@@ -260,7 +268,8 @@ def _deletion_at(outcome: RubricOutcome, trusted: Snapshot, s: GateSettings) -> 
         outcome.failures.append(UNREADABLE_BASE.format(what="the deleted rubric's calibration set or verdicts",
                                                        why=exc.message))
     losses = deletion_losses(base.rubric, summary)
-    what = (f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
+    what = ("stops gating the promptfoo config (`.rubric-gate.yaml` no longer names it)" if changed.unlisted else
+            f"moves the rubric out of the `rubrics` glob to {changed.moved_to}, where it is no longer gated"
             if changed.moved_to else "deletes the rubric")
     if losses:
         outcome.failures.append(f"this PR {what}, but " + "; ".join(losses))
@@ -393,25 +402,40 @@ def _gate_versions(outcome: RubricOutcome, base: RubricDocument, head: RubricDoc
         if s.judge_unavailable and primary:
             notes.append(f"Replay mode: {s.judge_unavailable}. The gate used recorded verdicts only.")
         store = merged_added(base_store, head_store, added) if added else base_store
+        # A writer's approval of this head vouches for the PR's own records (`trust.approval`):
+        # the rules are the same, its verdicts count as recorded. `trust_pr_verdicts: false`
+        # asks for a judge whatever the reviews say.
+        asked = s.approval() if (added or unweighed) and s.approval is not None else None
+        vouched = asked if asked is not None and asked.granted and s.trust_pr_verdicts else None
         if (added or unweighed) and primary:
+            outcome.approval = asked
             note = " and ".join(part for part in (
                 f"This PR adds {len(added)} unverified verdict(s) to `{head.rubric.verdicts}`" if added else "",
                 _unweighed_shown(unweighed, head) if unweighed else "") if part) + ": no judge could re-check them here"
-            if s.trust_pr_verdicts and not s.judge_unavailable:
+            pending = f" ({asked.text})" if asked is not None and asked.refused else ""  # why one did not count
+            if vouched is not None:
+                notes.append(note + ", and a writer's approval vouches for them, so they count as recorded"
+                             + (" in place of the configured judge, which could not run" if s.judge_unavailable else "")
+                             + f": {vouched.text}.")
+            elif s.trust_pr_verdicts and not s.judge_unavailable:
                 notes.append(note + ", so they were used as recorded for the checks this PR adds (`trust_pr_verdicts`; "
-                             "set it to false to require a judge). They never make another check's catch look "
-                             "shared, so they cannot excuse deleting it.")
+                             "set it to false to require a judge): their \"no\" on a correct item counts as blame, "
+                             "their catches of flawed items only once someone with write access approves this head"
+                             f"{pending}.")
             else:
                 # A judge is configured but cannot run (a fork's run has no secrets): what the PR
-                # records for its new checks does not stand in for what that judge would answer.
-                why = ("`trust_pr_verdicts` is false" if not s.trust_pr_verdicts else
-                       "the configured judge could not run, and a PR's own verdicts do not stand in for it")
+                # records for its new checks does not stand in for what that judge would answer,
+                # unless a writer vouches for it.
+                why = ("`trust_pr_verdicts` is false (an approval does not change that)" if not s.trust_pr_verdicts else
+                       "the configured judge could not run, and a PR's own verdicts do not stand in for it unless "
+                       f"someone with write access approves this head{pending}")
                 notes.append(note + f"; {why}, so this fails.")
                 outcome.failures.append(" and ".join(part for part in (
                     f"{len(added)} unverified verdict(s) added by this PR" if added else "",
                     f"{len(unweighed)} recorded before any check had their text" if unweighed else "") if part) + (
                     " (the configured judge could not run)" if s.judge_unavailable else ""))
-        untrusted = Untrusted(evidence.untrusted, base_store, calibration) if evidence.untrusted else None
+        untrusted = Untrusted(evidence.untrusted, base_store, calibration) \
+            if evidence.untrusted and vouched is None else None
         run = run_gate_request(base, head, calibration, store, s.request, s.budget, audit_store=lambda: _audit_store(s),
                                untrusted=untrusted, options=options, repairs=primary, notes=notes)
     if primary:

@@ -8,21 +8,22 @@ carrying the same rubric id, or else the same calibration set.
 
 from __future__ import annotations
 
-from rubric_gate.action.commits.changed import ChangedFile, matches_any
+from rubric_gate.action.commits.changed import ChangedFile
 from rubric_gate.action.commits.snapshot import Snapshots
 
 MAX_REWRITE_CANDIDATES = 100
 
 
-def pair_rewrites(changes: list[ChangedFile], snapshots: Snapshots, globs: tuple[str, ...]) -> list[ChangedFile]:
+def pair_rewrites(changes: list[ChangedFile], snapshots: Snapshots) -> list[ChangedFile]:
     """`changes` with each deleted rubric that an added file under the globs replaces (same rubric
     id, else same calibration set) turned into a rename of it."""
     removed = {c.path: snapshots.merge_base.rubric_keys(c.path) for c in changes if c.status == "removed"}
     if not any(removed.values()):
         return changes
-    # Only files under the glob: a rubric rewritten to a path outside it is no longer gated, so
-    # it stays a deletion (as a git-detected rename out of the glob is).
-    added = [f for f in snapshots.files if f.status == "added" and matches_any(f.path, globs)]
+    # Only rubrics the PR adds (under the glob, or promptfoo configs the settings newly name): a
+    # rubric rewritten to a path outside them is no longer gated, so it stays a deletion (as a
+    # git-detected rename out of the glob is).
+    added = [f for f in changes if f.status == "added"]
     candidates = [(f.path, snapshots.head.rubric_keys(f.path)) for f in added[:MAX_REWRITE_CANDIDATES]]
     out: list[ChangedFile] = []
     paired: set[str] = set()

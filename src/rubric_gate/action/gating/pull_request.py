@@ -7,6 +7,7 @@ are what `action.decide` decides on; `rubric-gate preview` calls `gate_changes` 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from github import GithubException
@@ -20,9 +21,9 @@ from rubric_gate.action.commits.changed import (
     changed_via_rest,
     merge_base_via_git,
     merge_base_via_rest,
-    rubric_changes,
     unmatched_globs,
 )
+from rubric_gate.action.commits.configs import changed_rubrics
 from rubric_gate.action.commits.merge_check import landing_problems
 from rubric_gate.action.commits.snapshot import Snapshots, diff_snapshots, load_snapshots
 from rubric_gate.action.commits.sources import (
@@ -39,6 +40,7 @@ from rubric_gate.action.gating.gate_file import GateSettings, RubricOutcome, gat
 from rubric_gate.action.gating.judging import SECRET_VARIABLES, JudgeBackend, load_backend
 from rubric_gate.action.gating.pairing import pair_rewrites
 from rubric_gate.action.gating.standard import StandardFinding, findings_of
+from rubric_gate.action.github.approval import approval_reader
 from rubric_gate.action.github.client import describe
 from rubric_gate.action.github.gather import current_base
 from rubric_gate.action.github.outputs import command
@@ -46,6 +48,7 @@ from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.errors import InputError
 from rubric_gate.gate import JUDGE_CHANGE_ALPHA
 from rubric_gate.service import CallBudget, GateRequest, RequestError
+from rubric_gate.trust.approval import Approval
 from rubric_gate.trust.differences import Difference
 from rubric_gate.tuning import env_number
 
@@ -74,15 +77,17 @@ def gate_pull(config: ActionConfig, repo: Repository, pr: PullRequest, cache: Ve
     # the gate reads the cache a push run on the base branch left as an artifact instead.
     cache.distrust_restored(lambda: base_branch_cache(repo, base_ref_of(os.environ), pr.base_sha))
     reader, files, gate_base = _detect(config, repo, pr)
-    return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices)
+    return gate_changes(config, pr, reader, files, gate_base, cache, budget, notices,
+                        approval=approval_reader(repo, pr))
 
 
 def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, files: list[ChangedFile], gate_base: str,
                  cache: VerdictCache, budget: CallBudget, notices: list[str], *,
-                 rubric_judges: bool = True) -> GatedPull:
-    """Gate a PR's changed files from git facts alone (no GitHub call): the action's run, and
-    `rubric-gate preview` on a laptop. `rubric_judges` False ignores the rubrics' own `judge`
-    keys (an offline preview calls no model it was not given)."""
+                 rubric_judges: bool = True, approval: Callable[[], Approval | None] | None = None) -> GatedPull:
+    """Gate a PR's changed files from git facts alone (no GitHub call but `approval`, read only
+    when the PR's own recorded verdicts are evidence): the action's run, and `rubric-gate preview`
+    on a laptop (no approval). `rubric_judges` False ignores the rubrics' own `judge` keys (an
+    offline preview calls no model it was not given)."""
     # What the base branch vouches for (the merge base and its tip) and what the PR proposes.
     snapshots = load_snapshots(reader, gate_base, pr.base_sha, pr.head_sha, files)
     missing = unmatched_globs(sorted(set(snapshots.merge_base.paths()) | set(snapshots.head.paths())),
@@ -90,8 +95,9 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     if missing:
         raise InputError("input rubrics", f"{', '.join(repr(g) for g in missing)} matches no file in the repository; "
                          "fix the glob (a typo would otherwise pass every PR unchecked)")
-    changes = pair_rewrites(rubric_changes(files, config.rubric_globs), snapshots, config.rubric_globs)
-    outcomes, specs = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges)
+    # The rubric files under the globs and the promptfoo configs `.rubric-gate.yaml` names.
+    changes = pair_rewrites(changed_rubrics(snapshots, config.rubric_globs), snapshots)
+    outcomes, specs = (_gate_all(config, changes, snapshots, cache, budget, notices, rubric_judges, approval)
                        if changes else ([], ()))
     # A changed recorded answer stands where the configured judge, live in this run, gives it at
     # the line's full key (`action.gating.confirm`); the restored verdict cache never confirms one.
@@ -147,8 +153,8 @@ def _detect(config: ActionConfig, repo: Repository, pr: PullRequest) -> tuple[Fi
 
 
 def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snapshots, cache: VerdictCache,
-              budget: CallBudget, notices: list[str],
-              rubric_judges: bool = True) -> tuple[list[RubricOutcome], tuple[str, ...]]:
+              budget: CallBudget, notices: list[str], rubric_judges: bool = True,
+              approval: Callable[[], Approval | None] | None = None) -> tuple[list[RubricOutcome], tuple[str, ...]]:
     """Each changed rubric gated; and the judges that gated them (the base versions' own `judge`
     keys too), which also re-judge the recorded answers the PR changes."""
     backends: dict[str, tuple[JudgeBackend | None, str | None]] = {}
@@ -180,7 +186,8 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
         if sides is not None:
             request = replace(request, judge_change=sides, judge_change_alpha=JUDGE_CHANGE_ALPHA)
         settings = GateSettings(snapshots=snapshots, trust_pr_verdicts=config.trust_pr_verdicts, judge_unavailable=why_not,
-                                request=request, budget=budget, cache=cache)
+                                request=request, budget=budget, cache=cache,
+                                approval=approval)
         outcome = gate_file(change, settings)
         outcomes.append(outcome)
         for notice in outcome.notices:

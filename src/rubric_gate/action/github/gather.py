@@ -51,7 +51,8 @@ def same_head_pulls(repo: Repository, pr: PullRequest) -> list[PullRequest]:
         pulls = [p for p in repo.get_pulls(state="open") if p.head.sha == pr.head_sha and p.number != pr.number]
         return [PullRequest(number=p.number, base_sha=p.base.sha, head_sha=pr.head_sha, base_repo=pr.base_repo,
                             head_repo=p.head.repo.full_name if p.head.repo is not None else None, labels=(),
-                            html_url=p.html_url or "", head_ref=p.head.ref) for p in pulls]
+                            html_url=p.html_url or "", head_ref=p.head.ref,
+                            author=p.user.login if p.user is not None else None) for p in pulls]
     except GithubException as exc:
         raise InputError(f"pull request #{pr.number}", "cannot list the open pull requests with its head through the API "
                                    f"({describe(exc)}): the check on {pr.head_sha[:7]} is read by each of them") from None

@@ -108,10 +108,13 @@ def write_job_files(config: ActionConfig, pr: PullRequest, summary: RunSummary, 
     })
 
 
-def nothing_to_do(config: ActionConfig, message: str, code: int) -> int:
+def nothing_to_do(config: ActionConfig, message: str, code: int, *, skipped: bool = False) -> int:
+    """A run that gates nothing: `skipped` for an event the action does not gate (no result at
+    all, so a downstream step cannot read it as a pass), else the head's standing result repeated."""
     command("notice", message)
     append_summary(config.summary_file, f"rubric-gate: {message}.")
-    write_outputs(config.output_file, {"decision": "pass" if code == 0 else "fail", "report": ""})
+    decision = "skipped" if skipped else "pass" if code == 0 else "fail"
+    write_outputs(config.output_file, {"decision": decision, "report": "", "comment": ""})
     return code
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-from rubric_gate.action.commits.changed import ChangedFile
+from rubric_gate.action.commits.changed import ChangedFile, matches_any
 from rubric_gate.action.commits.snapshot.model import Snapshot, Snapshots
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import normalize_text
+from rubric_gate.rubric.promptfoo import grading_changes
 from rubric_gate.sources import SourceText
 from rubric_gate.trust import (
     Confirms,
@@ -51,7 +52,7 @@ def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes:
     # created is the standard of a rubric that did not load.
     changed = {f.base_path: f for f in files if f.status != "added"}
     created = {f.path: f for f in files if f.status == "added"}
-    calibrations, verdict_files = _files_in_use(snapshots, globs)
+    calibrations, verdict_files, unreadable = _files_in_use(snapshots, globs)
     # Files whose every rubric this PR deletes go with them (the deletion itself is gated).
     deleted = {c.path for c in rubric_changes if c.status == "removed"}
     calibrations = {k: v for k, v in calibrations.items() if not set(v) <= deleted}
@@ -70,23 +71,62 @@ def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes:
     for change in rubric_changes:
         out.extend(_rubric_differences(snapshots, change, change.path in judge_gated))
     out.extend(_shared_ids(snapshots, globs))
+    out.extend(_unreadable_rubrics(unreadable, files, set(calibrations) | set(verdict_files), globs))
     return out
 
 
-def _files_in_use(snapshots: Snapshots, globs: tuple[str, ...]) -> tuple[dict[str, list[str]],
-                                                                          dict[str, list[tuple[str, str | None]]]]:
+def _files_in_use(snapshots: Snapshots, globs: tuple[str, ...]) -> tuple[
+        dict[str, list[str]], dict[str, list[tuple[str, str | None]]], dict[str, str]]:
     """The calibration sets and verdict files the trusted rubrics name, with the rubrics naming
-    them: the merge base's, and the tip's (rubrics main added since use labels too, once merged)."""
+    them: the merge base's, and the tip's (rubrics main added since use labels too, once merged);
+    and the trusted rubrics whose `calibration` or `verdicts` cannot be read, with why."""
     calibrations: dict[str, list[str]] = {}
     verdict_files: dict[str, list[tuple[str, str | None]]] = {}
+    unreadable: dict[str, str] = {}
     for snapshot in snapshots.trusted:
         for path in snapshot.rubric_paths(globs):
             keys = snapshot.rubric_keys(path)
+            if not keys.get("calibration", "").strip() or not keys.get("verdicts", "").strip():
+                unreadable.setdefault(path, f"at {snapshot.name} {snapshot.sha[:7]}: {_why_unreadable(snapshot, path)}")
             if "calibration" in keys and path not in calibrations.get(keys["calibration"], []):
                 calibrations.setdefault(keys["calibration"], []).append(path)
             if "verdicts" in keys and (path, keys.get("calibration")) not in verdict_files.get(keys["verdicts"], []):
                 verdict_files.setdefault(keys["verdicts"], []).append((path, keys.get("calibration")))
-    return calibrations, verdict_files
+    return calibrations, verdict_files, unreadable
+
+
+def _why_unreadable(snapshot: Snapshot, path: str) -> str:
+    try:
+        snapshot.rubric(path)
+    except InputError as exc:
+        return exc.message
+    return "its `calibration` or `verdicts` is not a path"
+
+
+def _unreadable_rubrics(unreadable: dict[str, str], files: list[ChangedFile], known: set[str],
+                        globs: tuple[str, ...]) -> list[Difference]:
+    """Fail closed on a trusted rubric whose files cannot be read: it is named in every comment
+    as vouching for nothing, and every file the PR changes outside the rubric globs (and not
+    already a file a readable rubric names, ruled above) may be its calibration set or verdict
+    file, so changing it needs the override until the rubric is fixed."""
+    if not unreadable:
+        return []
+    users = tuple(sorted(unreadable))
+    named = ", ".join(users[:5]) + (f" and {len(users) - 5} more" if len(users) > 5 else "")
+    out = [Difference(Kind.RUBRIC_UNREADABLE, path, (path,),
+                      f"does not load on the base branch ({why}), so it vouches for nothing and which calibration set "
+                      "and verdict file it reads is unknown: every file a PR changes outside the rubric globs needs the "
+                      "override until it is fixed (its fix is gated as a rubric whose base does not load)")
+           for path, why in sorted(unreadable.items())]
+    for f in files:
+        for path in dict.fromkeys(p for p in (f.base_path, f.path) if p):
+            if path in known or matches_any(path, globs):
+                continue
+            out.append(Difference(Kind.FILE_MAYBE_IN_USE, path, users,
+                                  f"may be the calibration set or verdict file of {named}, which does not load on the "
+                                  "base branch (which files it reads is unknown), so this change needs the override "
+                                  "until that rubric is fixed"))
+    return out
 
 
 # -- rubrics -------------------------------------------------------------------------------------
@@ -112,6 +152,9 @@ def _rubric_differences(snapshots: Snapshots, change: ChangedFile, judge_gated: 
             out.append(Difference(Kind.RUBRIC_JUDGE_GATED, change.path, users))
             continue
         out.append(Difference(rubric_key_kind(diff.key), change.path, users, rubric_key_message(diff)))
+    if base_doc.grading is not None and head_doc.grading is not None:  # promptfoo configs
+        out.extend(Difference(Kind.PROMPTFOO_GRADING, change.path, users, message)
+                   for message in grading_changes(base_doc.grading, head_doc.grading))
     return out
 
 

@@ -1,6 +1,8 @@
 """A snapshot: one commit's view of every fact the gate depends on.
 
-The rubrics under the globs, the calibration sets and the verdict files they name, each read
+The rubrics under the globs and the promptfoo configs its `.rubric-gate.yaml` names (read in
+place: their id, calibration set, verdicts and task come from that file, at the same commit),
+the calibration sets and the verdict files they name, each read
 once through the one reader (`action.commits.sources`: by tree entry, regular blobs only) and each blob
 parsed once per run (`snapshot.memo`, `action.commits.blob_cache`: by blob id, shared across snapshots).
 
@@ -16,11 +18,12 @@ from dataclasses import dataclass, field
 
 from rubric_gate.action.commits.blob_cache import read_store
 from rubric_gate.action.commits.changed import ChangedFile, matches_any
-from rubric_gate.action.commits.snapshot.memo import ParseMemo, default_memo
+from rubric_gate.action.commits.snapshot.memo import ParseMemo, SettingsFile, default_memo
 from rubric_gate.action.commits.sources import FileReader, RepoFile, TreeEntry, check_repo_path
 from rubric_gate.calibration import CalibrationSet
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import RubricDocument
+from rubric_gate.rubric.mapping import MAPPING_FILE, PromptfooEntry
 from rubric_gate.verdicts import VerdictStore
 
 
@@ -51,10 +54,39 @@ class Snapshot:
         return self.reader.list_files(self.sha)
 
     def rubric_paths(self, globs: tuple[str, ...]) -> list[str]:
-        """The paths under the `rubrics` globs (matched once per snapshot: a tree can be large)."""
+        """The paths under the `rubrics` globs (matched once per snapshot: a tree can be large),
+        then the promptfoo configs this snapshot's settings file names (none when it does not
+        load: each config then fails to load where it is gated)."""
         if globs not in self._rubric_paths:
-            self._rubric_paths[globs] = [p for p in self.paths() if matches_any(p, globs)]
+            found = [p for p in self.paths() if matches_any(p, globs)]
+            try:
+                named = self.configs()
+            except InputError:
+                named = {}
+            matched = set(found)
+            found += [p for p in named if p not in matched]
+            self._rubric_paths[globs] = found
         return list(self._rubric_paths[globs])
+
+    def settings_file(self) -> SettingsFile | None:
+        """`.rubric-gate.yaml` at this snapshot (None: there is none; not a regular file: the
+        reader's InputError)."""
+        found = self.file(MAPPING_FILE)
+        return None if found is None else SettingsFile(found.blob_id, found.text, self.display(MAPPING_FILE))
+
+    def configs(self) -> dict[str, PromptfooEntry]:
+        """The promptfoo configs the settings file names that this snapshot has, by path, with
+        their entries; {} without settings; an InputError naming its line when it does not load."""
+        named = self.memo.configs(self.settings_file())
+        out = {}
+        for path, entry in named.items():
+            try:
+                present = self.entry(path) is not None
+            except InputError:  # a path no file can have: the config's loading says so where it is gated
+                continue
+            if present:
+                out[path] = entry
+        return out
 
     # -- reading ---------------------------------------------------------------------------------
     def _where(self, path: str) -> tuple[str | None, str]:
@@ -87,13 +119,17 @@ class Snapshot:
             found = self.file(path)
         except InputError:
             return {}
-        return {} if found is None else self.memo.rubric_keys(found.blob_id, found.text, self.display(path))
+        if found is None:
+            return {}
+        return self.memo.rubric_keys(found.blob_id, found.text, self.display(path), found.path, self.settings_file)
 
     def rubric(self, path: str, repo_path: str | None = None) -> RubricDocument | None:
         found = self.file(path)
         if found is None:
             return None
-        return self.memo.rubric(found.blob_id, found.text, self.display(path), repo_path)
+        # A promptfoo config is read with the settings file of the same snapshot (asked only for one).
+        return self.memo.rubric(found.blob_id, found.text, self.display(path), repo_path, path=found.path,
+                                settings=self.settings_file, settings_display=self.display(MAPPING_FILE))
 
     def calibration(self, path: str) -> CalibrationSet | None:
         """Every labeled item, all splits."""

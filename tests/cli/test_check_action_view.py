@@ -1,0 +1,64 @@
+"""`check --base REF:PATH` gates the working tree trusting it, and says in one line whether
+`preview` and the action would decide otherwise, and why: they weigh the verdicts the branch
+records for new check text as the PR's own until a writer approves the PR's head."""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.project import BASE_YAML, FAILED_BY, TEXTS, Project
+
+UNFROZEN = BASE_YAML.replace("    origin: label\n    source: [R1]\n", "")  # A alone catches R1
+NEW = "The output satisfies requirement A, stated in full."
+
+
+def _on_main(project: Project, text: str) -> None:
+    project.write("rubrics/demo.yaml", text)
+    project.git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "A is hand-written")
+
+
+def _reword_a(project: Project, answers_like_a: bool = True) -> None:
+    """Reword A in the working tree and record the new text's verdicts (by hand, as README says)."""
+    project.write("rubrics/demo.yaml", UNFROZEN.replace(TEXTS["A"], NEW))
+    lines = "".join(json.dumps({"item": i, "check_text": NEW, "answer": "no" if "A" in failed and answers_like_a
+                                else "yes"}) + "\n" for i, failed in FAILED_BY.items())
+    verdicts = project.root / "calibration/demo.verdicts.jsonl"
+    verdicts.write_text(verdicts.read_text() + lines)
+
+
+def _check(project: Project, *args: str):
+    return project.run("check", "--base", "HEAD:rubrics/demo.yaml", "--head", "rubrics/demo.yaml", *args)
+
+
+def test_check_passes_a_sound_rewording_and_says_the_action_holds_it_until_approved(project: Project) -> None:
+    _on_main(project, UNFROZEN)
+    _reword_a(project)
+    proc = _check(project)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "preview and the action" in line]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("rubric-gate: preview and the action decide FAIL here, not PASS, until someone with "
+                               "write access approves the PR's head: the 5 verdicts the branch records for A")
+    assert lines[0].endswith("(held: modified A)")
+    data = json.loads(_check(project, "--format", "json").stdout)  # one object, the view in it
+    assert data["decision"] == "pass" and data["action_view"]["decision"] == "fail" and data["action_view"]["differs"]
+
+
+def test_check_and_the_action_agree_and_check_says_so(project: Project) -> None:
+    _on_main(project, UNFROZEN)
+    _reword_a(project, answers_like_a=False)  # the new text catches nothing: rejected on any evidence
+    proc = _check(project)
+    assert proc.returncode == 1
+    assert "rubric-gate: preview and the action decide as check does here (FAIL), though the 5 verdicts" in proc.stderr
+    project.git("checkout", "-q", "--", ".")
+    project.write("rubrics/demo.yaml", UNFROZEN.replace("  - id: C\n    text: The output satisfies requirement C.\n", ""))
+    proc = _check(project)
+    assert proc.returncode == 0 and "decide as check does here: this edit rests on no verdict the branch records " \
+                                   "since HEAD" in proc.stderr, proc.stderr
+
+
+def test_check_on_two_files_says_nothing_of_the_action(project: Project) -> None:
+    _reword_a(project)
+    project.write("base.yaml", UNFROZEN)
+    proc = project.run("check", "--base", "base.yaml", "--head", "rubrics/demo.yaml")
+    assert "preview and the action" not in proc.stderr
