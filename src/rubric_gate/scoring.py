@@ -10,7 +10,14 @@ from pathlib import Path
 
 import numpy as np
 
-from rubric_gate.attribution import attribute, compute_rates, joint_catches, rubric_fails
+from rubric_gate.attribution import (
+    attribute,
+    column_counts,
+    compute_rates,
+    failure_counts,
+    joint_catches,
+    rubric_fails,
+)
 from rubric_gate.calibration import CalibrationItem, CalibrationSet, load_calibration
 from rubric_gate.comparison import compare_rubrics, significant_correct_drop
 from rubric_gate.errors import InputError, MissingVerdictsError
@@ -104,8 +111,10 @@ class VerdictLookup:
         failed = self.failed_matrix(rubric)
         flawed = self.calibration.flawed
         k = rubric.max_failures
-        result = attribute(failed, flawed, k)
-        fails_correct, fails_flawed = (failed & ~flawed[:, None]).sum(axis=0), (failed & flawed[:, None]).sum(axis=0)
+        counts = failure_counts(failed)  # |F| per item, read by each figure below
+        result = attribute(failed, flawed, k, counts=counts)
+        fails_flawed = column_counts(failed[flawed])
+        fails_correct = column_counts(failed) - fails_flawed
         rows = [
             CheckRow(
                 id=check.id,
@@ -123,9 +132,10 @@ class VerdictLookup:
             for j, check in enumerate(rubric.checks)
         ]
         ids = rubric.check_ids
-        pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k) for a, b in [n.checks]]
-        rates = compute_rates(failed, flawed, self.calibration.unplanned, k)
-        agreement = label_agreement(rubric_fails(failed, k), flawed)
+        pairs = [(ids[a], ids[b], n.catches) for n in joint_catches(failed, flawed, k, counts=counts)
+                 for a, b in [n.checks]]
+        rates = compute_rates(failed, flawed, self.calibration.unplanned, k, counts=counts)
+        agreement = label_agreement(counts > k, flawed)
         meta = self.calibration.meta
         return RubricSummary(rubric.id, rubric.version, display, k, rows, rates, pairs, agreement,
                              item_meta=dict(meta) or None)

@@ -13,6 +13,7 @@ from hypothesis.extra.numpy import arrays
 from rubric_gate.attribution import (
     attribute,
     compute_rates,
+    failure_counts,
     joint_catches,
     predicted_pass_rate,
     shapley_by_enumeration,
@@ -153,3 +154,36 @@ def test_wilson_interval_matches_hand_computation():
     assert wilson_interval(0, 10)[0] == 0.0
     assert wilson_interval(10, 10)[1] == 1.0
     assert wilson_interval(0, 0) is None
+
+
+@pytest.mark.parametrize("checks", [0, 1, 255, 256, 65535, 65536])
+def test_failure_counts_are_exact_whatever_the_number_of_checks(checks: int) -> None:
+    # counted in the narrowest type that holds the number of checks: a row failing every check
+    # is the largest count, and a strided view counts as its copy does
+    failed = np.zeros((3, checks), dtype=bool)
+    failed[0] = True
+    failed[1, ::2] = True
+    counts = failure_counts(failed)
+    assert counts.dtype == np.int64
+    assert counts.tolist() == [checks, (checks + 1) // 2, 0]
+    assert failure_counts(failed[:, ::2]).tolist() == failed[:, ::2].sum(axis=1).tolist()
+
+
+@pytest.mark.parametrize("k", [0, 2])
+def test_group_sums_taken_apart_or_at_once_give_the_same_attribution(k: int, monkeypatch) -> None:
+    # Many (flawed, |F|) groups: each check's density differs, so |F| spreads over 0..150.
+    from rubric_gate.attribution import shapley
+
+    rng = np.random.default_rng(7)
+    failed = rng.random((400, 150)) < np.linspace(0.0, 0.9, 400)[:, None]
+    flawed = rng.random(400) < 0.5
+    counts = failed.sum(axis=1)
+    expected_credit = sum(failed[i] / counts[i] for i in range(400) if flawed[i] and counts[i] > k)
+    at_once = attribute(failed, flawed, k)  # more groups than are summed apart: one reduceat
+    monkeypatch.setattr(shapley, "GROUPS_SUMMED_APART", 10**9)
+    apart = attribute(failed, flawed, k)
+    assert len({(bool(f), int(c)) for f, c in zip(flawed, counts, strict=True) if c > k}) > 64
+    for result in (apart, at_once):
+        np.testing.assert_allclose(result.credit, expected_credit, atol=1e-9)
+    assert apart.credit.tolist() == at_once.credit.tolist() and apart.blame.tolist() == at_once.blame.tolist()
+    assert apart.unique_catches.tolist() == at_once.unique_catches.tolist()

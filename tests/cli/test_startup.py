@@ -46,6 +46,30 @@ def test_the_probe_sees_a_heavy_import() -> None:
     assert status == 0 and "rubric_gate.scoring" in heavy and "numpy" in heavy
 
 
+BLAS_THREADS = (
+    "import atexit, os, sys\n"
+    "atexit.register(lambda: sys.stderr.write('THREADS ' + str(os.environ.get('OPENBLAS_NUM_THREADS'))))\n"
+    "from rubric_gate.cli.main import run\n"
+    "sys.argv = ['rubric-gate', *sys.argv[1:]]\n"
+    "run()\n"
+)
+
+
+@pytest.mark.parametrize(("command", "preset", "threads"), [
+    ("check", None, "1"),  # no matrix product: one OpenBLAS thread, none spinning beside it
+    ("check", "4", "4"),  # the user's setting stands
+    ("discover", None, "None"),  # scikit-learn's products: OpenBLAS's own default
+    ("audit", None, "None"),  # --preference-fit fits a scikit-learn model
+])
+def test_openblas_threads_as_the_command_multiplies_matrices(command: str, preset: str | None, threads: str) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", BLAS_THREADS, command, "--help"], capture_output=True, text=True,
+                         env=env, check=True)
+    assert out.stderr.rpartition("THREADS ")[2] == threads
+
+
 def test_command_table_summaries_match_the_commands() -> None:
     assert [name for name, _, _ in COMMAND_MODULES] == cli.list_commands(None)
     for name, target, summary in COMMAND_MODULES:

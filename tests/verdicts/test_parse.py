@@ -121,3 +121,31 @@ def test_fast_and_exact_paths_build_the_same_columns(tmp_path: Path, monkeypatch
     assert fast.raw_texts == exact.raw_texts
     for name, column in fast.columns.arrays().items():
         assert column.tolist() == exact.columns.arrays()[name].tolist(), name
+
+
+@pytest.mark.parametrize("field", ["judge", "prompt", "task_hash"])
+@pytest.mark.parametrize("odd_row", [0, 1, 199])
+def test_a_block_whose_rows_differ_in_one_source_field_keeps_each_rows_source(
+        tmp_path: Path, monkeypatch, field: str, odd_row: int) -> None:
+    shared = {"judge": "a", "prompt": "v1", "task_hash": "t1"}
+    text = "".join(line(item=f"r{n}", **{**shared, field: "other" if n == odd_row else shared[field]})
+                   for n in range(200))
+    fast = load(tmp_path, text)._data
+    never = lambda *args: (_ for _ in ()).throw(line_struct.msgspec.DecodeError())  # noqa: E731
+    monkeypatch.setattr(line_struct, "decode_lines", never)
+    monkeypatch.setattr(line_struct, "decode_line", never)
+    exact = load(tmp_path, text)._data
+    assert len(fast.sources) == 2 and fast.sources.values == exact.sources.values
+    assert fast.columns.arrays()["source"].tolist() == exact.columns.arrays()["source"].tolist()
+    assert fast.columns.arrays()["source"].tolist().count(1 if odd_row == 0 else 0) == 199
+
+
+def test_a_block_interned_at_once_gets_the_ids_one_add_at_a_time_gives() -> None:
+    from rubric_gate.verdicts.table_data import Pool
+
+    values = ["b", "a", "b", "c", "a", "d", "d", "e"]
+    one_by_one, at_once = Pool(["a"]), Pool(["a"])
+    expected = [one_by_one.add(value) for value in values]
+    assert at_once.add_all(iter(values)).tolist() == expected
+    assert at_once.values == one_by_one.values and at_once.ids == one_by_one.ids
+    assert at_once.add_all(["e", "a"]).tolist() == [4, 0] and at_once.values == ["a", "b", "c", "d", "e"]

@@ -95,6 +95,32 @@ def test_dense_and_sorted_lookups_agree(monkeypatch) -> None:
     assert columns() == dense
 
 
+def test_keyed_lookups_filled_in_blocks_agree_with_one_sorted_index(monkeypatch) -> None:
+    import random
+
+    from rubric_gate.verdicts import lookup
+
+    rng = random.Random(11)
+    items = [CalibrationItem(id=f"r{i}", input="x", output=str(i), label="pass") for i in range(6)]
+    verdicts = [Verdict(item=rng.choice(items).id, check_text=f"c{rng.randrange(3)}", answer=rng.choice(["yes", "no"]),
+                        judge=rng.choice(["j1", "j2"]), prompt="v1", sample=rng.randrange(3),
+                        item_hash=rng.choice([None, items[rng.randrange(6)].content_hash]))
+                for _ in range(300)]
+
+    def found() -> list:
+        store = VerdictStore(verdicts)
+        return [store.answers(f"c{t}", items, judge=judge, prompt="v1", sample=sample)[k].tolist()
+                for t in range(4) for judge in ("j1", "j2", "j3") for sample in range(4) for k in (0, 1)]
+
+    dense = found()
+    assert any(any(column) for column in dense)
+    monkeypatch.setattr(lookup, "BLOCK", 7)  # many blocks
+    assert found() == dense
+    monkeypatch.setattr(lookup.Lookups, "_dense_keyed", lambda self, a, space: lookup.KeyIndex._sorted(
+        self._key_of(a, rows := np.flatnonzero(a["hash"] >= 0)), rows))  # last row per key by a stable sort
+    assert found() == dense
+
+
 def test_a_verdict_is_keyed_by_the_task_it_was_judged_under(tmp_path) -> None:
     from rubric_gate.verdicts import task_hash
 

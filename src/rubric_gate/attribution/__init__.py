@@ -11,6 +11,7 @@ from rubric_gate.attribution.rates import (
 from rubric_gate.attribution.shapley import (
     Attribution,
     attribute,
+    column_counts,
     failure_counts,
     shapley_by_enumeration,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "Rate",
     "Rates",
     "attribute",
+    "column_counts",
     "compute_rates",
     "failure_counts",
     "joint_catches",

@@ -16,16 +16,18 @@ class JointCatch:
     catches: int  # flawed items lost if both checks go
 
 
-def joint_catches(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0) -> list[JointCatch]:
+def joint_catches(failed: np.ndarray, flawed: np.ndarray, max_failures: int = 0, *,
+                  counts: np.ndarray | None = None) -> list[JointCatch]:
     """Pairs whose removal together loses a catch that neither loses alone.
 
     An item failed by exactly k + 2 checks stays caught when any one of them goes and is
     lost when two go; under all-pass (k = 0) these are items failed by exactly two checks.
     Only k = 0 has a single pair per item; for k > 0 every pair inside F counts.
+    `counts`: `failure_counts(failed)` when the caller has it already.
     """
     failed = np.asarray(failed, dtype=bool)
     flawed = np.asarray(flawed, dtype=bool)
-    counts = failure_counts(failed)
+    counts = failure_counts(failed) if counts is None else counts
     rows = np.flatnonzero(flawed & (counts == max_failures + 2))
     tally: Counter[tuple[int, int]] = Counter()
     for row in rows:

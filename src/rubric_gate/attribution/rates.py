@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.attribution.shapley import failure_counts
+from rubric_gate.attribution.shapley import column_counts, failure_counts
 from rubric_gate.reliability.intervals import wilson_interval
 
 
@@ -64,7 +64,7 @@ def predicted_pass_rate(failed_on_correct: np.ndarray, max_failures: int = 0) ->
     failed_on_correct = np.asarray(failed_on_correct, dtype=bool)
     if failed_on_correct.shape[0] == 0:
         return None
-    fail_p = failed_on_correct.mean(axis=0)
+    fail_p = column_counts(failed_on_correct) / failed_on_correct.shape[0]  # the mean, to the last bit
     # dist[j] = probability that exactly j checks fail, built one check at a time.
     dist = np.zeros(failed_on_correct.shape[1] + 1)
     dist[0] = 1.0
@@ -75,12 +75,14 @@ def predicted_pass_rate(failed_on_correct: np.ndarray, max_failures: int = 0) ->
 
 
 def compute_rates(
-    failed: np.ndarray, flawed: np.ndarray, unplanned: np.ndarray | None = None, max_failures: int = 0
+    failed: np.ndarray, flawed: np.ndarray, unplanned: np.ndarray | None = None, max_failures: int = 0, *,
+    counts: np.ndarray | None = None,
 ) -> Rates:
+    """`counts`: `failure_counts(failed)` when the caller has it already."""
     failed = np.asarray(failed, dtype=bool)
     flawed = np.asarray(flawed, dtype=bool)
     unplanned = np.zeros_like(flawed) if unplanned is None else np.asarray(unplanned, dtype=bool)
-    fails = rubric_fails(failed, max_failures)
+    fails = rubric_fails(failed, max_failures) if counts is None else counts > max_failures
     correct = ~flawed
     return Rates(
         correct_passed=Rate(int((correct & ~fails).sum()), int(correct.sum())),

@@ -38,18 +38,20 @@ def key_digest(key: PairKey) -> int:
 
 
 class PairKeys:
-    """The keys of the pairs in a batch, 8 bytes each: count and membership, not the strings."""
+    """The keys of the pairs in a batch, 8 bytes each: count and membership, not the strings.
 
-    __slots__ = ("_digests", "_unique")
+    Held once: the sorted distinct digests, and the digests added since they were sorted (not
+    both copies of every digest: an open batch's keys are held through its collection)."""
+
+    __slots__ = ("_added", "_unique")
 
     def __init__(self, keys: Iterable[PairKey] = ()) -> None:
-        self._digests = array("Q")
-        self._unique: np.ndarray | None = None
+        self._added = array("Q")
+        self._unique = np.empty(0, dtype=np.uint64)
         self.update(keys)
 
     def add(self, key: PairKey) -> None:
-        self._digests.append(key_digest(key))
-        self._unique = None
+        self._added.append(key_digest(key))
 
     def update(self, keys: Iterable[PairKey]) -> None:
         for key in keys:
@@ -57,10 +59,11 @@ class PairKeys:
 
     def digests(self) -> np.ndarray:
         """The distinct digests, sorted."""
-        if self._unique is None:
-            self._unique = np.unique(np.frombuffer(self._digests, dtype=np.uint64)) if self._digests else \
-                np.empty(0, dtype=np.uint64)
-            self._digests = array("Q", self._unique.tobytes())
+        if self._added:
+            added = np.frombuffer(self._added, dtype=np.uint64)
+            self._unique = np.unique(np.concatenate([self._unique, added]) if len(self._unique) else added)
+            del added  # the view, so that the array it reads can go
+            self._added = array("Q")
         return self._unique
 
     def __len__(self) -> int:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rubric_gate.attribution import attribute, rubric_fails
 from rubric_gate.gate.rules import RuleContext
 
 
@@ -60,21 +59,17 @@ def decided_figures(ctx: RuleContext) -> DecidedFigures | None:
     change = ctx.change
     if change.kind in ("aggregation", "renamed"):
         return None
-    if change.kind == "deleted":
-        matrix, ids, k = ctx.before, ctx.before_ids, ctx.max_failures
-    else:
-        matrix, ids, k = ctx.after, ctx.after_ids, ctx.max_failures
+    ids = ctx.before_ids if change.kind == "deleted" else ctx.after_ids
     if change.check_id not in ids:
         return None
     column = ids.index(change.check_id)
-    result = attribute(matrix, ctx.flawed, k)
+    result = ctx.attribution_before if change.kind == "deleted" else ctx.attribution_after
     return DecidedFigures(float(result.credit[column]), float(result.blame[column]),
                           int(result.unique_catches[column]))
 
 
 def trade(ctx: RuleContext) -> Trade:
-    before = rubric_fails(ctx.before, ctx.max_failures)
-    after = rubric_fails(ctx.after, ctx.k_after)
+    before, after = ctx.fails_before, ctx.fails_after
     flawed = ctx.flawed
 
     def ids(mask: np.ndarray) -> tuple[str, ...]:

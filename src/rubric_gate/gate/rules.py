@@ -19,18 +19,20 @@ the gated rubric must stay a rubric.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
-from rubric_gate.attribution import attribute, failure_counts, rubric_fails
+from rubric_gate.attribution import Attribution, attribute, failure_counts
 from rubric_gate.comparison import PairedComparison
 from rubric_gate.gate.diff import Change
 
 
 @dataclass(frozen=True)
 class RuleContext:
-    """Everything a rule may look at: the failure matrices before and after the change."""
+    """Everything a rule may look at: the failure matrices before and after the change, and
+    what is derived from them (computed once, on first use, whichever rules ask)."""
 
     change: Change
     item_ids: tuple[str, ...]
@@ -41,10 +43,41 @@ class RuleContext:
     after_ids: tuple[str, ...]
     max_failures: int
     max_failures_after: int | None = None  # differs from max_failures only for an aggregation change
+    # `failure_counts(before)` when the caller has it (decisions on one state share its matrix)
+    before_counts: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def k_after(self) -> int:
         return self.max_failures if self.max_failures_after is None else self.max_failures_after
+
+    @cached_property
+    def counts_before(self) -> np.ndarray:
+        """|F| per item in the state before the change."""
+        return failure_counts(self.before) if self.before_counts is None else self.before_counts
+
+    @cached_property
+    def counts_after(self) -> np.ndarray:
+        """|F| per item with the change applied."""
+        return self.counts_before if self.after is self.before else failure_counts(self.after)
+
+    @property
+    def fails_before(self) -> np.ndarray:
+        """Per item: the rubric fails it before the change (under `max_failures`)."""
+        return self.counts_before > self.max_failures
+
+    @property
+    def fails_after(self) -> np.ndarray:
+        """Per item: the rubric fails it with the change applied (under `k_after`)."""
+        return self.counts_after > self.k_after
+
+    @cached_property
+    def attribution_before(self) -> Attribution:
+        return attribute(self.before, self.flawed, self.max_failures, counts=self.counts_before)
+
+    @cached_property
+    def attribution_after(self) -> Attribution:
+        """Under `max_failures`: check edits are judged under the base's aggregation."""
+        return attribute(self.after, self.flawed, self.max_failures, counts=self.counts_after)
 
     def items(self, mask: np.ndarray, limit: int = 5) -> str:
         ids = [self.item_ids[i] for i in np.flatnonzero(mask)]
@@ -75,8 +108,7 @@ def provenance_rule(ctx: RuleContext) -> Violation | None:
 
 def aggregation_rule(ctx: RuleContext) -> Violation | None:
     """A new aggregation may neither let a caught flawed item pass nor fail a passing correct one."""
-    fails_before = rubric_fails(ctx.before, ctx.max_failures)
-    fails_after = rubric_fails(ctx.after, ctx.k_after)
+    fails_before, fails_after = ctx.fails_before, ctx.fails_after
     lost = ctx.flawed & fails_before & ~fails_after
     newly_failed = ~ctx.flawed & ~fails_before & fails_after
     reasons = []
@@ -98,10 +130,10 @@ def deletion_rule(ctx: RuleContext) -> Violation | None:
     if not ctx.after_ids:
         return None  # nonempty_rule's case
     column = ctx.before_ids.index(ctx.change.check_id)
-    unique = attribute(ctx.before, ctx.flawed, ctx.max_failures).unique_catches[column]
+    unique = ctx.attribution_before.unique_catches[column]
     if not unique:
         return None
-    pivotal = ctx.flawed & ctx.before[:, column] & (failure_counts(ctx.before) == ctx.max_failures + 1)
+    pivotal = ctx.flawed & ctx.before[:, column] & (ctx.counts_before == ctx.max_failures + 1)
     plural = "s" if unique != 1 else ""
     if ctx.max_failures == 0:
         return Violation("S", f"would lose a unique catch: it alone catches {unique} flawed item{plural} "
@@ -113,7 +145,7 @@ def deletion_rule(ctx: RuleContext) -> Violation | None:
 
 def addition_rule(ctx: RuleContext) -> Violation | None:
     column = ctx.after_ids.index(ctx.change.check_id)
-    blame = attribute(ctx.after, ctx.flawed, ctx.max_failures).blame[column]
+    blame = ctx.attribution_after.blame[column]
     if blame <= 0:
         return None
     failed_correct = ~ctx.flawed & ctx.after[:, column]
@@ -127,8 +159,8 @@ def addition_rule(ctx: RuleContext) -> Violation | None:
 def rewording_rule(ctx: RuleContext) -> Violation | None:
     old = ctx.before[:, ctx.before_ids.index(ctx.change.check_id)]
     new = ctx.after[:, ctx.after_ids.index(ctx.change.check_id)]
-    caught_before = rubric_fails(ctx.before, ctx.max_failures)
-    caught_after = rubric_fails(ctx.after, ctx.max_failures)
+    caught_before = ctx.counts_before > ctx.max_failures
+    caught_after = ctx.counts_after > ctx.max_failures
     lost = ctx.flawed & old & caught_before & ~caught_after
     newly_failed = ~ctx.flawed & new & ~old
     reasons = []
@@ -154,8 +186,7 @@ def attribution_rule(ctx: RuleContext) -> Violation | None:
 
 
 def rates_rule(ctx: RuleContext) -> Violation | None:
-    fails_before = rubric_fails(ctx.before, ctx.max_failures)
-    fails_after = rubric_fails(ctx.after, ctx.k_after)
+    fails_before, fails_after = ctx.fails_before, ctx.fails_after
     correct = ~ctx.flawed
     passed_before, passed_after = int((correct & ~fails_before).sum()), int((correct & ~fails_after).sum())
     caught_before, caught_after = int((ctx.flawed & fails_before).sum()), int((ctx.flawed & fails_after).sum())

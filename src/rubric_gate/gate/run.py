@@ -121,7 +121,8 @@ def _apply(state: list[Check], change: Change) -> list[Check]:
 
 
 def decision_order(
-    changes: Sequence[Change], base: Rubric, head: Rubric, flawed: np.ndarray, column: ColumnLookup
+    changes: Sequence[Change], base: Rubric, head: Rubric, flawed: np.ndarray, column: ColumnLookup,
+    base_matrix: np.ndarray | None = None,
 ) -> list[Change]:
     """The changes in the canonical order the gate decides them, whatever the files' order.
 
@@ -132,14 +133,15 @@ def decision_order(
       check goes first, so of two redundant checks the one with blame is the one deleted);
     - ties, renames and modifications by check id.
     Both rankings use the base's aggregation, under which check edits are judged.
+    `base_matrix`: the base's failure matrix when the caller has built it.
     """
     k = base.max_failures
     n_items = len(flawed)
 
-    def ranking(rubric: Rubric) -> dict[str, tuple[float, float]]:
+    def ranking(rubric: Rubric, matrix: np.ndarray | None = None) -> dict[str, tuple[float, float]]:
         if not rubric.checks:
             return {}
-        result = attribute(_matrix(rubric.checks, column, n_items), flawed, k)
+        result = attribute(_matrix(rubric.checks, column, n_items) if matrix is None else matrix, flawed, k)
         # rounded so that float noise in 1/|F| sums never breaks a tie the ids should break
         return {c.id: (round(float(result.credit[j]), 9), round(float(result.blame[j]), 9))
                 for j, c in enumerate(rubric.checks)}
@@ -148,7 +150,7 @@ def decision_order(
     for change in changes:
         by_kind.setdefault(change.kind, []).append(change)
     head_rank = ranking(head) if by_kind.get("added") else {}
-    base_rank = ranking(base) if by_kind.get("deleted") else {}
+    base_rank = ranking(base, base_matrix) if by_kind.get("deleted") else {}
     ordered = sorted(by_kind.get("renamed", []), key=lambda c: c.check_id)
     ordered += sorted(by_kind.get("added", []),
                       key=lambda c: (-head_rank[c.check_id][0], head_rank[c.check_id][1], c.check_id))
@@ -188,10 +190,11 @@ def run_gate(
     ids = tuple(item_ids)
     current = _matrix(state, column, len(ids))  # the state's matrix, shared until a change is accepted
     shown = current if figures is None else _matrix(state, figures, len(ids))  # what its figures read
-    for change in decision_order(diff_rubrics(base, head), base, head, flawed, figures or column):
+    current_counts: np.ndarray | None = None  # the rules' matrix's |F| per item, once a decision computed it
+    for change in decision_order(diff_rubrics(base, head), base, head, flawed, figures or column, base_matrix=shown):
         after = _apply(state, change)
         after_matrix = current if change.kind == "aggregation" else _matrix(after, column, len(ids))
-        ctx = _context(change, ids, flawed, state, after, current, after_matrix, k, head)
+        ctx = _context(change, ids, flawed, state, after, current, after_matrix, k, head, before_counts=current_counts)
         rules = [nonempty_rule, *_gate_rules(options)]
         rules += options.extra_rules
         if options.min_stability is not None and options.stability is not None:
@@ -202,14 +205,17 @@ def run_gate(
         seen = ctx if figures is None else _context(change, ids, flawed, state, after, shown, shown_after, k, head)
         decisions.append(Decision(change, violations, decided_figures(seen), trade(seen) if violations else None, k))
         if not violations:
-            state, current, shown = after, after_matrix, shown_after
+            state, current, shown, current_counts = after, after_matrix, shown_after, ctx.counts_after
             if change.kind == "aggregation":
                 aggregation = head.aggregation
+        else:
+            current_counts = ctx.counts_before
     return GateResult(decisions, gated_rubric(base, head, state, aggregation), state)
 
 
 def _context(change: Change, ids: tuple[str, ...], flawed: np.ndarray, state: list[Check], after: list[Check],
-             before_matrix: np.ndarray, after_matrix: np.ndarray, k: int, head: Rubric) -> RuleContext:
+             before_matrix: np.ndarray, after_matrix: np.ndarray, k: int, head: Rubric, *,
+             before_counts: np.ndarray | None = None) -> RuleContext:
     return RuleContext(
         change=change,
         item_ids=ids,
@@ -220,6 +226,7 @@ def _context(change: Change, ids: tuple[str, ...], flawed: np.ndarray, state: li
         after_ids=tuple(c.id for c in after),
         max_failures=k,
         max_failures_after=head.max_failures if change.kind == "aggregation" else None,
+        before_counts=before_counts,
     )
 
 

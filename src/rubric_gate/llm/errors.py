@@ -6,7 +6,6 @@ alone (no attributes looked up on foreign exceptions past this module).
 
 from __future__ import annotations
 
-import email.utils
 import math
 import time
 from collections.abc import Iterator
@@ -95,6 +94,8 @@ def parse_retry_after(headers: Any, *, now: float | None = None) -> float | None
     try:
         seconds = float(value)
     except ValueError:
+        import email.utils  # an HTTP date: only on this path (email and socket are a tenth of a rerun's imports)
+
         try:
             when = email.utils.parsedate_to_datetime(str(value))
         except (TypeError, ValueError):

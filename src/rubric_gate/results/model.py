@@ -4,14 +4,20 @@ terminal table; the action, history and repair read it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rubric_gate.attribution import Rates
 from rubric_gate.comparison import PairedComparison
 from rubric_gate.gate.facts import DecidedFigures, Trade
 from rubric_gate.reliability import LabelAgreement
-from rubric_gate.results.judge_change import JudgeChange
-from rubric_gate.results.reliability import ChangeReliability, CheckReliability, ReliabilityReport
+
+if TYPE_CHECKING:  # built only when a panel measured reliability or the judge changed
+    from rubric_gate.results.judge_change import JudgeChange
+    from rubric_gate.results.reliability import (
+        ChangeReliability,
+        CheckReliability,
+        ReliabilityReport,
+    )
 
 
 def items_name(split: str) -> str:

@@ -64,3 +64,5 @@ encode = msgspec.json.Encoder().encode
 DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 COLUMN_FIELDS = ("check_text", "item", "answer", "item_hash", "sample")  # then SOURCE_FIELDS
 GETTER = {name: attrgetter(name) for name in (*COLUMN_FIELDS, *SOURCE_FIELDS)}
+# A row's source as a tuple, as the columns key it (one field: attrgetter would give it bare).
+SOURCE = attrgetter(*SOURCE_FIELDS) if len(SOURCE_FIELDS) > 1 else lambda row: (getattr(row, SOURCE_FIELDS[0]),)

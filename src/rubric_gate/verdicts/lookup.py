@@ -114,13 +114,39 @@ class Lookups:
     @property
     def keyed(self) -> KeyIndex:
         if self._keyed is None:
-            rows, text, hashes = self._hashed()
             a = self.data.columns.arrays()
-            source = a["source"][rows].astype(np.int64)
-            keys = ((source * self.n_texts + text) * self.n_hashes + hashes) * self.n_samples + a["sample"][rows]
             space = self.n_sources * self.n_texts * self.n_hashes * self.n_samples
-            self._keyed = KeyIndex.build(keys, rows, space)
+            if space <= max(DENSE_MIN, 4 * int(np.count_nonzero(a["hash"] >= 0))):
+                self._keyed = self._dense_keyed(a, space)
+            else:
+                rows, text, hashes = self._hashed()
+                source = a["source"][rows].astype(np.int64)
+                keys = ((source * self.n_texts + text) * self.n_hashes + hashes) * self.n_samples + a["sample"][rows]
+                self._keyed = KeyIndex.build(keys, rows, space)
         return self._keyed
+
+    def _key_of(self, a: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+        """The keyed index's key of `rows`: (source, text, item hash, sample), one int64 each."""
+        keys: np.ndarray = a["source"][rows].astype(np.int64)
+        keys *= self.n_texts
+        keys += a["text"][rows]
+        keys *= self.n_hashes
+        keys += a["hash"][rows]
+        keys *= self.n_samples
+        keys += a["sample"][rows]
+        return keys
+
+    def _dense_keyed(self, a: dict[str, np.ndarray], space: int) -> KeyIndex:
+        """`keyed` as a dense table (the same table `KeyIndex.build` makes), filled a block of
+        rows at a time: a batch collection rebuilds it after every append, and full-length key
+        temporaries (~40 bytes a row) were most of its peak memory above the columns."""
+        kind = _dtype(len(a["hash"]))  # a row number, as `KeyIndex.build` keeps it
+        table = np.full(space, NONE, dtype=kind)
+        for start in range(0, len(a["hash"]), BLOCK):
+            rows = np.flatnonzero(a["hash"][start: start + BLOCK] >= 0)
+            rows += start
+            np.maximum.at(table, self._key_of(a, rows), rows.astype(kind, copy=False))
+        return KeyIndex(table, None, None)
 
 
 def lookups(data: VerdictData) -> Lookups:

@@ -8,7 +8,9 @@ usage, ...) can be read back on demand. Rows stay in file order: later rows win.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,17 @@ class Pool:
             found = self.ids[value] = len(self.values)
             self.values.append(value)
         return found
+
+    def add_all(self, values: Iterable[Any]) -> array:
+        """`add` of each value, in one pass in C, as an int32 array: `setdefault` gives a new
+        value the dict's size as it is met (`len`, taken just before), then the values the
+        pass added are listed from the end of the dict (its order is insertion order)."""
+        ids = self.ids
+        before = len(ids)
+        out = array("i", list(map(ids.setdefault, values, map(len, repeat(ids)))))
+        if len(ids) > before:
+            self.values.extend(reversed(list(islice(reversed(ids), len(ids) - before))))
+        return out
 
     def __len__(self) -> int:
         return len(self.values)
