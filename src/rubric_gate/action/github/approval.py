@@ -41,16 +41,40 @@ def check_approval(repo: Repository, pr: PullRequest) -> Approval | None:
         return None
     try:
         pull = repo.get_pull(pr.number)  # lazy: no request until something is read from it
-        reviews = []
+        reviews, cut = [], None
         for index, review in enumerate(pull.get_reviews()):
-            if index >= MAX_REVIEWS:
+            if index >= MAX_REVIEWS:  # the newest lie past here: the rule counts no approval
+                cut = MAX_REVIEWS
                 break
             reviews.append(_review(review))
         author = pr.author if pr.author is not None else (pull.user.login if pull.user is not None else None)
-        return approval(reviews, pr.head_sha, author, repo.get_collaborator_permission)
     except GithubException as exc:
-        return Approval(False, f"the PR's reviews, or its approvers' permissions, could not be read ({describe(exc)}), "
-                        "so no approval counts", refused=True)
+        return Approval(False, f"the PR's reviews could not be read ({describe(exc)}), so no approval counts",
+                        refused=True)
+    try:
+        return approval(reviews, pr.head_sha, author, _permission_reader(repo), read_only=cut)
+    except _Unreadable as exc:
+        # A fork's run has a read-only token, which GitHub may refuse this API ("Must have push
+        # access to view collaborator permission"): then no approval can be verified in it.
+        if pr.is_fork and exc.status in (401, 403, 404):
+            return Approval(False, f"{exc}: this fork's run has a read-only token, so no approval can be verified in "
+                            "it (a writer's override label can still be)", refused=True)
+        return Approval(False, f"{exc}, so no approval counts", refused=True)
+
+
+class _Unreadable(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _permission_reader(repo: Repository) -> Callable[[str], str]:
+    def permission_of(login: str) -> str:
+        try:
+            return repo.get_collaborator_permission(login)
+        except GithubException as exc:
+            raise _Unreadable(f"@{login}'s permission could not be read ({describe(exc)})", exc.status) from None
+    return permission_of
 
 
 def approval_reader(repo: Repository, pr: PullRequest) -> Callable[[], Approval | None]:

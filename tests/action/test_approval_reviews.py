@@ -1,0 +1,181 @@
+"""Which reviews vouch for a PR's recorded verdicts, read as GitHub lists them, and what an approval
+never covers. The PR's author is the adversary: they want a rubric edit the gate holds to pass on
+an approval that is not a writer's vouching for this head, or on evidence the approval never saw.
+
+The scenario is `test_approval`'s: the base rubric's check A alone catches R1; the PR rewords A
+and records verdicts for the new text (its own evidence, held until a writer approves the head).
+End to end through `rubric-gate action`, a real git repository and the fake GitHub, whose reviews
+API pages as GitHub's does (`per_page` at most 100, a `Link` header).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rubric_gate.action.github import approval as reading
+from tests.action.harness import (
+    CALIBRATION,
+    LABELS,
+    REVIEWERS,
+    TEXTS,
+    VERDICTS,
+    Result,
+    Scenario,
+    approve,
+    calibration_jsonl,
+    conclusion_of,
+    held_changes,
+    merge_group,
+    review_run,
+    reword_with_records,
+    sound_rewording,
+    words_of,
+)
+
+
+def _not_green(scenario: Scenario, head: str, result: Result) -> None:
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    assert conclusion_of(scenario, head) == "failure", result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+# -- reading the reviews as GitHub lists them ------------------------------------------------------
+
+def test_a_change_request_on_a_later_page_of_reviews_withdraws_the_approval(scenario: Scenario) -> None:
+    """Anyone may submit COMMENTED reviews, the author too: 150 of them push the writer's later
+    change request onto the second page of 100. Every page is read."""
+    head = reword_with_records(scenario)
+    assert approve(scenario, head).code == 0
+    for _ in range(150):
+        scenario.fake.review("author", "COMMENTED", head)
+    still = review_run(scenario, head, scenario.fake.review("author", "COMMENTED", head))
+    assert still.code == 0, still.summary  # a comment leaves the approval standing, on any page
+    changes = review_run(scenario, head, scenario.fake.review("maintainer", "CHANGES_REQUESTED", head))
+    _not_green(scenario, head, changes)
+    assert held_changes(changes) == [("A", "modified")]
+    pages = [p for m, p in scenario.fake.requests if p.endswith("/pulls/7/reviews")]
+    assert len(pages) >= 2
+
+
+def test_reviews_past_what_the_run_reads_count_for_nothing(scenario: Scenario,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reviews list is read oldest first and only so far: what lies past that (a writer's later
+    change request) is unknown, so no approval counts rather than the oldest reviews deciding."""
+    monkeypatch.setattr(reading, "MAX_REVIEWS", 120)
+    head = reword_with_records(scenario)
+    assert approve(scenario, head).code == 0
+    for _ in range(130):  # the author floods the list with comments
+        scenario.fake.review("author", "COMMENTED", head)
+    flooded = review_run(scenario, head, scenario.fake.review("maintainer", "CHANGES_REQUESTED", head))
+    _not_green(scenario, head, flooded)
+    assert "more than 120 reviews" in words_of(flooded), flooded.summary
+    # Without a change request, a flooded list still cannot be read to its end: no approval counts.
+    scenario.fake.reviews[7] = [r for r in scenario.fake.reviews[7] if r["state"] != "CHANGES_REQUESTED"]
+    still = review_run(scenario, head, scenario.fake.review("author", "COMMENTED", head))
+    _not_green(scenario, head, still)
+
+
+# -- whose approval, of what -----------------------------------------------------------------------
+
+def test_an_approval_by_a_writer_whose_access_was_since_removed_counts_for_nothing(scenario: Scenario) -> None:
+    head = reword_with_records(scenario)
+    assert approve(scenario, head).code == 0 and conclusion_of(scenario, head) == "success"
+    scenario.fake.permissions["maintainer"] = "read"  # removed from the team; the review stays listed
+    rerun = review_run(scenario, head, scenario.fake.review("author", "COMMENTED", head))
+    _not_green(scenario, head, rerun)
+    assert "@maintainer approved this head but has read access (write is required)" in words_of(rerun)
+    del scenario.fake.permissions["maintainer"]  # no longer a collaborator at all
+    gone = review_run(scenario, head, scenario.fake.review("author", "COMMENTED", head))
+    _not_green(scenario, head, gone)
+
+
+def test_a_second_account_with_triage_rights_cannot_vouch_for_the_authors_pr(scenario: Scenario) -> None:
+    head = reword_with_records(scenario)
+    result = approve(scenario, head, "second")
+    _not_green(scenario, head, result)
+    assert "@second approved this head but has read access (write is required)" in words_of(result)
+
+
+def test_an_approval_does_not_follow_a_force_push_to_a_commit_with_the_same_tree(scenario: Scenario) -> None:
+    """GitHub ties a review to a commit, not to its tree: the same files under a new commit (an
+    amended message, a rebase that changed nothing) are a head nobody approved."""
+    head = reword_with_records(scenario)
+    assert approve(scenario, head).code == 0
+    scenario.git("commit", "-q", "--amend", "-m", "reword A (same tree)")
+    same_tree = scenario.git("rev-parse", "HEAD").strip()
+    assert same_tree != head and scenario.git("rev-parse", f"{head}^{{tree}}") == \
+        scenario.git("rev-parse", f"{same_tree}^{{tree}}")
+    pushed = scenario.run(same_tree)
+    _not_green(scenario, same_tree, pushed)
+    assert held_changes(pushed) == [("A", "modified")]
+    assert f"approved <code>{head[:7]}</code>, not this head <code>{same_tree[:7]}</code>" in words_of(pushed)
+
+
+def test_a_review_run_gates_the_head_its_payload_names_not_the_head_reviewed(scenario: Scenario) -> None:
+    """A writer approves the page they read (the old head) after a push: the review run's payload
+    carries the PR as it is now, so it gates the new head, which nobody approved."""
+    old = reword_with_records(scenario)
+    new = scenario.git.commit({"README.md": "pushed while the writer read the old head\n"}, "a push")
+    review = scenario.fake.review("maintainer", "APPROVED", old)
+    result = review_run(scenario, new, review)
+    _not_green(scenario, new, result)
+    assert result.report()["head_sha"] == new and conclusion_of(scenario, old) is None
+
+
+# -- what an approval never covers -------------------------------------------------------------------
+
+def test_an_approval_does_not_excuse_relabeling_the_calibration_set(scenario: Scenario) -> None:
+    """It vouches for verdicts the PR records for new check texts; the labels are the gate's ground
+    truth, and relabeling R1 (the catch the rewording would lose) stays the override's."""
+    scenario.fake.permissions.update(REVIEWERS)
+    relabeled = calibration_jsonl({**LABELS, "R1": "pass"})
+    head = scenario.git.commit({**sound_rewording(), CALIBRATION: relabeled}, "reword A, relabel R1")
+    result = approve(scenario, head)
+    _not_green(scenario, head, result)
+    blocking = [f for f in result.report()["standard"] if f["blocking"]]
+    assert [f["file"] for f in blocking] == [CALIBRATION], result.report()["standard"]
+
+
+def test_an_approval_does_not_excuse_removing_the_base_record(scenario: Scenario) -> None:
+    """Dropping the base's answers for a check it has (B's, say) is a change of the trusted record,
+    whoever approves the head."""
+    scenario.fake.permissions.update(REVIEWERS)
+    files = sound_rewording()
+    kept = "".join(line + "\n" for line in files[VERDICTS].splitlines()
+                   if json.loads(line)["check_text"] != TEXTS["B"])
+    head = scenario.git.commit({**files, VERDICTS: kept}, "reword A, drop B's record")
+    result = approve(scenario, head)
+    _not_green(scenario, head, result)
+    assert any(f["blocking"] and f["file"] == VERDICTS for f in result.report()["standard"]), result.summary
+
+
+def test_a_merge_queue_group_has_no_reviews_and_holds_what_only_an_approval_excused(scenario: Scenario) -> None:
+    """A merge group's head is a commit nobody reviewed: an edit that passed its PR on an approval
+    is held in the queue too (fails closed; the override label on the PR is the way through)."""
+    head = reword_with_records(scenario)
+    assert approve(scenario, head).code == 0
+    scenario.git("checkout", "-q", "-b", "queue", scenario.base_sha)
+    scenario.git("merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
+    group = scenario.git("rev-parse", "HEAD").strip()
+    queued = scenario.run(group, event_name="merge_group", payload=merge_group(scenario, group))
+    assert queued.code == 1 and queued.outputs["decision"] == "fail", queued.stdout + queued.summary
+    assert conclusion_of(scenario, group) == "failure"
+
+
+# -- a fork's run ------------------------------------------------------------------------------------
+
+def test_a_forks_review_run_that_cannot_read_permissions_counts_no_approval_and_says_why(
+        scenario: Scenario) -> None:
+    """A fork's `pull_request_review` run has a read-only token. Where GitHub answers the
+    collaborator permission API with 403 for it ("Must have push access to view collaborator
+    permission"), nothing vouches for the approver: held, and the summary says which read failed."""
+    head = reword_with_records(scenario)
+    scenario.fake.permission_forbidden_for_read_only = True
+    result = approve(scenario, head, fork=True, token="read-only-token")
+    assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
+    said = words_of(result)
+    assert "@maintainer's permission could not be read (HTTP 403: Must have push access" in said, said
+    assert "this fork's run has a read-only token, so no approval can be verified in it" in said
+    assert held_changes(result) == [("A", "modified")]
