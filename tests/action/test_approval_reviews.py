@@ -19,18 +19,23 @@ from tests.action.harness import (
     CALIBRATION,
     LABELS,
     REVIEWERS,
+    REWORDED,
+    RUBRIC,
     TEXTS,
     VERDICTS,
     Result,
     Scenario,
     approve,
     calibration_jsonl,
+    commit_on_main,
     conclusion_of,
     held_changes,
     merge_group,
     review_run,
     reword_with_records,
+    rubric_yaml,
     sound_rewording,
+    verdicts_jsonl,
     words_of,
 )
 
@@ -179,3 +184,29 @@ def test_a_forks_review_run_that_cannot_read_permissions_counts_no_approval_and_
     assert "@maintainer's permission could not be read (HTTP 403: Must have push access" in said, said
     assert "this fork's run has a read-only token, so no approval can be verified in it" in said
     assert held_changes(result) == [("A", "modified")]
+
+
+def test_an_approval_does_not_vouch_for_answers_main_gained_since_for_the_new_text(scenario: Scenario) -> None:
+    """The approver reads the PR's head. Answers main has recorded since for the PR's new text (no
+    check had it, so no gate weighed them) are not in that head; where they differ from the head's,
+    the merge changes a recorded answer of the tip's record, which no approval excuses.
+
+    The PR rewords A to N, whose records honestly catch R1 but not R2 (B still does at the merge
+    base: sound, and approved). Since then main deleted B and gained answers for N that claim R2
+    (inserted at the top of the file, so git merges both cleanly). Onto the tip, the rewording
+    loses R2's only catch: only main's unweighed answers say otherwise."""
+    scenario.fake.permissions.update(REVIEWERS)
+    honest = verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": REWORDED}, {"R1": {"N"}})
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": REWORDED}),
+                                VERDICTS: honest}, "reword A: N catches R1")
+    assert approve(scenario, head).code == 0  # at the merge base B still catches R2
+    base = scenario.base_sha
+    claims = verdicts_jsonl({"N": REWORDED}, {"R1": {"N"}, "R2": {"N"}})
+    commit_on_main(scenario, {VERDICTS: claims + verdicts_jsonl(TEXTS)}, "record answers for a text no check has")
+    tip = commit_on_main(scenario, {RUBRIC: rubric_yaml(["A", "C", "D"])}, "delete B (A still catches R2)")
+    assert scenario.git("merge-base", head, tip) == base
+    merged = approve(scenario, head)
+    _not_green(scenario, head, merged)
+    blocking = [f for f in merged.report()["standard"] if f["blocking"]]
+    assert [f["file"] for f in blocking] == [VERDICTS], merged.report()["standard"]
+    assert f"merged onto the base tip <code>{tip[:7]}</code>, changes 1 recorded answer" in words_of(merged)
