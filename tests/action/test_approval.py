@@ -233,9 +233,8 @@ def test_an_approval_withdrawn_while_the_run_gates_posts_no_pass(scenario: Scena
 
 # -- beside the rest of the gate ---------------------------------------------------------------
 
-def test_an_approval_covers_its_own_pr_not_another_with_the_same_head(scenario: Scenario) -> None:
-    """The check belongs to the commit: #8 proposes the same head into staging, where nobody has
-    approved it, so the run for #7 fails there until #8 is approved too."""
+def _one_head_into_main_and_staging(scenario: Scenario) -> tuple[str, Pulls]:
+    """#7 proposes the rewording into main, #8 the same head into staging."""
     main = scenario.base_sha
     scenario.git("checkout", "-q", "-b", "staging", main)
     staging = scenario.git.commit({"notes.txt": "staging\n"}, "staging")
@@ -244,6 +243,13 @@ def test_an_approval_covers_its_own_pr_not_another_with_the_same_head(scenario: 
     prs = Pulls(scenario, {7: {"base": main, "head": head, "base_ref": "main"},
                            8: {"base": staging, "head": head, "base_ref": "staging"}})
     scenario.fake.permissions.update(REVIEWERS)
+    return head, prs
+
+
+def test_an_approval_covers_its_own_pr_not_another_with_the_same_head(scenario: Scenario) -> None:
+    """The check belongs to the commit: #8 proposes the same head into staging, where nobody has
+    approved it, so the run for #7 fails there until #8 is approved too."""
+    head, prs = _one_head_into_main_and_staging(scenario)
     scenario.fake.review("maintainer", "APPROVED", head, number=7)
     one = prs.run(7, event_name="pull_request_review", action="submitted", sender="maintainer")
     assert one.code == 1 and conclusion_of(scenario, head) == "failure", one.stdout + one.summary
@@ -251,6 +257,28 @@ def test_an_approval_covers_its_own_pr_not_another_with_the_same_head(scenario: 
     scenario.fake.review("maintainer", "APPROVED", head, number=8)
     both = prs.run(8, event_name="pull_request_review", action="submitted", sender="maintainer")
     assert both.code == 0 and conclusion_of(scenario, head) == "success", both.stdout + both.summary
+
+def test_another_prs_approval_withdrawn_while_this_run_gates_posts_no_pass(scenario: Scenario) -> None:
+    """#7 and #8 propose one head into two bases; each passes on its own writer's approval. The
+    check belongs to the commit, so #7's pass relies on #8's approval too: dismissed after #7's run
+    gated #8 and before it posts, the pass no longer holds (else its late post could land after
+    #8's own red run and leave the commit green for #8)."""
+    head, prs = _one_head_into_main_and_staging(scenario)
+    scenario.fake.review("maintainer", "APPROVED", head, number=7)
+    other = scenario.fake.review("maintainer", "APPROVED", head, number=8)
+    assert prs.run(7, event_name="pull_request_review", action="submitted", sender="maintainer").code == 0
+    seen: list[str] = []
+
+    def dismissed_once_8_was_gated(method: str, path: str) -> None:
+        if seen and other["state"] == "APPROVED":  # the request after #8's reviews were read approved
+            scenario.fake.dismiss(other)
+        if path.endswith("/pulls/8/reviews"):
+            seen.append(path)
+
+    scenario.fake.before_request = dismissed_once_8_was_gated
+    result = prs.run(7, event_name="pull_request_review", action="submitted", sender="maintainer")
+    assert result.code == 1 and conclusion_of(scenario, head) == "failure", result.stdout + result.summary
+    assert len(seen) >= 2 and "#8" in words_of(result), seen
 
 
 def test_the_override_label_still_counts_in_a_review_run(scenario: Scenario) -> None:

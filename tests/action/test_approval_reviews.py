@@ -210,3 +210,4 @@ def test_an_approval_does_not_vouch_for_answers_main_gained_since_for_the_new_te
     blocking = [f for f in merged.report()["standard"] if f["blocking"]]
     assert [f["file"] for f in blocking] == [VERDICTS], merged.report()["standard"]
     assert f"merged onto the base tip <code>{tip[:7]}</code>, changes 1 recorded answer" in words_of(merged)
+
