@@ -31,6 +31,7 @@ from tests.action.harness import (
     conclusion_of,
     held_changes,
     merge_group,
+    merge_pr,
     review_run,
     reword_with_records,
     rubric_yaml,
@@ -211,3 +212,34 @@ def test_an_approval_does_not_vouch_for_answers_main_gained_since_for_the_new_te
     assert [f["file"] for f in blocking] == [VERDICTS], merged.report()["standard"]
     assert f"merged onto the base tip <code>{tip[:7]}</code>, changes 1 recorded answer" in words_of(merged)
 
+
+
+def test_a_pr_line_that_contradicts_an_unweighed_answer_is_not_what_the_approval_counts_unseen(
+        scenario: Scenario) -> None:
+    """Answers for the new text landed first (recorded while no check had it: N catches R2, a
+    claim). The rewording's PR appends its own answer for that pair (N passes R2), which is what
+    the approver reads in the diff. The gate must not count the record's claim while showing the
+    approver a PR line that says otherwise: the contradiction fails, approved or not."""
+    scenario.fake.permissions.update(REVIEWERS)
+    claims = verdicts_jsonl({"N": REWORDED}, {"R1": {"N"}, "R2": {"N"}})
+    first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + claims}, "answers for a text no check has")
+    assert scenario.run(first).code == 0
+    merge_pr(scenario)
+    honest_r2 = json.dumps({"item": "R2", "check_text": REWORDED, "answer": "yes"}) + "\n"
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": REWORDED}),
+                                VERDICTS: verdicts_jsonl(TEXTS) + claims + honest_r2}, "reword A; N passes R2")
+    result = approve(scenario, head)
+    _not_green(scenario, head, result)
+    blocking = [f for f in result.report()["standard"] if f["blocking"]]
+    assert [f["file"] for f in blocking] == [VERDICTS] and "changes 1 recorded answer" in blocking[0]["message"]
+
+
+def test_an_edited_reviews_text_repeats_the_heads_failure_and_says_so(scenario: Scenario) -> None:
+    """`pull_request_review` runs for `edited` too where a workflow lists no types: the review's
+    state and commit are unchanged, so the head's failure stands (named as what happened)."""
+    head = reword_with_records(scenario)
+    assert scenario.run(head).code == 1
+    review = scenario.fake.review("reader", "APPROVED", head)
+    edited = review_run(scenario, head, review, action="edited")
+    assert edited.code == 1 and edited.outputs["decision"] == "fail", edited.stdout
+    assert "nothing to re-gate: a review's text was edited" in edited.stdout, edited.stdout
