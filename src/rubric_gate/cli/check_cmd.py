@@ -119,9 +119,10 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         # One answer to one question: whether preview and the action, which weigh this branch's
         # recorded verdicts as a PR's own, would decide otherwise, and why.
         from rubric_gate.cli.check_action_view import action_view
+        from rubric_gate.report.terminal import strip_controls
 
         view = action_view(base.source.ref, base, head, items, report, run.options, root)
-        print(view.line, file=sys.stderr)
+        print(strip_controls(view.line), file=sys.stderr)  # item ids and paths are the working tree's text
     if request.batch and report.judging:
         print(report.judging.get("summary", ""), file=sys.stderr)
     with report_output():
