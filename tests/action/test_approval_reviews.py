@@ -17,6 +17,7 @@ import pytest
 from rubric_gate.action.github import approval as reading
 from tests.action.harness import (
     CALIBRATION,
+    FAILS,
     LABELS,
     REVIEWERS,
     REWORDED,
@@ -26,6 +27,7 @@ from tests.action.harness import (
     Result,
     Scenario,
     approve,
+    assert_surfaces_inert,
     calibration_jsonl,
     commit_on_main,
     conclusion_of,
@@ -243,3 +245,27 @@ def test_an_edited_reviews_text_repeats_the_heads_failure_and_says_so(scenario: 
     edited = review_run(scenario, head, review, action="edited")
     assert edited.code == 1 and edited.outputs["decision"] == "fail", edited.stdout
     assert "nothing to re-gate: a review's text was edited" in edited.stdout, edited.stdout
+
+
+def test_the_held_section_keeps_item_ids_and_paths_inert(scenario: Scenario) -> None:
+    """Item ids are the calibration set's text and the verdict file's path the rubric's: in the
+    held section (which changes, why on each view, which records) they never become a mention,
+    a link, an image or HTML, on any surface GitHub renders."""
+    hostile = "R1 @octocat <img src=x onerror=alert(1)> [evil](https://evil.test) ![evil](https://evil.test/e.png)"
+    labels = {hostile if i == "R1" else i: label for i, label in LABELS.items()}
+    fails = {hostile if i == "R1" else i: checks for i, checks in FAILS.items()}
+    path = "calibration/@octocat <b>evil</b>.verdicts.jsonl"
+    rubric = rubric_yaml(["A", "B", "C", "D"]).replace(VERDICTS, path)
+    commit_on_main(scenario, {CALIBRATION: calibration_jsonl(labels), RUBRIC: rubric, VERDICTS: None,
+                              path: verdicts_jsonl(TEXTS, fails, labels)}, "hostile ids on main")
+    scenario.git("merge", "-q", "--ff-only", "main")
+    scenario.fake.permissions.update(REVIEWERS)
+    new_fails = {item: checks | ({"N"} if "A" in checks else set()) for item, checks in fails.items()}
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": REWORDED}).replace(VERDICTS, path),
+                                path: verdicts_jsonl(TEXTS, fails, labels)
+                                + verdicts_jsonl({"N": REWORDED}, new_fails, labels)}, "reword A")
+    held = scenario.run(head)
+    _not_green(scenario, head, held)
+    assert held_changes(held) == [("A", "modified")]
+    assert_surfaces_inert(scenario, held, head, shown="onerror=alert(1)")
+    assert "Held until a writer approves" in words_of(held)
