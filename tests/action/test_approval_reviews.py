@@ -140,6 +140,13 @@ def test_an_approval_does_not_excuse_relabeling_the_calibration_set(scenario: Sc
     scenario.fake.permissions.update(REVIEWERS)
     relabeled = calibration_jsonl({**LABELS, "R1": "pass"})
     head = scenario.git.commit({**sound_rewording(), CALIBRATION: relabeled}, "reword A, relabel R1")
+    # Before the approval the comment never offers it as the way through: the relabel needs the label.
+    said = words_of(scenario.run(head))
+    to_merge = next(line for line in said.splitlines() if line.startswith("**To merge:**"))
+    assert "approve" not in to_merge and "`rubric-gate:override` label" in to_merge, to_merge
+    assert "have someone with write access review the recorded verdicts" not in said
+    assert ("makes them count, but not the findings this comment lists outside the rubric sections (labels, recorded "
+            "answers, the merge): those need the `rubric-gate:override` label either way.") in said.replace("\n", " ")
     result = approve(scenario, head)
     _not_green(scenario, head, result)
     blocking = [f for f in result.report()["standard"] if f["blocking"]]
