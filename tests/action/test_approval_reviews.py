@@ -276,3 +276,20 @@ def test_the_held_section_keeps_item_ids_and_paths_inert(scenario: Scenario) -> 
     assert held_changes(held) == [("A", "modified")]
     assert_surfaces_inert(scenario, held, head, shown="onerror=alert(1)")
     assert "Held until a writer approves" in words_of(held)
+
+
+def test_answers_for_a_text_no_check_has_change_only_with_the_override(scenario: Scenario) -> None:
+    """What an approval of a later rewording would vouch for (answers landed first for its new
+    text, weighed by nobody) cannot be changed on main without a writer's override: else main
+    could make the new text catch what the approver saw it miss, after the approval, at the base
+    tip the rewording is merged onto."""
+    honest = verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": REWORDED}, {"R1": {"N"}})
+    assert scenario.run(scenario.git.commit({VERDICTS: honest}, "answers for a text no check has")).code == 0
+    merge_pr(scenario)
+    yes = json.dumps({"item": "R2", "check_text": REWORDED, "answer": "yes"})
+    assert yes in honest
+    claim = scenario.git.commit({VERDICTS: honest.replace(yes, yes.replace('"yes"', '"no"'))}, "N catches R2")
+    result = scenario.run(claim)
+    _not_green(scenario, claim, result)
+    blocking = [f for f in result.report()["standard"] if f["blocking"]]
+    assert [f["file"] for f in blocking] == [VERDICTS] and "changes 1 recorded answer" in blocking[0]["message"]
