@@ -188,6 +188,13 @@ def test_a_forks_review_run_that_cannot_read_permissions_counts_no_approval_and_
     permission"), nothing vouches for the approver: held, and the summary says which read failed."""
     head = reword_with_records(scenario)
     scenario.fake.permission_forbidden_for_read_only = True
+    # Before anyone approves, the comment does not ask for an approval this run cannot verify.
+    before = scenario.run(head, fork=True, token="read-only-token")
+    assert before.code == 1, before.stdout + before.summary
+    said = words_of(before)
+    to_merge = next(line for line in said.splitlines() if line.startswith("**To merge:**"))
+    assert "approve" not in to_merge and "`rubric-gate:override` label" in to_merge, to_merge
+    assert "This run cannot verify an approval" in said and "@author's permission could not be read" in said, said
     result = approve(scenario, head, fork=True, token="read-only-token")
     assert result.code == 1 and result.outputs["decision"] == "fail", result.stdout + result.summary
     said = words_of(result)

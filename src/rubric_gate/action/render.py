@@ -11,6 +11,7 @@ from rubric_gate.action.gating.gate_file import RubricOutcome
 from rubric_gate.action.gating.standard import StandardFinding
 from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
 from rubric_gate.report.markdown import code_span
+from rubric_gate.trust.approval import Approval
 
 MARKER = "<!-- rubric-gate -->"
 COMMENT_LIMIT = 65536  # GitHub's limit on an issue comment body, in characters
@@ -36,6 +37,10 @@ def vouch_text(summary: RunSummary) -> str:
     label = f"the {code_span(summary.override_label, table=False)} label" if summary.override_label else "the override label"
     approving = (f"A review approving this head ({code_span(summary.head_sha[:7], table=False)}) by someone with write "
                  "access makes them count")
+    unverifiable = _unverifiable(summary)
+    if unverifiable is not None:
+        return (f"This run cannot verify an approval ({neutralize(unverifiable.text, table=False)}), so none can make "
+                f"them count here; {label} still skips the gate altogether.")
     if _beyond_approval(summary):
         return (f"{approving}, but not the findings this comment lists outside the rubric sections (labels, "
                 f"recorded answers, the merge): those need {label} either way.")
@@ -43,9 +48,14 @@ def vouch_text(summary: RunSummary) -> str:
 
 
 def _beyond_approval(summary: RunSummary) -> bool:
-    """Whether the run fails on a finding outside the rubric reports (a relabel, a changed recorded
-    answer, the merge): an approval vouches for the PR's own verdicts, never for those."""
-    return any(f.blocking for f in summary.standard)
+    """Whether an approval cannot pass this run: it fails on a finding outside the rubric reports
+    (a relabel, a changed recorded answer, the merge), which an approval never covers, or the run
+    cannot verify an approval at all (a fork's read-only token)."""
+    return any(f.blocking for f in summary.standard) or _unverifiable(summary) is not None
+
+
+def _unverifiable(summary: RunSummary) -> Approval | None:
+    return next((o.approval for o in summary.outcomes if o.approval is not None and not o.approval.verifiable), None)
 
 
 def _section(outcome: RubricOutcome, *, override_shown: bool = False, vouch: str | None = None,

@@ -56,6 +56,9 @@ class Approval:
     text: str
     approvers: tuple[str, ...] = ()  # the writers whose approval of this head counts
     refused: bool = False  # some approval was read and did not count (or none could be read): `text` says why
+    # False: this run is refused what an approval rests on (the reviews, a reviewer's permission:
+    # a fork's read-only token), so none can count in it, given or not.
+    verifiable: bool = True
 
 
 def standing(reviews: Iterable[Review]) -> dict[str, Review]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from github import GithubException
 from github.PullRequestReview import PullRequestReview
@@ -26,6 +27,7 @@ from rubric_gate.action.github.client import describe
 from rubric_gate.trust.approval import Approval, Review, approval
 
 MAX_REVIEWS = 3000  # 30 pages of 100: a PR with more reviews than this is read no further
+DENIED = (401, 403)  # the token may not read it: a re-run with the same token would not either
 
 
 def _review(review: PullRequestReview) -> Review:
@@ -50,16 +52,22 @@ def check_approval(repo: Repository, pr: PullRequest) -> Approval | None:
         author = pr.author if pr.author is not None else (pull.user.login if pull.user is not None else None)
     except GithubException as exc:
         return Approval(False, f"the PR's reviews could not be read ({describe(exc)}), so no approval counts",
-                        refused=True)
+                        refused=True, verifiable=exc.status not in DENIED)
+    permission_of = _permission_reader(repo)
     try:
-        return approval(reviews, pr.head_sha, author, _permission_reader(repo), read_only=cut)
+        found = approval(reviews, pr.head_sha, author, permission_of, read_only=cut)
+        if pr.is_fork and not found.granted and author is not None and not permission_of.cache_info().currsize:
+            # Nobody's permission was read yet: ask once whether this run may read one, so the
+            # comment never asks for an approval this fork's runs cannot verify.
+            permission_of(author)
+        return found
     except _Unreadable as exc:
         # A fork's run has a read-only token, which GitHub may refuse this API ("Must have push
         # access to view collaborator permission"): then no approval can be verified in it.
-        if pr.is_fork and exc.status in (401, 403, 404):
+        if pr.is_fork and exc.status in DENIED:
             return Approval(False, f"{exc}: this fork's run has a read-only token, so no approval can be verified in "
-                            "it (a writer's override label can still be)", refused=True)
-        return Approval(False, f"{exc}, so no approval counts", refused=True)
+                            "it (a writer's override label can still be)", refused=True, verifiable=False)
+        return Approval(False, f"{exc}, so no approval counts", refused=True, verifiable=exc.status not in DENIED)
 
 
 class _Unreadable(Exception):
@@ -68,7 +76,9 @@ class _Unreadable(Exception):
         self.status = status
 
 
-def _permission_reader(repo: Repository) -> Callable[[str], str]:
+def _permission_reader(repo: Repository) -> Any:
+    """A reviewer's permission now, each read once (`cache_info` says whether any was read)."""
+    @cache
     def permission_of(login: str) -> str:
         try:
             return repo.get_collaborator_permission(login)
