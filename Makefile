@@ -1,6 +1,7 @@
 # Two entry points, both self-installing into .venv on a fresh machine:
 #   make example   run the gate on the bundled example (offline, no API key)
 #   make test      lint, type-check src/ (mypy) and run the test suite
+#   make test-fast the unit tests only (tests/README.md): under a minute, for while you work
 #   make test-lowest   the SDK, action and core tests at the lowest declared dependency versions
 #                      (a separate .venv-lowest; not part of `make test`)
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BASE := rubrics/cloud-security-review.yaml
 
-.PHONY: example test lint typecheck bench install test-lowest test-integrations lock-image dist
+.PHONY: example test test-fast lint typecheck bench install test-lowest test-integrations lock-image dist
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +38,9 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(BIN)/python -m pytest
 
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m unit
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/attribution.py
 	$(BIN)/python benchmarks/judging.py
@@ -48,8 +52,8 @@ LOWEST_TESTS := tests/judges tests/batch tests/action tests/audit tests/repair t
   tests/ensemble tests/paraphrase tests/attribution tests/trust tests/calibration tests/gate tests/verdicts \
   tests/service tests/fakes tests/rejudge tests/drift tests/history \
   tests/test_globs.py tests/reliability tests/schema \
-  tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_hostile_inputs.py \
-  tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_newcomer.py \
+  tests/cli/test_bad_input.py tests/cli/test_cli.py tests/cli/test_example.py tests/cli/test_untrusted_input.py \
+  tests/cli/test_startup.py tests/cli/test_dead_ends.py tests/cli/test_text_report_labels.py \
   tests/report/test_labels.py tests/report/test_markdown_gfm.py tests/report/test_terminal.py \
   tests/repository/test_docs.py tests/repository/test_packaging_metadata.py
 

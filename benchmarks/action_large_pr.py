@@ -27,7 +27,8 @@ import yaml
 from rubric_gate.action.commits import sources
 from rubric_gate.action.commits.changed import changed_via_git, rubric_changes
 from rubric_gate.action.commits.snapshot import load_snapshots, memo, model
-from rubric_gate.action.gating.gate_file import GateSettings, gate_file
+from rubric_gate.action.gating.gate_file import gate_file
+from rubric_gate.action.gating.outcome import GateSettings
 from rubric_gate.action.gating.pairing import pair_rewrites
 from rubric_gate.action.gating.standard import gate_standard
 from rubric_gate.action.render import RunSummary, render_body

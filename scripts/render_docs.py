@@ -2,17 +2,20 @@
 they cannot drift: the rendered comment examples (from the real renderer, on the bundled example:
 an excerpt in the README, the whole comment in docs/action.md), the action's input table and list
 (from action.yml), and every worked figure of the science page (each computed here by the
-functions the tool uses).
+functions the tool uses); and the action's input defaults in the code (`action/config.py`'s
+`DEFAULTS`, from action.yml: one source of truth).
 
     python scripts/render_docs.py          # rewrite them in place
     python scripts/render_docs.py --check  # exit 1 naming each stale block (the tests run this)
 
-Each block sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
+Each block sits between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` (in Python,
+`# generated:NAME` and `# /generated:NAME` comment lines).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -64,7 +67,7 @@ def readme_excerpt() -> str:
 def action_comment_example() -> str:
     from rubric_gate import __version__
     from rubric_gate.action.commits.changed import ChangedFile
-    from rubric_gate.action.gating.gate_file import RubricOutcome
+    from rubric_gate.action.gating.outcome import RubricOutcome
     from rubric_gate.action.render import RunSummary, render_body
 
     outcome = RubricOutcome(ChangedFile(BASE, None, "modified"), report=example_report())
@@ -87,6 +90,15 @@ def inputs_table() -> str:
         meaning = " ".join(str(spec.get("description", "")).split()).replace("|", "\\|")
         rows.append(f"| `{name}` | {shown} | {meaning} |")
     return "\n".join(rows) + "\n"
+
+
+def action_defaults() -> str:
+    """Each input's `default:`; an expression (`${{ github.token }}`) is empty, for the code's own fallback."""
+    rows = []
+    for name, spec in _inputs().items():
+        default = str(spec.get("default", ""))
+        rows.append(f"    {json.dumps(name)}: {json.dumps('' if '${{' in default else default)},")
+    return "DEFAULTS: dict[str, str] = {\n" + "\n".join(rows) + "\n}\n"
 
 
 def inputs_list() -> str:
@@ -288,13 +300,17 @@ BLOCKS = {
                         "na-reading": na_table, "verdict-codes": verdict_codes, "rule-j": rule_j_defaults,
                         "judge-change-example": judge_change_example, "drift-defaults": drift_defaults,
                         "chain-example": chain_example},
+    "src/rubric_gate/action/config.py": {"action-defaults": action_defaults},
 }
 
 
 def _replace(text: str, name: str, content: str, path: str) -> str:
-    pattern = re.compile(rf"(<!-- generated:{name} -->\n)(.*?)(<!-- /generated:{name} -->)", re.S)
+    if path.endswith(".py"):
+        pattern = re.compile(rf"(# generated:{name}\b[^\n]*\n)(.*?)(# /generated:{name}\b)", re.S)
+    else:
+        pattern = re.compile(rf"(<!-- generated:{name} -->\n)(.*?)(<!-- /generated:{name} -->)", re.S)
     if not pattern.search(text):
-        raise SystemExit(f"{path}: no <!-- generated:{name} --> block")
+        raise SystemExit(f"{path}: no generated:{name} block")
     return pattern.sub(lambda m: m.group(1) + content + m.group(3), text, count=1)
 
 

@@ -1,12 +1,17 @@
-"""Shared test setup: the opt-in `live` marker for tests that call real provider APIs, the
-fixtures many packages' tests use, and `--cpu-durations` (where the suite's CPU time goes)."""
+"""Shared test setup: each test's kind (unit, integration, e2e: tests/README.md), the opt-in
+`live` marker for tests that call real provider APIs, the fixtures many packages' tests use, and
+`--cpu-durations` (where the suite's CPU time goes)."""
 
 from __future__ import annotations
 
 import resource
+import socket
+import subprocess
 from collections.abc import Iterator
 
 import pytest
+
+from tests.support.kinds import give_kinds
 
 CPU_SECONDS = pytest.StashKey[dict[str, float]]()
 
@@ -20,6 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    problems = give_kinds(items)
+    if problems:
+        raise pytest.UsageError("every test has exactly one kind (tests/README.md): " + "; ".join(problems))
     if config.getoption("--live"):
         return
     skip_live = pytest.mark.skip(reason="live API test: pass --live (and set API keys) to run")
@@ -53,6 +61,23 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     for nodeid, spent in sorted(seconds.items(), key=lambda kv: -kv[1])[:count]:
         terminalreporter.write_line(f"{spent:8.2f}s  {nodeid}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.2f}s  in all")
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_stay_in_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit test starts no process and opens no socket (not even to a local fake): one that does
+    is an integration test."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refuse(what: str) -> object:
+        def refused(*args: object, **kwargs: object) -> None:
+            raise AssertionError(f"a unit test {what}: mark it integration or e2e (tests/README.md)")
+        return refused
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("starts a process"))
+    monkeypatch.setattr(socket.socket, "connect", refuse("opens a connection"))
+    monkeypatch.setattr(socket.socket, "bind", refuse("serves on a socket"))
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,7 @@
-"""The package's shape: no import cycle among its modules, the action never imports the CLI nor
-what its image leaves out, and docs/architecture.md names every package."""
+"""The package's shape: its imports follow the layers docs/architecture.md lists (grimp's layer
+contract), no import cycle among its modules, the action never imports the CLI nor what its image
+leaves out, and the doc names every package. Every import counts: inside a function, and under
+`if TYPE_CHECKING:` (a cycle hidden there is still one the next refactor trips over)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,9 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {}  # none left: the provider registry
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    # Every import, a function's lazy ones too (they still tie the modules together), but not the
-    # ones under `if TYPE_CHECKING:` (they never run).
-    return grimp.build_graph("rubric_gate", cache_dir=None, exclude_type_checking_imports=True)
+    # Every import: a function's lazy ones and those under `if TYPE_CHECKING:` too (they still tie
+    # the modules together).
+    return grimp.build_graph("rubric_gate", cache_dir=None, exclude_type_checking_imports=False)
 
 
 def cycles(graph: grimp.ImportGraph) -> set[frozenset[str]]:
@@ -106,8 +108,62 @@ def test_the_action_image_runs_without_what_it_leaves_out() -> None:
 
 def test_the_graph_sees_lazy_imports(graph: grimp.ImportGraph) -> None:
     """`rubric_gate.cli.main` imports its command group inside a function (fast start-up): the graph
-    must count imports like that one, or it would miss cycles through them."""
+    must count imports like that one, or it would miss cycles through them. So with those only the
+    type checker reads (a lazy package's names)."""
     assert graph.direct_import_exists(importer="rubric_gate.cli.main", imported="rubric_gate.cli.lazy_group")
+    assert graph.direct_import_exists(importer="rubric_gate.batch", imported="rubric_gate.batch.runner")
+
+
+def documented_layers(text: str) -> list[tuple[str, list[str]]]:
+    """docs/architecture.md's layers, top first: each numbered item under `## Layers` as (its title,
+    its members: the packages and modules named in the parentheses after the title)."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    items = re.findall(r"^\d+\. \*\*([^*]+)\*\*([^(]*)\(([^)]*)\)", section, re.MULTILINE)
+    return [(title + rest.rstrip(" ,"), [name.removesuffix("/").removesuffix(".py")
+                                         for name in re.findall(r"`([\w.]+/?)`", members)])
+            for title, rest, members in items]
+
+
+def layer_contract(layers: list[tuple[str, list[str]]]) -> list[grimp.Layer]:
+    """grimp's layers: each documented layer one whose members may import each other, except one
+    "in this order", whose members are layers of their own."""
+    out = []
+    for title, members in layers:
+        if "in this order" in title:
+            out += [grimp.Layer(member) for member in members]
+        else:
+            out.append(grimp.Layer(*members, independent=False))
+    return out
+
+
+@pytest.fixture(scope="module")
+def layers() -> list[tuple[str, list[str]]]:
+    return documented_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+
+
+def test_every_module_of_the_package_is_in_one_layer(layers: list[tuple[str, list[str]]]) -> None:
+    named = [member for _, members in layers for member in members]
+    top = sorted(p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+                 if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists())
+    assert sorted(set(top) - set(named)) == [], "docs/architecture.md's layers do not place these"
+    assert sorted(set(named) - set(top)) == [], "docs/architecture.md's layers name modules that do not exist"
+    assert len(named) == len(set(named)), "a module in two layers"
+
+
+def test_imports_point_down_the_layers(graph: grimp.ImportGraph, layers: list[tuple[str, list[str]]]) -> None:
+    illegal = graph.find_illegal_dependencies_for_layers(layers=layer_contract(layers), containers={"rubric_gate"})
+    found = sorted(f"{d.importer} -> {d.imported} (via {sorted(r.heads)[0]})" for d in illegal for r in d.routes)
+    assert found == [], "imports that point up docs/architecture.md's layers"
+
+
+def test_the_layer_reader_reads_the_contract() -> None:
+    text = ("# A\n\n## Layers\n\nIntro (`not/`, `this/`).\n\n1. **Top** (`cli/`, `main.py`): reads `llm/`.\n"
+            "2. **Pure logic**, in this order (`trust/`, `gate/`): text\n   (`more/`).\n\n## Packages\n\n1. **X** (`y/`)\n")
+    layers = documented_layers(text)
+    assert layers == [("Top", ["cli", "main"]), ("Pure logic, in this order", ["trust", "gate"])]
+    contract = layer_contract(layers)
+    assert [sorted(layer.module_tails) for layer in contract] == [["cli", "main"], ["trust"], ["gate"]]
+    assert [layer.independent for layer in contract] == [False, True, True]
 
 
 def test_architecture_doc_names_every_package() -> None:
@@ -192,10 +248,52 @@ def _lazy_tables(init: Path) -> tuple[dict[str, str], dict[str, str]]:
     return table, typed
 
 
+def _calls_lazy_exports(init: Path) -> bool:
+    return any(isinstance(n, ast.Call) and getattr(n.func, "id", None) == "lazy_exports"
+               for n in ast.walk(ast.parse(init.read_text(encoding="utf-8"))))
+
+
 def test_lazy_packages_show_the_type_checker_the_names_they_export() -> None:
     """A name a package loads on first use is, to mypy, whatever its module defines (not Any)."""
-    lazy = [p for p in sorted(PACKAGE.rglob("__init__.py")) if "lazy_exports(" in p.read_text(encoding="utf-8")]
+    lazy = [p for p in sorted(PACKAGE.rglob("__init__.py")) if _calls_lazy_exports(p)]
     assert len(lazy) >= 4
     for init in lazy:
         table, typed = _lazy_tables(init)
         assert table and typed == table, init.relative_to(PACKAGE)
+
+
+MAX_LINES = 400  # a module a newcomer reads in one sitting
+MAX_ACTION_MODULES = 12  # `action/`'s top level: the run and its decision; the rest by concern in subpackages
+
+
+def long_modules(package: Path, limit: int = MAX_LINES) -> list[str]:
+    """The modules under `package` with more than `limit` lines."""
+    return sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                  if len(p.read_text(encoding="utf-8").splitlines()) > limit)
+
+
+def top_level_modules(package: Path) -> list[str]:
+    """The modules directly in `package` (its `__init__.py` too), not in its subpackages."""
+    return sorted(p.name for p in package.glob("*.py"))
+
+
+def test_no_module_is_over_400_lines() -> None:
+    """Split a module that grows past the limit by concern (one module per concern)."""
+    assert long_modules(PACKAGE) == [], f"modules over {MAX_LINES} lines"
+
+
+def test_the_action_keeps_at_most_12_top_level_modules() -> None:
+    """`action/` by concern: reading commits, talking to GitHub, the cache and gating each have a
+    subpackage (docs/architecture.md lists them); a new module goes into one of them."""
+    modules = top_level_modules(PACKAGE / "action")
+    assert "run.py" in modules and len(modules) <= MAX_ACTION_MODULES, modules
+
+
+def test_the_limits_see_a_long_module_and_a_crowded_package(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1), encoding="utf-8")
+    (tmp_path / "short.py").write_text("x = 1\n" * MAX_LINES, encoding="utf-8")
+    for i in range(MAX_ACTION_MODULES):
+        (tmp_path / f"m{i}.py").write_text("", encoding="utf-8")
+    assert long_modules(tmp_path) == ["sub/long.py"]
+    assert len(top_level_modules(tmp_path)) == MAX_ACTION_MODULES + 1  # m0..m11 and short.py: one too many

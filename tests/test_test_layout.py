@@ -7,9 +7,11 @@ import ast
 import importlib.util
 import re
 from pathlib import Path
+from types import SimpleNamespace
+
+from tests.support.kinds import DIRECTORY_KINDS, KINDS, MODULE_KINDS, give_kinds
 
 TESTS = Path(__file__).resolve().parent
-SYS_PATH_EDIT = re.compile(r"^\s*sys\.path\.(insert|append|extend)\(|^\s*sys\.path\s*[+]?=", re.MULTILINE)
 
 
 def test_every_test_folder_is_a_package() -> None:
@@ -17,9 +19,26 @@ def test_every_test_folder_is_a_package() -> None:
     assert [str(f.relative_to(TESTS)) for f in folders if not (f / "__init__.py").exists()] == []
 
 
+def _is_sys_path(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name)
+            and node.value.id == "sys")
+
+
+def edits_sys_path(source: str) -> bool:
+    """A call of `sys.path`'s insert, append or extend, or an assignment to it (`=`, `+=`)."""
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_sys_path(node.func.value)
+                and node.func.attr in ("insert", "append", "extend")):
+            return True
+        if isinstance(node, ast.Assign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_is_sys_path(t) for t in targets):
+                return True
+    return False
+
+
 def test_no_test_edits_sys_path() -> None:
-    edits = [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("*.py"))
-             if p != Path(__file__).resolve() and SYS_PATH_EDIT.search(p.read_text(encoding="utf-8"))]
+    edits = [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("*.py")) if edits_sys_path(p.read_text(encoding="utf-8"))]
     assert edits == []
 
 
@@ -58,6 +77,95 @@ def test_the_probe_sees_a_bare_import() -> None:
 
 
 def test_the_probe_sees_a_sys_path_edit() -> None:
-    assert SYS_PATH_EDIT.search('import sys\nsys.path.insert(0, str(Path(__file__).parent))\n')
-    assert SYS_PATH_EDIT.search("sys.path += ['x']\n")
-    assert not SYS_PATH_EDIT.search("paths = sys.path[:]\n")
+    assert edits_sys_path('import sys\nsys.path.insert(0, str(Path(__file__).parent))\n')
+    assert edits_sys_path("sys.path += ['x']\n")
+    assert not edits_sys_path("paths = sys.path[:]\n")
+
+
+def private_imports(source: str) -> list[str]:
+    """Private names (`_x`) imported from another test module (`tests.<...>.test_<...>`)."""
+    return sorted(f"{node.module}.{alias.name}" for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tests.")
+                  and node.module.rpartition(".")[2].startswith("test_")
+                  for alias in node.names if alias.name.startswith("_"))
+
+
+def test_no_test_module_imports_another_ones_private_helpers() -> None:
+    """Shared helpers live in `tests/support/` or a package's harness, not in another test module."""
+    found = {str(p.relative_to(TESTS)): private_imports(p.read_text(encoding="utf-8")) for p in sorted(TESTS.rglob("*.py"))}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_probe_sees_a_private_import() -> None:
+    source = "def f():\n    from tests.trust.test_boundary import _rubric, rubric\nfrom tests.support.values import _x\n"
+    assert private_imports(source) == ["tests.trust.test_boundary._rubric"]
+
+
+def test_every_test_directory_and_module_listed_has_one_kind() -> None:
+    """Each folder of test modules has a kind; each module listed apart exists and is of another
+    kind than its folder (tests/README.md defines the three)."""
+    folders = {p.parent.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py")}
+    assert sorted(f.replace(".", "") for f in folders if f.replace(".", "") not in DIRECTORY_KINDS) == []
+    assert set(DIRECTORY_KINDS.values()) | set(MODULE_KINDS.values()) <= set(KINDS)
+    assert [m for m in MODULE_KINDS if not (TESTS / m).is_file()] == []
+    assert [m for m, kind in MODULE_KINDS.items() if DIRECTORY_KINDS[m.rpartition("/")[0]] == kind] == []
+
+
+def test_a_test_gets_its_modules_kind_unless_it_has_exactly_one_of_its_own() -> None:
+    class Item:
+        def __init__(self, nodeid: str, *marks: str) -> None:
+            self.nodeid, self.path, self.marks = nodeid, TESTS / nodeid.split("::")[0], list(marks)
+
+        def iter_markers(self) -> list[SimpleNamespace]:
+            return [SimpleNamespace(name=name) for name in self.marks]
+
+        def add_marker(self, name: str) -> None:
+            self.marks.append(name)
+
+    plain, own, twice = (Item("action/test_decide.py::t"), Item("action/test_labels.py::t", "unit"),
+                         Item("trust/test_labels.py::t", "unit", "integration"))
+    nowhere = Item("nowhere/test_x.py::t")
+    assert give_kinds([plain, own, twice, nowhere]) == [  # type: ignore[list-item]
+        "trust/test_labels.py::t: unit, integration", "nowhere/test_x.py::t: no kind (its directory is not in "
+        "DIRECTORY_KINDS)"]
+    assert (plain.marks, own.marks) == (["unit"], ["unit"])
+
+
+# What names a test module by when it was written rather than by what it protects: a red-team
+# round or pass, an issue, a session.
+HISTORY_NAME = re.compile(r"(^|_)(hostile|round\d*|issue\d*|pass\d+|newcomer|session|firstmonth)(_|$)")
+
+
+def named_by_history(stem: str) -> bool:
+    return HISTORY_NAME.search(stem.removeprefix("test_")) is not None
+
+
+def test_no_test_module_is_named_by_the_round_or_issue_that_found_it() -> None:
+    """A test module is named for the boundary it protects (labels, recorded answers, ids, ...)."""
+    assert [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("test_*.py")) if named_by_history(p.stem)] == []
+
+
+def test_the_probe_sees_a_name_from_history() -> None:
+    assert all(named_by_history(n) for n in ("test_hostile_round3", "test_issue17_routes", "test_newcomer",
+                                             "test_hostile_pr", "test_round_2"))
+    assert not any(named_by_history(n) for n in ("test_untrusted_input", "test_labels", "test_passes_through",
+                                                 "test_compass"))
+
+
+def reads_source(source: str) -> bool:
+    """A call of `inspect.getsource` (or `getsourcelines`, `getsourcefile`): a test about source text."""
+    return any(isinstance(node, ast.Attribute | ast.Name)
+               and (node.attr if isinstance(node, ast.Attribute) else node.id).startswith("getsource")
+               for node in ast.walk(ast.parse(source)))
+
+
+def test_no_test_reads_the_code_it_tests_as_text() -> None:
+    """Tests assert behaviour, structure and codes (tests/README.md), not what the source says."""
+    assert [str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("*.py"))
+            if p.name != "test_test_layout.py" and reads_source(p.read_text(encoding="utf-8"))] == []
+
+
+def test_the_probe_sees_a_source_read() -> None:
+    assert reads_source("import inspect\nassert 'x' in inspect.getsource(f)\n")
+    assert reads_source("from inspect import getsource\ngetsource(f)\n")
+    assert not reads_source("import inspect\ninspect.signature(f)\n")

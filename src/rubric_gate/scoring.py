@@ -61,6 +61,13 @@ class VerdictLookup:
             self._columns[text] = cached
         return cached
 
+    def gate(self, base: RubricDocument, head: RubricDocument, options: GateOptions,
+             min_stability: float | None = None) -> tuple[CheckReport, GateOptions]:
+        """`base` -> `head` gated on these answers, and the options the gate ran with. One
+        judge's answers measure no stability: a minimum stability is a panel's to apply
+        (`ensemble.PanelLookup.gate`)."""
+        return run_check(base, head, self, options), options
+
     def failed_column(self, text: str) -> np.ndarray:
         column = self.column(text)
         if not column.complete:

@@ -118,6 +118,10 @@ class Result:
     def report(self) -> dict:
         return json.loads((self.workspace / self.outputs["report"]).read_text())
 
+    def differences(self) -> dict[str, dict]:
+        """report.json's classified differences by kind (the last of a kind, when several files have one)."""
+        return {d["kind"]: d for d in self.report()["differences"]}
+
 
 def parse_outputs(text: str) -> dict[str, str]:
     out: dict[str, str] = {}

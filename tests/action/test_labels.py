@@ -62,8 +62,11 @@ def test_moving_items_out_of_the_calibration_split_is_a_removal(scenario: Scenar
     head = scenario.git.commit({CALIBRATION: jsonl_of_items(items)}, "hold out R1 and R2")
     result = scenario.run(head)
     assert result.code == 1, result.stdout + result.stderr
-    body = marked_comment_body(scenario)
-    assert "out of the calibration split 2: R1 (fail), R2 (fail)" in body and "added 1: R6 (pass)" in body
+    found = result.differences()
+    assert (found["labels.held_out"]["count"], found["labels.held_out"]["rule"]) == (2, "override")
+    assert (found["labels.added"]["count"], found["labels.added"]["rule"]) == (1, "allowed")
+    body = marked_comment_body(scenario)  # both shown, with the items they are about
+    assert found["labels.held_out"]["message"] in body and "R1 (fail), R2 (fail)" in body and "R6 (pass)" in body
 
 
 def test_a_calibration_path_written_with_dot_slash_is_the_same_file(scenario: Scenario) -> None:
@@ -93,7 +96,9 @@ def test_moving_a_calibration_set_and_repointing_the_rubric_says_what_happened(s
     assert "1 rubric file changed, 1 passed, 0 failed." in body  # the labels fail it, not the rubric:
     assert '2 findings under "Labels and recorded verdicts" need the `rubric-gate:override` label.' in body
     assert "still name the old path" not in body  # this PR repointed it
-    assert "moves the calibration set to calibration/moved.jsonl" in body and "repoints 'calibration'" in body
+    found = result.differences()
+    assert found["calibration.moved"]["needs_override"] and found["rubric.calibration"]["needs_override"]
+    assert "calibration/moved.jsonl" in found["calibration.moved"]["message"] and "repoints 'calibration'" in body
 
 
 def test_labels_a_rubric_on_main_started_using_after_the_pr_branched_are_guarded(scenario: Scenario) -> None:

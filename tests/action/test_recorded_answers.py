@@ -99,7 +99,9 @@ def test_moving_the_verdict_store_away_from_its_rubric_needs_the_override(scenar
     result = scenario.run(head)
     assert result.code == 1, result.stdout + result.stderr
     (finding,) = result.report()["standard"]
-    assert finding["blocking"] and "moves the verdict store to calibration/elsewhere.verdicts.jsonl" in finding["message"]
+    moved = result.differences()["verdicts.moved"]
+    assert finding["blocking"] and moved["needs_override"] and finding["message"] == moved["message"]
+    assert "calibration/elsewhere.verdicts.jsonl" in finding["message"]  # says where it went
 
 
 def _verdict(check: str, item: str, answer: str) -> str:

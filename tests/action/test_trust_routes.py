@@ -261,7 +261,8 @@ def test_a_verdict_only_pr_filling_a_gap_of_a_base_check_needs_the_override(scen
     result = scenario.run(head)
     assert result.code == 1, result.stdout + result.stderr
     (finding,) = result.report()["standard"]
-    assert finding["blocking"] and "records 1 answer(s) for checks the base branch already has" in finding["message"]
+    filled = result.differences()["answer.filled"]
+    assert finding["blocking"] and (filled["count"], filled["rule"], filled["message"]) == (1, "override", finding["message"])
 
 
 def test_deleting_a_rubric_is_gated_on_what_the_base_tip_gives_it(scenario: Scenario) -> None:

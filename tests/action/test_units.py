@@ -54,7 +54,7 @@ def _env(**extra: str) -> dict[str, str]:
 def test_absent_and_empty_inputs_take_the_defaults() -> None:
     config = load_config(_env(INPUT_FAIL_ON=""))
     assert config.fail_on == "rejected" and config.override_label == "rubric-gate:override"
-    assert config.trust_pr_verdicts and config.comment and config.judge is None
+    assert config.trust_pr_verdicts and config.comment and config.judges == ()
     assert config.output_dir == Path("/ws/.rubric-gate")
     assert config.api_url == "https://api.github.com"
     assert read_input({"INPUT_OVERRIDE_LABEL": "ship-it"}, "override_label") == "ship-it"
@@ -91,7 +91,19 @@ def test_the_judging_inputs_follow_the_gate_services_rules_naming_the_input(inpu
 
 def test_batch_with_one_judge_and_one_sample_is_accepted() -> None:
     config = load_config(_env(INPUT_BATCH="true", INPUT_JUDGE="openai:a"))
-    assert config.batch and config.judges == ("openai:a",)
+    assert config.request.batch and config.judges == ("openai:a",)
+
+
+def test_the_judging_inputs_are_one_request_a_rubrics_own_judge_may_take_up() -> None:
+    """With no `judge` input, the inputs asking a judge for more (samples) wait for a rubric's own
+    `judge` key; a rubric without one is replayed."""
+    config = load_config(_env(INPUT_SAMPLES="3", INPUT_CONCURRENCY="4", INPUT_AUDIT="true", INPUT_BATCH_WAIT="2"))
+    assert config.judges == () and config.request.awaiting_judges
+    judged = config.request.judged_by(("openai:a",))
+    assert (judged.judges, judged.samples, judged.concurrency, judged.audit) == (("openai:a",), 3, 4, True)
+    assert judged.batch_wait_seconds == 120 and judged.batch_progress is False and not judged.awaiting_judges
+    replay = config.request.judged_by(())
+    assert (replay.judges, replay.samples, replay.audit) == ((), 1, True)
 
 
 def test_fit_in_bytes_keeps_multibyte_text_under_a_byte_limit() -> None:

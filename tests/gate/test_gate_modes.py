@@ -55,6 +55,7 @@ def test_parse_gates(spec: str, letters: set[str]) -> None:
     assert parse_gates(spec) == letters
 
 
+@pytest.mark.integration
 def test_a_bad_gate_is_a_usage_error(project: Project) -> None:
     for spec, message in (("S+X", "unknown gate 'X'"), ("S+U", "gate U needs --min-stability")):
         proc = project.run("check", "--base", "HEAD:rubrics/demo.yaml", "--head", "rubrics/demo.yaml",

@@ -85,6 +85,7 @@ def test_wilson_interval_by_hand() -> None:
     assert wilson_interval(0, 0) is None
 
 
+@pytest.mark.integration
 def test_bundled_example_reports_agreement_with_the_labels(capsys: pytest.CaptureFixture[str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).resolve().parents[2])

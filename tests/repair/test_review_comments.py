@@ -10,7 +10,7 @@ from github import Auth, Github, GithubException
 
 from rubric_gate.repair.github_review import post_repair_suggestions
 from tests.fakes.github import FakeGitHub, serve
-from tests.repair.test_units import _suggestion
+from tests.support.values import repair_suggestion as _suggestion
 
 REPO = "octo/rubrics"
 

@@ -8,12 +8,12 @@ import pytest
 
 from rubric_gate.audit.parse import parse_grounding, parse_structure
 from rubric_gate.llm.errors import MalformedReply
-from rubric_gate.repair import ExistingComment, RepairSuggestion, check_spans, plan_review_comments
+from rubric_gate.repair import ExistingComment, check_spans, plan_review_comments
 from rubric_gate.repair.parse import parse_repairs
 from rubric_gate.repair.render import suggestion_comment_body
 from rubric_gate.repair.yaml_spans import checks_yaml
-from rubric_gate.results import CheckRow
 from rubric_gate.rubric import Check
+from tests.support.values import repair_suggestion
 
 RUBRIC = """\
 id: r
@@ -83,32 +83,26 @@ def test_repair_reply_only_library_operators_and_split_counts() -> None:
         parse_repairs(reply(one, {**one, "checks": ["other"]}), "old", 1)
 
 
-def _suggestion(text: str = "The output mentions plum", start: int = 10, end: int = 11) -> RepairSuggestion:
-    row = CheckRow("fresh", text, "hand", False, 1.0, 0.0, 1, 0, 1)
-    return RepairSuggestion("fresh", "added", "drop_unstated", "why @someone", [row],
-                            f"  - id: fresh\n    text: {text}\n", "rubrics/r.yaml", start, end)
-
-
 def test_suggestion_body_fence_outlasts_backticks_and_text_is_inert() -> None:
-    body = suggestion_comment_body(_suggestion("Uses ```code``` blocks"))
+    body = suggestion_comment_body(repair_suggestion("Uses ```code``` blocks"))
     assert "\n````suggestion\n  - id: fresh\n    text: Uses ```code``` blocks\n````\n" in body
     assert "@someone" not in body and body.startswith("<!-- rubric-gate:repair rubrics/r.yaml:fresh -->")
 
 
 def test_review_comments_posted_once_updated_and_never_duplicated() -> None:
-    first = plan_review_comments([], [_suggestion()])
+    first = plan_review_comments([], [repair_suggestion()])
     assert len(first.create) == 1 and not first.update and not first.delete
     new = first.create[0]
     assert (new.path, new.start_line, new.line) == ("rubrics/r.yaml", 10, 11)
     posted = [ExistingComment(7, new.body, new.path, new.line, new.start_line)]
     # Next push, same suggestion: nothing to do.
-    same = plan_review_comments(posted, [_suggestion()])
+    same = plan_review_comments(posted, [repair_suggestion()])
     assert not (same.create or same.update or same.delete)
     # A different rewrite on the same lines: edited in place.
-    changed = plan_review_comments(posted, [_suggestion("The output mentions pear")])
+    changed = plan_review_comments(posted, [repair_suggestion("The output mentions pear")])
     assert changed.update and changed.update[0][0] == 7 and not changed.create
     # The check moved: a review comment cannot move, so it is replaced.
-    moved = plan_review_comments(posted, [_suggestion(start=14, end=15)])
+    moved = plan_review_comments(posted, [repair_suggestion(start=14, end=15)])
     assert moved.delete == [7] and len(moved.create) == 1
     # No suggestion any more: the comment says so (a thread is never deleted under a reply).
     gone = plan_review_comments(posted, [])
@@ -116,7 +110,7 @@ def test_review_comments_posted_once_updated_and_never_duplicated() -> None:
     assert not plan_review_comments([ExistingComment(7, gone.update[0][1], new.path, 11, 10)], []).update
     # Someone else's comment, or a duplicate of ours, is never taken as the one to edit.
     dup = plan_review_comments([*posted, ExistingComment(8, new.body, new.path, 11, 10),
-                                ExistingComment(9, "nice", new.path, 11)], [_suggestion()])
+                                ExistingComment(9, "nice", new.path, 11)], [repair_suggestion()])
     assert dup.delete == [8] and not dup.create and not dup.update
 
 

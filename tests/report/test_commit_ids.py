@@ -50,6 +50,7 @@ def test_user_text_still_opens_no_code_span_or_html_of_its_own() -> None:
     assert root.text().strip() == "'<code>deadbeef1' <b>x</b>" and not root.find_all("b")
 
 
+@pytest.mark.e2e
 def test_the_tip_a_rubric_fails_merged_onto_is_named_by_an_id_that_copies(scenario: Scenario) -> None:
     """End to end: the comment names the base tip by its short id, in code, with nothing inside it."""
     git = scenario.git

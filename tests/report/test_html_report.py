@@ -22,6 +22,7 @@ from rubric_gate.scoring import VerdictLookup, run_check
 from rubric_gate.verdicts import VerdictStore
 from tests.support.cli import run_cli
 from tests.support.git_repo import CHECKS, Repo, rubric_text
+from tests.support.values import check_report
 
 HOSTILE_ID = "<script>alert(1)</script> @admin"
 HOSTILE_TEXT = "<img src=x onerror=alert(1)> </svg><a href='https://evil.example'>x</a>"
@@ -180,9 +181,7 @@ def test_charts_and_tables_shrink_to_a_narrow_window(repo: Repo) -> None:
 
 def test_names_in_backticks_show_as_code_and_stay_text() -> None:
     # Notes are written for Markdown: in the HTML their backticks become code, never literal backticks.
-    from tests.report.test_table import _report
-
-    report = _report()
+    report = check_report()
     report.notes.append("This PR adds 2 verdict(s) to `calibration/<b>x</b>.jsonl` (`trust_pr_verdicts`)")
     html = render_html(report)
     note = next(line for line in html.splitlines() if "This PR adds" in line)
@@ -191,10 +190,9 @@ def test_names_in_backticks_show_as_code_and_stay_text() -> None:
 
 
 def test_rejections_are_followed_by_how_to_pass_as_in_the_markdown() -> None:
-    from tests.report.test_table import _report
     from tests.support import gfm
 
-    report = _report()
+    report = check_report()
     for root in (gfm.parse(render_markdown(report)), gfm.parse_html(render_html(report))):
         (fix,) = [p.text() for p in root.iter("p") if p.text().startswith("To pass:")]
         assert "gated rubric at the end" in fix

@@ -31,6 +31,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return rubric_gate(ROOT, *args)
 
 
+@pytest.mark.integration
 def test_bundled_example_renders_one_item_per_rejected_change() -> None:
     head = ["check", "--base", BASE, "--head", "examples/drifting-revision.yaml"]
     markdown = _cli(*head, "--format", "markdown")

@@ -7,36 +7,14 @@ import io
 
 from rich.console import Console
 
-from rubric_gate.attribution import Rate, Rates
-from rubric_gate.gate.facts import DecidedFigures
 from rubric_gate.report import render_check_text, render_html, render_markdown
 from rubric_gate.report.table import CHANGE_HEADERS, figures_headers, table_rows
-from rubric_gate.results import (
-    ChangeReliability,
-    ChangeRow,
-    CheckReliability,
-    CheckReport,
-    CheckRow,
-    JudgeAgreement,
-    RubricSummary,
-    SampleStability,
-)
+from rubric_gate.results import CheckReport
 from tests.support import gfm
+from tests.support.values import check_report
 
-MEASURED = CheckReliability(SampleStability(0.25, ("i1",)), JudgeAgreement(0.5, ("i2",)))
 PIVOTAL_HEADERS = ["Check", "Origin", "Credit", "Blame", "Pivotal catches",
                    "Fails correct", "Fails flawed", "Alpha", "Flip rate", "When decided"]
-
-
-def _report(*, max_failures: int = 1, split: str = "calibration") -> CheckReport:
-    rates = Rates(Rate(1, 2), Rate(1, 2), Rate(0, 0), None)
-    rows = [CheckRow("kept", "Is it kept?", "hand", False, 1.0, 0.0, 1, 0, 1, reliability=MEASURED),
-            CheckRow("edited", "Is it edited?", "label", True, 0.5, 0.25, 0, 1, 1, reliability=MEASURED)]
-    summary = RubricSummary("r", "2", "r.yaml", max_failures, rows, rates, [], split=split)
-    shaky = ChangeReliability(("i1",), ("i2",), {"judge-a": True, "judge-b": False})
-    change = ChangeRow("edited", "modified", ("origin",), False, "would add blame 0.25", ("S",),
-                       reliability=shaky, decided=DecidedFigures(0.5, 0.25, 1))
-    return CheckReport(summary, summary, summary, [change], "id: r\n", 4, split=split)
 
 
 def _table(root: gfm.Element, first: str) -> tuple[list[str], list[list[str]]]:
@@ -53,7 +31,7 @@ def _html_table(report: CheckReport, first: str = "Origin") -> tuple[list[str], 
 
 
 def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
-    report = _report()
+    report = check_report()
     assert figures_headers(report) == PIVOTAL_HEADERS
     md_header, md_rows = _markdown_table(report)
     html_header, html_rows = _html_table(report)
@@ -70,17 +48,17 @@ def test_markdown_and_html_show_the_same_headers_and_cells() -> None:
 
 
 def test_the_catches_label_follows_the_aggregation_everywhere() -> None:
-    report = _report(max_failures=0)
+    report = check_report(max_failures=0)
     (row_kept, row_edited) = table_rows(report)
     assert row_edited.decided == "0.50 / 0.25 / 1" and row_kept.decided == ""
     assert _markdown_table(report)[0][4] == _html_table(report)[0][4] == "Unique catches"
     out = io.StringIO()
-    render_check_text(_report(), Console(file=out, width=200))
+    render_check_text(check_report(), Console(file=out, width=200))
     assert "Pivotal" in out.getvalue() and "Unique" not in out.getvalue()
 
 
 def test_every_labeled_item_is_called_a_labeled_item() -> None:
-    report = _report(split="all")
+    report = check_report(split="all")
     markdown, html = render_markdown(report), render_html(report)
     assert "on the 4 labeled items;" in markdown and "all items" not in markdown
     assert "4 labeled items" in html and "calibration items" not in html
@@ -90,7 +68,7 @@ def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
     # The decision sits beside the change it decides, in a table narrow enough for a GitHub
     # comment (~780 px): last of 11 columns it was past the right edge, and a reviewer had to
     # scroll to see what was rejected.
-    report = _report()
+    report = check_report()
     for header, rows in (_markdown_table(report, "Change"), _html_table(report, "Change")):
         assert header == ["Check", "Change", "Decision", "Why"]
         assert [row[2].split(" ")[0] for row in rows] == ["rejected"]
@@ -99,7 +77,7 @@ def test_the_decision_sits_beside_the_change_where_a_comment_shows_it() -> None:
 def test_the_when_decided_cells_hold_only_the_figures_the_footnote_names() -> None:
     # The cells hold figures only ("0.50 / 0.25 / 1"): words in every changed row ("credit 2.00,
     # blame 0.00, unique 2") wrap to five lines in a table squeezed to the comment's width.
-    report = _report()
+    report = check_report()
     header, rows = _markdown_table(report)
     assert header[-1] == "When decided" and rows[1][-1] == "0.50 / 0.25 / 1"
     assert all(len(word) <= len("0.50") for word in rows[1][-1].split())

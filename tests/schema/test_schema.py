@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from rubric_gate.schema import SCHEMA_FILES, packaged_schema_path, render_schema
+from tests.support.values import schema_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = sorted([*ROOT.glob("rubrics/**/*.yaml"), *ROOT.glob("examples/*.yaml")])
@@ -31,17 +32,10 @@ def test_regenerating_rewrites_a_stale_copy(tmp_path: Path) -> None:
     assert (tmp_path / "rubric.schema.json").read_text() == render_schema("rubric.schema.json")
 
 
-def _properties(schema: dict) -> list[tuple[str, dict]]:
-    found = [(name, spec) for name, spec in schema.get("properties", {}).items()]
-    for definition in schema.get("$defs", {}).values():
-        found += _properties(definition)
-    return found
-
-
 @pytest.mark.parametrize("name", sorted(SCHEMA_FILES))
 def test_every_key_is_described_and_objects_are_closed(name: str) -> None:
     schema = json.loads(render_schema(name))
-    properties = _properties(schema)
+    properties = schema_properties(schema)
     assert properties
     for key, spec in properties:
         assert spec.get("description"), key

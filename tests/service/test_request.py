@@ -31,6 +31,15 @@ def test_what_a_request_measures() -> None:
     assert GateRequest(judges=("openai:a",), audit_judges=("openai:c",)).audit_panel() == ["openai:c"]
 
 
+def test_a_request_awaiting_its_judges_is_checked_once_they_are_named() -> None:
+    waiting = GateRequest(samples=3, batch=False, awaiting_judges=True)  # the rules needing a judge wait
+    with pytest.raises(RequestError) as caught:
+        GateRequest(samples=2, awaiting_judges=True)  # those holding whoever judges do not
+    assert caught.value.setting == "samples"
+    assert waiting.judged_by(("openai:m",)) == GateRequest(judges=("openai:m",), samples=3)
+    assert waiting.judged_by(()) == GateRequest()  # replay: nothing to ask a judge for
+
+
 def test_one_budget_is_spent_across_steps() -> None:
     budget = CallBudget(10)
     budget.spend({"calls": 4})

@@ -62,6 +62,7 @@ def _append_many(path: str, tag: int) -> None:
             writer.write(json.dumps({"tag": tag, "n": n, "pad": "x" * 3000}).encode() + b"\n")
 
 
+@pytest.mark.integration
 def test_two_processes_appending_at_once_never_interleave_a_line(tmp_path: Path) -> None:
     path = tmp_path / "f.jsonl"
     context = multiprocessing.get_context("spawn")

@@ -12,7 +12,8 @@ import pytest
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.trust import changed_answers, filled_answers, removed_answers
 from rubric_gate.trust.answers import answer_readings
-from rubric_gate.verdicts import VerdictStore
+from rubric_gate.trust.differences import rule_of, verdict_field
+from rubric_gate.verdicts import Verdict, VerdictStore
 from rubric_gate.verdicts.blobs import BlobCache
 
 ITEMS = tuple(CalibrationItem(id=f"R{i}", input="in", output=str(i), label="pass") for i in range(3))
@@ -181,3 +182,28 @@ def test_a_keyless_line_needs_every_configured_judge_under_every_task() -> None:
     assert needs is not None and {key[:3] for key, _ in needs} == {("j", "p", "t1"), ("j", "p", "t2"),
                                                                    ("k", "q", "t1"), ("k", "q", "t2")}
     assert {answer for _, answer in needs} == {"no"}
+
+
+# Each field of a recorded verdict changed alone, on a line as hand-recorded and on one a judge wrote.
+HAND = {"item": "R0", "check_text": TEXTS[0], "answer": "no"}
+JUDGED = {**HAND, "judge": "openai:j", "prompt": "p0", "task_hash": "t1", "item_hash": ITEMS[0].content_hash}
+CHANGED = {"item": "R2", "check_text": TEXTS[1], "answer": "yes", "judge": "openai:m", "prompt": "p1",
+           "item_hash": ITEMS[1].content_hash, "task_hash": "t2", "sample": 1, "check": "A", "quote": "q",
+           "usage": {"input_tokens": 1, "output_tokens": 1}, "at": "2024-01-01T00:00:00Z", "batch": "b1",
+           "unverified_quote": "q", "served_model": "m2"}
+
+
+def _store(*lines: dict) -> VerdictStore:
+    return VerdictStore.from_bytes("".join(json.dumps(line) + "\n" for line in lines).encode(), "v.jsonl")
+
+
+@pytest.mark.parametrize("name", list(Verdict.model_fields))
+def test_each_verdict_fields_rule_is_whether_a_change_of_it_alone_moves_an_answer(name: str) -> None:
+    """What a lookup matches on and the answer it reads are compared (a change needs the override
+    unless a judge confirms it); the other fields are notes no lookup reads."""
+    other = {"item": "R1", "check_text": TEXTS[0], "answer": "yes"}
+    moved = False
+    for line in (HAND, JUDGED):
+        base, head = _store(line, other), _store({**line, name: CHANGED[name]}, other)
+        moved |= any(found(base, head, ITEMS, TASKS) for found in (changed_answers, removed_answers, filled_answers))
+    assert moved == rule_of(verdict_field(name)).needs_override

@@ -9,12 +9,7 @@ from rubric_gate.trust import (
     usable_pr_verdicts,
 )
 from rubric_gate.verdicts import Verdict
-
-
-def _rubric(checks: dict[str, str], **keys: str) -> Rubric:
-    data = {"id": "r", "version": "1", "task": "t", "calibration": "c.jsonl", "verdicts": "v.jsonl", **keys,
-            "checks": [{"id": cid, "text": text} for cid, text in checks.items()]}
-    return Rubric.model_validate(data)
+from tests.support.values import rubric as _rubric
 
 
 def test_the_prs_changes_land_on_the_tip_and_mains_stay() -> None:
@@ -40,12 +35,13 @@ def test_pr_verdicts_for_the_base_checks_are_never_used_and_withheld_catches_are
 
 def test_every_rubric_key_difference_is_classified_and_unknown_ones_fail_closed() -> None:
     from rubric_gate.trust import classify_rubric_changes
-    from rubric_gate.trust.rubric_diff import KEY_RULES
+    from rubric_gate.trust.differences import RULES, Rule, rubric_key, rule_of
 
     base = _rubric({"A": "a"})
     head = _rubric({"A": "a", "B": "b"}, task="t  ", calibration="./c.jsonl", verdicts="w.jsonl", version="2")
     rules = {d.key: d.rule for d in classify_rubric_changes(base, head)}
     assert rules == {"version": "allowed", "verdicts": "override", "checks": "gate"}  # task reflowed, same path
-    assert set(KEY_RULES) == set(Rubric.model_fields)  # a key the format gains needs a rule here
-    unknown = classify_rubric_changes(base, head, rules={k: v for k, v in KEY_RULES.items() if k != "verdicts"})
+    # a key the format gains needs a rule here
+    assert [k for k in Rubric.model_fields if rule_of(rubric_key(k)) is Rule.UNCLASSIFIED] == []
+    unknown = classify_rubric_changes(base, head, rules={k: v for k, v in RULES.items() if k != rubric_key("verdicts")})
     assert [d.needs_override for d in unknown if d.key == "verdicts"] == [True]

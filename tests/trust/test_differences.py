@@ -3,48 +3,47 @@ that has none needs the override (fail closed)."""
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
-from rubric_gate.action.commits import merge_check
-from rubric_gate.action.commits.snapshot import diff as snapshot_diff
 from rubric_gate.action.gating.standard import findings_of
 from rubric_gate.calibration.model import CalibrationItem
 from rubric_gate.rubric import Rubric
 from rubric_gate.trust.differences import (
-    DIFFERENCE_RULES,
-    KIND_RULES,
     RULES,
-    VERDICT_FIELD_RULES,
     Difference,
     Kind,
-    rubric_key_kind,
+    Rule,
+    item_field,
+    rubric_key,
     rule_of,
+    verdict_field,
 )
-from rubric_gate.trust.labels import ITEM_FIELD_RULES
-from rubric_gate.trust.rubric_diff import KEY_RULES
 from rubric_gate.verdicts import Verdict
+
+# Every name the table may hold: the kinds (rubric keys among them) and the models' fields.
+NAMES = {*Kind, *(rubric_key(k) for k in Rubric.model_fields), *(item_field(f) for f in CalibrationItem.model_fields),
+         *(verdict_field(f) for f in Verdict.model_fields)}
 
 
 def test_every_kind_of_difference_has_a_rule() -> None:
-    missing = [kind.value for kind in Kind if kind not in KIND_RULES]
+    missing = [kind.value for kind in Kind if kind not in RULES]
     assert missing == [], f"difference kinds with no rule: {missing}"
-    assert set(DIFFERENCE_RULES.values()) <= set(RULES)
-
-
-def test_every_kind_is_one_the_diff_can_report() -> None:
-    """No rule for a kind nothing emits (a rule nobody can reach reads as coverage it is not)."""
-    source = inspect.getsource(snapshot_diff) + inspect.getsource(merge_check)  # the diff's, the merge's
-    unused = [kind.name for kind in Kind if f"Kind.{kind.name}" not in source]
-    assert unused == []
+    assert all(isinstance(rule, Rule) for rule in RULES.values())
 
 
 def test_every_rubric_key_calibration_field_and_verdict_field_has_a_rule() -> None:
-    assert [k for k in Rubric.model_fields if rubric_key_kind(k) not in DIFFERENCE_RULES] == []
-    assert [k for k in Rubric.model_fields if k not in KEY_RULES] == []
-    assert [f for f in CalibrationItem.model_fields if f not in ITEM_FIELD_RULES] == []
-    assert [f for f in Verdict.model_fields if f not in VERDICT_FIELD_RULES] == []
+    assert [k for k in Rubric.model_fields if rule_of(rubric_key(k)) is Rule.UNCLASSIFIED] == []
+    assert [f for f in CalibrationItem.model_fields if rule_of(item_field(f)) is Rule.UNCLASSIFIED] == []
+    assert [f for f in Verdict.model_fields if rule_of(verdict_field(f)) is Rule.UNCLASSIFIED] == []
+
+
+def test_the_table_names_nothing_else() -> None:
+    """No rule for a key or field the formats no longer have (kinds: `test_classified_diff`)."""
+    assert sorted(set(RULES) - NAMES) == []
+
+
+def test_each_rubric_key_is_its_own_kind() -> None:
+    assert {rubric_key(k) for k in Rubric.model_fields} <= set(Kind)
 
 
 def test_a_kind_no_rule_names_is_unclassified_and_needs_the_override() -> None:
@@ -60,7 +59,7 @@ def test_a_kind_no_rule_names_is_unclassified_and_needs_the_override() -> None:
 def test_each_rule_decides_whether_a_difference_blocks(kind: Kind) -> None:
     difference = Difference(kind, "f", ("r.yaml",), "what it does")
     findings = findings_of([difference])
-    assert [f.blocking for f in findings] == [KIND_RULES[kind] in ("override", "unclassified")]
+    assert [f.blocking for f in findings] == [RULES[kind] in (Rule.OVERRIDE, Rule.UNCLASSIFIED)]
 
 
 def test_the_label_differences_of_one_file_are_one_finding_blocking_if_any_blocks() -> None:
@@ -73,4 +72,4 @@ def test_the_label_differences_of_one_file_are_one_finding_blocking_if_any_block
 
 def test_differences_the_gate_decides_are_recorded_not_shown() -> None:
     assert findings_of([Difference(Kind.ANSWER_FOR_NEW_CHECK, "v", ("r",)), Difference(Kind.RUBRIC_ADDED, "r", ("r",)),
-                        Difference(rubric_key_kind("checks"), "r", ("r",))]) == []
+                        Difference(rubric_key("checks"), "r", ("r",))]) == []

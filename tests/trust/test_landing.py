@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rubric_gate.trust import apply_check_changes, landing_differences
-from tests.trust.test_boundary import _rubric
+from tests.support.values import rubric as _rubric
 
 
 def test_the_same_checks_in_another_order_are_the_same_rubric() -> None:

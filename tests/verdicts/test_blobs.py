@@ -168,6 +168,7 @@ def test_a_blob_edited_in_the_middle_is_parsed_in_full() -> None:
     assert table(head) == table(VerdictStore.from_bytes(edited, "x"))
 
 
+@pytest.mark.integration
 def test_git_reader_gives_blob_ids(tmp_path: Path) -> None:
     from rubric_gate.action.commits.sources import GitReader
 

@@ -75,6 +75,7 @@ def apply(path: Path, edit: tuple) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.integration  # 40 generated histories, each building and reading SQLite indexes on disk
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(initial=st.lists(verdict_lines, max_size=12), steps=st.lists(edits, max_size=6))
 def test_index_serves_the_same_table_as_a_full_read(tmp_path: Path, initial: list[str], steps: list) -> None:
@@ -159,6 +160,7 @@ def test_a_corrupt_index_is_rebuilt(tmp_path: Path) -> None:
     assert VerdictStore.load(path).find("c", ITEMS[0]).answer == "no"  # type: ignore[union-attr]
 
 
+@pytest.mark.integration
 def test_stores_read_from_git_are_not_indexed(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "v.jsonl").write_text(_line("r0", "no"))
@@ -183,6 +185,7 @@ for n in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.integration
 def test_two_processes_appending_while_others_read_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "v.jsonl"
     path.write_text("")

@@ -1,7 +1,8 @@
 """Action inputs, read from the environment GitHub gives a container action.
 
 GitHub passes input `foo_bar` as `INPUT_FOO_BAR`. An input whose variable is absent (or
-empty) takes the same default as in action.yml; `tests/action` checks the two agree.
+empty) takes its default from action.yml (`DEFAULTS`, generated from it). The inputs that say how
+to judge, gate, audit and repair are read into one `service.GateRequest`, as `check`'s options are.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rubric_gate.batch.defaults import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.errors import InputError
 from rubric_gate.globs import split_globs
-from rubric_gate.service.request import RequestError, check_judging
+from rubric_gate.service.request import GateRequest, RequestError, check_judging
+from rubric_gate.tuning import env_number
 
-# Same values as the `default:` of each input in action.yml (github_token's default there
-# is `${{ github.token }}`; here we fall back to the GITHUB_TOKEN variable).
+# The `default:` of each input in action.yml, where an expression (github_token's
+# `${{ github.token }}`) is empty: GITHUB_TOKEN is the fallback here.
+# generated:action-defaults (python scripts/render_docs.py, from action.yml)
 DEFAULTS: dict[str, str] = {
     "github_token": "",
     "rubrics": "rubrics/**/*.y*ml",
@@ -39,6 +43,7 @@ DEFAULTS: dict[str, str] = {
     "batch": "false",
     "batch_wait": "20",
 }
+# /generated:action-defaults
 
 FAIL_ON = ("rejected", "error", "never")
 
@@ -47,25 +52,18 @@ FAIL_ON = ("rejected", "error", "never")
 class ActionConfig:
     token: str
     rubric_globs: tuple[str, ...]
-    judge: str | None  # the first of `judges`
-    judges: tuple[str, ...]  # the `judge` input, comma-separated: several form a panel
-    samples: int  # answers per pair (odd); the gate uses the majority
-    paraphrases: int  # rewordings of each added or reworded check, judged for stability
-    min_stability: float | None  # rule U: reject a check below this stability
+    # How to judge, gate, audit and repair: the `judge` input's judges (comma-separated: several
+    # form a panel), `samples`, `paraphrases`, `min_stability`, `batch`, `batch_wait`,
+    # `concurrency`, `rates_rule`, `audit`, `audit_rule`, `suggest_repairs`. Without a `judge`
+    # input it awaits each rubric's own `judge` key (`GateRequest.judged_by`).
+    request: GateRequest
     override_label: str
     trust_pr_verdicts: bool
     fail_on: str
-    rates_rule: bool
     comment: bool
     max_judge_calls: int | None  # for the whole run (every rubric, judge and sample); finite by default
-    concurrency: int
     output_dir: Path  # absolute, inside the workspace so later steps can read it
     cache_dir: Path  # absolute: verdicts the action judged, kept between runs by actions/cache
-    audit: bool  # audit added and reworded checks (advisory)
-    audit_rule: bool  # and reject those the audit flags
-    suggest_repairs: bool  # propose rewrites of rejected checks that the gate accepts
-    batch: bool  # judge through the provider's batch API
-    batch_wait: int  # minutes to wait for batches before reporting them pending
     event_name: str
     event_path: Path
     repository: str
@@ -73,6 +71,11 @@ class ActionConfig:
     workspace: Path
     output_file: Path | None
     summary_file: Path | None
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """The `judge` input's judges (none: each rubric's own `judge` key, else replay)."""
+        return self.request.judges
 
 
 def read_input(env: Mapping[str, str], name: str) -> str:
@@ -144,27 +147,29 @@ def load_config(env: Mapping[str, str] | None = None) -> ActionConfig:
                       batch=batch)
     except RequestError as exc:
         raise InputError(f"input {exc.setting}", exc.message) from None
+    token = read_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip()
+    override_label = read_input(env, "override_label")
+    trust_pr_verdicts = _bool(env, "trust_pr_verdicts")
+    rates_rule = _bool(env, "rates_rule")
+    comment = _bool(env, "comment")
+    max_judge_calls = _int(env, "max_judge_calls", 0)
+    concurrency = _int(env, "concurrency", 1) or 8
+    request = GateRequest(
+        judges=judges, awaiting_judges=not judges, samples=samples, paraphrases=paraphrases,
+        min_stability=stability, batch=batch, concurrency=concurrency, rates_rule=rates_rule,
+        audit=_bool(env, "audit"), audit_rule=_bool(env, "audit_rule"), suggest_repairs=_bool(env, "suggest_repairs"),
+        batch_wait_seconds=(_int(env, "batch_wait", 0) or 0) * 60, batch_progress=False,
+        poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S, minimum=0.001))
     return ActionConfig(
-        token=read_input(env, "github_token") or env.get("GITHUB_TOKEN", "").strip(),
+        token=token,
         rubric_globs=globs,
-        judge=judges[0] if judges else None,
-        judges=judges,
-        samples=samples,
-        paraphrases=paraphrases,
-        min_stability=stability,
-        override_label=read_input(env, "override_label"),
-        trust_pr_verdicts=_bool(env, "trust_pr_verdicts"),
+        request=request,
+        override_label=override_label,
+        trust_pr_verdicts=trust_pr_verdicts,
         fail_on=fail_on,
-        rates_rule=_bool(env, "rates_rule"),
-        comment=_bool(env, "comment"),
-        max_judge_calls=_int(env, "max_judge_calls", 0),
-        concurrency=_int(env, "concurrency", 1) or 8,
+        comment=comment,
+        max_judge_calls=max_judge_calls,
         output_dir=output_dir,
-        audit=_bool(env, "audit"),
-        audit_rule=_bool(env, "audit_rule"),
-        suggest_repairs=_bool(env, "suggest_repairs"),
-        batch=batch,
-        batch_wait=_int(env, "batch_wait", 0) or 0,
         cache_dir=cache_dir if cache_dir.is_absolute() else workspace / cache_dir,
         event_name=_required(env, "GITHUB_EVENT_NAME"),
         event_path=Path(_required(env, "GITHUB_EVENT_PATH")),

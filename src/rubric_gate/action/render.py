@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from rubric_gate import __version__
 from rubric_gate.action.commits.merge_check import THE_MERGE, MergeFinding
-from rubric_gate.action.gating.gate_file import RubricOutcome
+from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.gating.standard import StandardFinding
 from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
 from rubric_gate.report.markdown import code_span

@@ -26,8 +26,8 @@ from rubric_gate.action.commits.workspace import (
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_code
 from rubric_gate.action.event import GATED_EVENTS, LABEL_EVENT, PullRequest, gate_target, load_event
-from rubric_gate.action.gating.gate_file import RubricOutcome
 from rubric_gate.action.gating.judging import secret_values
+from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.gating.pull_request import GatedPull, gate_pull
 from rubric_gate.action.github.approval import check_approval
 from rubric_gate.action.github.client import connect
@@ -247,11 +247,13 @@ def _show(summary: RunSummary, gated: GatedPull, decision: Decision, notices: li
     """The decision as the comment and the report show it (each failing outcome names the override)."""
     summary.decision, summary.override = decision.decision, decision.override
     summary.notices = [*notices, *decision.notices]
-    for outcome in gated.failing:
-        if isinstance(outcome, RubricOutcome):
-            outcome.override = decision.override  # e.g. a deletion, which has no gate report
-            if outcome.report is not None:
-                outcome.report.override = decision.override
+    failing = [o for o in gated.failing if isinstance(o, RubricOutcome)]
+    # Each failing outcome with the decision's override (a deletion has no gate report to carry it).
+    summary.outcomes = [replace(o, override=decision.override) if any(o is f for f in failing) else o
+                        for o in gated.outcomes]
+    for outcome in failing:
+        if outcome.report is not None:
+            outcome.report.override = decision.override
 
 
 def _run_url(env: Mapping[str, str]) -> str | None:

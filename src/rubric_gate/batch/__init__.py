@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rubric_gate.batch.defaults import DEFAULT_POLL_INTERVAL_S as DEFAULT_POLL_INTERVAL_S
 from rubric_gate.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the same names for the type checker (a test keeps the two equal)
@@ -18,10 +19,8 @@ if TYPE_CHECKING:  # the same names for the type checker (a test keeps the two e
     from rubric_gate.batch.journal import BatchJournal as BatchJournal
     from rubric_gate.batch.journal import journal_path as journal_path
     from rubric_gate.batch.outcome import BatchOutcome as BatchOutcome
-    from rubric_gate.batch.requests import BatchLimits as BatchLimits
     from rubric_gate.batch.runner import judge_in_batches as judge_in_batches
 
-DEFAULT_POLL_INTERVAL_S = 30.0  # seconds between batch status checks
 
 _EXPORTS = {
     "batch_price": "rubric_gate.batch.cost",
@@ -29,7 +28,6 @@ _EXPORTS = {
     "BatchJournal": "rubric_gate.batch.journal",
     "journal_path": "rubric_gate.batch.journal",
     "BatchOutcome": "rubric_gate.batch.outcome",
-    "BatchLimits": "rubric_gate.batch.requests",
     "judge_in_batches": "rubric_gate.batch.runner",
 }
 

@@ -4,7 +4,6 @@ time, cut into batches by the provider's per-batch request-count and size limits
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -12,34 +11,8 @@ from typing import Any
 
 from rubric_gate.errors import JudgeError
 from rubric_gate.judges.runner import Job
+from rubric_gate.llm.batch_limits import BatchLimits
 from rubric_gate.llm.protocols import JudgeRequest
-
-ENV_MAX_REQUESTS = "RUBRIC_GATE_BATCH_MAX_REQUESTS"
-ENV_MAX_BYTES = "RUBRIC_GATE_BATCH_MAX_BYTES"
-
-
-@dataclass(frozen=True)
-class BatchLimits:
-    """What one batch may hold: requests, and bytes of serialised request lines."""
-
-    max_requests: int
-    max_bytes: int
-
-    def lowered_by_env(self) -> BatchLimits:
-        """RUBRIC_GATE_BATCH_MAX_REQUESTS / _MAX_BYTES can only lower the provider's limits."""
-        limits = self
-        for name, attr in ((ENV_MAX_REQUESTS, "max_requests"), (ENV_MAX_BYTES, "max_bytes")):
-            text = os.environ.get(name)
-            if not text:
-                continue
-            try:
-                value = int(text)
-            except ValueError:
-                raise JudgeError(f"{name}: expected a whole number, got {text!r}") from None
-            if value < 1:
-                raise JudgeError(f"{name}: must be at least 1, got {value}")
-            limits = BatchLimits(**{**limits.__dict__, attr: min(getattr(limits, attr), value)})
-        return limits
 
 
 def new_local_id() -> str:

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal, TextIO
 
-from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.batch.collect import collect_batch
 from rubric_gate.batch.cost import estimate_batch_cost
+from rubric_gate.batch.defaults import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.batch.journal import BatchJournal, JournaledBatch, journal_path
 from rubric_gate.batch.keys import contains, key_digest, union
 from rubric_gate.batch.outcome import BatchOutcome, BatchUnansweredError

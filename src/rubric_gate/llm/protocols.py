@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from rubric_gate.batch.requests import BatchLimits
+    from rubric_gate.llm.batch_limits import BatchLimits
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from rubric_gate.errors import JudgeAuthError, JudgeError
 from rubric_gate.llm.errors import AuthFailure, FatalError, MalformedReply, TransientError
@@ -22,8 +22,15 @@ from rubric_gate.llm.protocols import CUT_OFF, STOPPED, Reply
 from rubric_gate.llm.replies import excerpt
 from rubric_gate.tuning import env_int, env_number
 
-if TYPE_CHECKING:
-    from rubric_gate.llm.watch import RunWatch
+
+class RunWatch(Protocol):
+    """What the retry loop tells a run's watch (`llm.watch.RunWatch`, which imports this module's
+    policy): a reply came, or a connection failed."""
+
+    def replied(self, served_model: str) -> None: ...
+
+    def failed_to_connect(self, exc: TransientError) -> None: ...
+
 
 T = TypeVar("T")
 MAX_RETRY_AFTER_S = 120.0  # a server asking for longer gets this: the retries stay bounded

@@ -6,10 +6,9 @@ for untrusted verdicts live here once, so the command line and the required chec
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,20 +23,14 @@ if TYPE_CHECKING:
     from rubric_gate.trust import Untrusted
 
 
-def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup | Any, options: GateOptions, *,
+def gate_edit(base: RubricDocument, head: RubricDocument, lookup: VerdictLookup, options: GateOptions, *,
               min_stability: float | None = None, untrusted: Untrusted | None = None,
               notes: list[str] | None = None) -> tuple[CheckReport, GateOptions]:
-    """Gate `base` -> `head`: a panel's majority when `lookup` is a PanelLookup, else one
-    judge's (or the record's) answers. Returns the report and the options the gate ran with."""
-    # A PanelLookup's module is loaded with it: a replay or one judge's run loads no ensemble code.
-    panel = sys.modules.get("rubric_gate.ensemble.panel")
-    if panel is not None and isinstance(lookup, panel.PanelLookup):
-        from rubric_gate.ensemble import run_panel_check
-
-        if min_stability is not None:
-            options = replace(options, min_stability=min_stability, stability=lookup.stability)
-        return run_panel_check(base, head, lookup, options), options
-    report = run_check(base, head, lookup, options)
+    """Gate `base` -> `head` on what `lookup` answers (one judge's or the record's answers, or a
+    panel's majority: `VerdictLookup.gate`). `untrusted`: verdicts nobody vouches for (replay
+    only: a judged run re-judges them), which may reject a change, never excuse one. Returns the
+    report and the options the gate ran with."""
+    report, options = lookup.gate(base, head, options, min_stability)
     if untrusted is not None and untrusted.verdicts:
         report = _on_trusted_evidence(report, base, head, lookup, untrusted, options, notes if notes is not None else [])
     return report, options

@@ -3,7 +3,7 @@ become a `GateRequest`, so the two cannot accept different combinations."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rubric_gate.errors import RubricGateError
@@ -81,6 +81,9 @@ class GateRequest:
     # action with the base's, which the PR does not choose).
     judge_change: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     judge_change_alpha: float = 0.05  # rule J's level for a paired drop in a rate
+    # The judges are still to be named (the action's inputs before a rubric's own `judge` key
+    # names one): the rules that need a judge wait for `judged_by`, which makes the request a run uses.
+    awaiting_judges: bool = False
 
     def __post_init__(self) -> None:
         check_judging(judges=len(self.judges), samples=self.samples, paraphrases=self.paraphrases,
@@ -96,10 +99,20 @@ class GateRequest:
             if not 0 < self.judge_change_alpha < 1:
                 raise RequestError("judge_change_alpha", f"expected a level between 0 and 1, got "
                                                          f"{self.judge_change_alpha}")
+        if self.awaiting_judges:
+            return
         if not self.judges and (self.samples > 1 or self.paraphrases or self.min_stability is not None):
             raise RequestError("judge", "samples, paraphrases and a minimum stability need a judge")
         if self.batch and not self.judges:
             raise RequestError("batch", "batch judging needs a judge")
+
+    def judged_by(self, judges: tuple[str, ...]) -> GateRequest:
+        """This request asked of `judges`; none: replay, where the settings that ask a judge for
+        more answers (samples, paraphrases, a minimum stability, batches) have nothing to ask."""
+        if judges:
+            return replace(self, judges=judges, awaiting_judges=False)
+        return replace(self, judges=(), samples=1, paraphrases=0, min_stability=None, batch=False,
+                       awaiting_judges=False)
 
     @property
     def judge(self) -> str | None:

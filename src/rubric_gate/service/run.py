@@ -58,6 +58,7 @@ def judge_for_gate(docs: Sequence[RubricDocument], calibration: CalibrationSet, 
                    request: GateRequest, budget: CallBudget) -> Judged:
     """Judge the pairs `store` lacks for `docs` (base first, head last) as `request` asks, into
     `store`, and return the lookup keyed to that judging (under the last rubric's task)."""
+    assert not request.awaiting_judges, "name the judges first (GateRequest.judged_by)"
     rubric = docs[-1].rubric
     if not request.judges:
         return Judged(VerdictLookup(calibration, store, rubric))
@@ -152,6 +153,7 @@ def run_gate_request(base: RubricDocument, head: RubricDocument, calibration: Ca
         return GateRun(None, _pending(judged, [s for k, s in sides.items() if k != tuple(request.judges)]), options,
                        audit_report, notices=notices, usage=usage)
     min_stability = request.min_stability if request.measures_reliability else None
+    assert judged.lookup is not None  # every side is judged (above)
     report, options = gate_edit(base, head, judged.lookup, options, min_stability=min_stability, untrusted=untrusted,
                                 notes=notes)
     if request.min_stability is not None and request.samples == 1 and not request.paraphrases:

@@ -6,9 +6,8 @@ hands them in). Trusted: the base branch's rubrics, labels and recorded verdicts
 base and at the base tip) and verdicts the configured judge produced. Proposed: everything the
 PR supplies, which may reject a change and never excuse one.
 
-- `differences`: every kind of difference and its rule (gate, allowed, override; unclassified
-  needs the override), the rule tables for rubric keys (`rubric_diff`), item fields (`labels`)
-  and verdict fields.
+- `differences`: one `Rule` (gate, allowed, override; unclassified needs the override) and one
+  table, `RULES`: every kind of difference, rubric key, calibration item field and verdict field.
 - `evidence`: which verdicts may count as evidence (a PR's own may reject, never excuse).
 - `labels`, `answers`: what a PR does to the labels and to the recorded answers each lookup reads.
 - `deletion`: what deleting a rubric loses. `merge`: a PR's check changes onto the base tip.
@@ -32,7 +31,7 @@ from rubric_gate.trust.answers import (
     removed_answers,
 )
 from rubric_gate.trust.deletion import deletion_losses
-from rubric_gate.trust.differences import Difference, Kind, rule_of
+from rubric_gate.trust.differences import RULES, Difference, Kind, Rule, rule_of
 from rubric_gate.trust.evidence import (
     Evidence,
     Untrusted,
@@ -47,8 +46,8 @@ from rubric_gate.trust.merge import apply_check_changes, check_conflicts, landin
 from rubric_gate.trust.record import record_changes
 from rubric_gate.trust.rubric_diff import KeyChange, classify_rubric_changes
 
-__all__ = ["ChangedAnswer", "Confirms", "Difference", "Evidence", "FullKey", "JudgedKey", "KeyChange", "Kind",
-           "LabelDiff", "RemovedAnswer", "Untrusted", "apply_check_changes", "catches_withheld", "changed_answers",
+__all__ = ["RULES", "ChangedAnswer", "Confirms", "Difference", "Evidence", "FullKey", "JudgedKey", "KeyChange", "Kind",
+           "LabelDiff", "RemovedAnswer", "Rule", "Untrusted", "apply_check_changes", "catches_withheld", "changed_answers",
            "check_conflicts", "classify_rubric_changes", "confirmation_keys", "confirmed_at", "deletion_losses",
            "diff_labels", "filled_answers", "landing_differences", "merged_record",
            "record_changes", "removed_answers", "rule_of", "split_evidence", "split_pr_verdicts", "unweighed_record",

@@ -1,25 +1,34 @@
-"""Every kind of difference between the trusted and the proposed snapshot, each with its rule.
+"""Every fact a pull request can change, with its rule: one `Rule` and one table (`RULES`).
 
-`gate`: the gate decides it (check edits, a new or deleted rubric, verdicts for checks the PR
-adds). `allowed`: recorded, no override (items added, a pure rename, an answer the configured
-judge re-judged and confirmed). `override`: a change of what the gate stands on (labels, recorded
-answers, the files and keys a rubric reads them through). A kind with no rule here is
-`unclassified`, which needs the override like `override`: a difference nobody listed is a
-finding, never silently fine.
+The table covers every kind of difference between the trusted and the proposed snapshot
+(`Kind`), every rubric key (each its own kind, `rubric.<key>`), every field of a calibration
+item (`item.<field>`) and every field of a recorded verdict (`verdict.<field>`). A name with no
+rule here is `Rule.UNCLASSIFIED`, which needs the override like `Rule.OVERRIDE`: a difference,
+key or field nobody listed (one the formats gain later) is a finding, never silently fine.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rubric_gate.trust.rubric_diff import KEY_RULES
 
-RULES = ("gate", "allowed", "override", "unclassified")
+class Rule(StrEnum):
+    """What a difference needs before the PR may pass."""
+
+    GATE = "gate"  # the gate decides it (check edits, a new or deleted rubric, verdicts for new checks)
+    ALLOWED = "allowed"  # recorded, no override (items added, a pure rename, a re-judged answer)
+    OVERRIDE = "override"  # a change of what the gate stands on (labels, recorded answers, their files)
+    UNCLASSIFIED = "unclassified"  # no rule names it: the override, as `OVERRIDE` (fail closed)
+
+    @property
+    def needs_override(self) -> bool:
+        return self in (Rule.OVERRIDE, Rule.UNCLASSIFIED)
 
 
 class Kind(StrEnum):
-    # A rubric file (its keys are `rubric.<key>`, ruled by `rubric_diff.KEY_RULES`).
+    # A rubric file.
     RUBRIC_ADDED = "rubric.added"  # scored on its own labels, not gated
     RUBRIC_REMOVED = "rubric.removed"  # gated on what it loses (moved out of the globs too)
     RUBRIC_MOVED = "rubric.moved"  # a rename inside the globs: its edit, if any, is gated
@@ -33,24 +42,35 @@ class Kind(StrEnum):
     PROMPTFOO_GRADING = "promptfoo.grading"
     # `judge` changed from one judge to another and this run called both: rule J decided it.
     RUBRIC_JUDGE_GATED = "rubric.judge_gated"
+    # A rubric's keys (`trust.rubric_diff`): a key the format gains is `rubric.<key>`, unclassified.
+    RUBRIC_CHECKS = "rubric.checks"
+    RUBRIC_AGGREGATION = "rubric.aggregation"
+    RUBRIC_ID = "rubric.id"
+    RUBRIC_VERSION = "rubric.version"
+    RUBRIC_JUDGE = "rubric.judge"
+    RUBRIC_TASK = "rubric.task"
+    RUBRIC_CALIBRATION = "rubric.calibration"
+    RUBRIC_VERDICTS = "rubric.verdicts"
     # A calibration set a rubric of the trusted snapshot reads.
     CALIBRATION_CREATED = "calibration.created"  # named by a rubric that did not load
     CALIBRATION_UNREADABLE = "calibration.unreadable"  # the trusted version does not load
     CALIBRATION_DELETED = "calibration.deleted"
     CALIBRATION_MOVED = "calibration.moved"
+    # Its labeled items (`trust.labels`), in the order reviewers read them.
     LABELS_RELABELED = "labels.relabeled"
     LABELS_REMOVED = "labels.removed"
     LABELS_REWRITTEN = "labels.rewritten"  # same id and label, other input or output
     LABELS_HELD_OUT = "labels.held_out"
-    LABELS_UNCLASSIFIED = "labels.unclassified"  # an item field no rule names (`trust.labels`)
+    LABELS_UNCLASSIFIED = "labels.unclassified"  # an item field with no rule
     LABELS_ADDED = "labels.added"
     LABELS_EDITED = "labels.edited"  # notes: flaw, meta
     # A verdict file a rubric of the trusted snapshot reads.
     VERDICTS_UNREADABLE = "verdicts.unreadable"  # the store, or the labels its answers are for
     VERDICTS_DELETED = "verdicts.deleted"
     VERDICTS_MOVED = "verdicts.moved"
-    VERDICTS_UNCLASSIFIED = "verdicts.unclassified"  # a verdict field no rule names
-    ANSWER_CHANGED = "answer.changed"  # as a lookup reads it: per (task, text, item, judge key)
+    VERDICTS_UNCLASSIFIED = "verdicts.unclassified"  # a verdict field with no rule
+    # Its answers as a lookup reads them, per (task, text, item, judge key) (`trust.answers`).
+    ANSWER_CHANGED = "answer.changed"
     ANSWER_REJUDGED = "answer.rejudged"  # changed, and the configured judge gave that answer here
     ANSWER_FILLED = "answer.filled"  # for a check the trusted rubrics have, where they had none
     ANSWER_FILLED_REJUDGED = "answer.filled_rejudged"
@@ -65,69 +85,98 @@ class Kind(StrEnum):
     MERGE_DIFFERS = "merge.differs"  # a file the gate reads lands other than reviewed (or does not load)
 
 
-KIND_RULES: dict[str, str] = {
-    Kind.RUBRIC_ADDED: "gate",
-    Kind.RUBRIC_REMOVED: "gate",
-    Kind.RUBRIC_MOVED: "allowed",
-    Kind.RUBRIC_ID_SHARED: "override",
-    Kind.RUBRIC_UNREADABLE: "allowed",  # said in every comment until it is fixed (its fix needs the override)
-    Kind.FILE_MAYBE_IN_USE: "override",
-    # A check narrowed to fewer tests, or graded with other keys (weight, rubricPrompt, a test's
-    # threshold): promptfoo grades it otherwise than the gate's verdicts say.
-    Kind.PROMPTFOO_GRADING: "override",
-    Kind.RUBRIC_JUDGE_GATED: "gate",  # else `rubric.judge` (trust.rubric_diff): the override
-    Kind.CALIBRATION_CREATED: "override",
-    Kind.CALIBRATION_UNREADABLE: "override",
-    Kind.CALIBRATION_DELETED: "override",
-    Kind.CALIBRATION_MOVED: "override",
-    Kind.LABELS_RELABELED: "override",
-    Kind.LABELS_REMOVED: "override",
-    Kind.LABELS_REWRITTEN: "override",
-    Kind.LABELS_HELD_OUT: "override",
-    Kind.LABELS_UNCLASSIFIED: "unclassified",
-    Kind.LABELS_ADDED: "allowed",
-    Kind.LABELS_EDITED: "allowed",
-    Kind.VERDICTS_UNREADABLE: "override",
-    Kind.VERDICTS_DELETED: "override",
-    Kind.VERDICTS_MOVED: "override",
-    Kind.VERDICTS_UNCLASSIFIED: "unclassified",
-    Kind.ANSWER_CHANGED: "override",
-    Kind.ANSWER_REJUDGED: "allowed",
-    Kind.ANSWER_FILLED: "override",
-    Kind.ANSWER_FILLED_REJUDGED: "allowed",
-    Kind.ANSWER_FOR_NEW_CHECK: "gate",
-    # Nobody weighs these here (no rubric has the text, or only a new one, which is scored, not
-    # gated); they stay untrusted once merged (`trust.evidence`: a recorded answer vouches for a
-    # check only once a trusted rubric has its text), so the PR adding the check weighs them.
-    Kind.ANSWER_FOR_NO_CHECK: "allowed",
-    Kind.ANSWER_REMOVED: "override",
-    Kind.ANSWER_REMOVED_WITH_CHECK: "gate",
-    Kind.MERGE_BASES: "override",
-    Kind.MERGE_MISSING: "override",
-    # GitHub merges nothing with conflicts; resolving them is a push (or a base move: see the
-    # docs' "Required-check setup" on a base that moved since the run), gated again.
-    Kind.MERGE_CONFLICTS: "allowed",
-    Kind.MERGE_DIFFERS: "override",
-}
-
-
-def rubric_key_kind(key: str) -> str:
+def rubric_key(key: str) -> str:
+    """The kind of a change of the rubric key `key` (its name in `RULES`)."""
     return f"rubric.{key}"
 
 
-# Every rule, the rubric's keys included: one table for the whole diff.
-DIFFERENCE_RULES: dict[str, str] = {**KIND_RULES, **{rubric_key_kind(k): r for k, r in KEY_RULES.items()}}
+def item_field(name: str) -> str:
+    """A calibration item's field, as `RULES` names it."""
+    return f"item.{name}"
 
-# Every field of a recorded verdict, with what a change of it is: `key` fields are what a lookup
-# matches on and `answer` what it reads (both compared lookup by lookup, `trust.answers`);
-# `note` fields are shown, never read by the gate. A field the verdict format gains later has
-# no rule and is `unclassified`.
-VERDICT_FIELD_RULES: dict[str, str] = {
-    "item": "key", "check_text": "key", "judge": "key", "prompt": "key", "item_hash": "key",
-    "task_hash": "key", "sample": "key", "answer": "answer",
-    "check": "note", "quote": "note", "usage": "note", "at": "note", "batch": "note",
-    "unverified_quote": "note", "served_model": "note",
+
+def verdict_field(name: str) -> str:
+    """A recorded verdict's field, as `RULES` names it."""
+    return f"verdict.{name}"
+
+
+# The one table. A field's rule is that of a change of it alone, at its strictest.
+RULES: dict[str, Rule] = {
+    Kind.RUBRIC_ADDED: Rule.GATE,
+    Kind.RUBRIC_REMOVED: Rule.GATE,
+    Kind.RUBRIC_MOVED: Rule.ALLOWED,
+    Kind.RUBRIC_ID_SHARED: Rule.OVERRIDE,
+    Kind.RUBRIC_UNREADABLE: Rule.ALLOWED,  # said in every comment until it is fixed (its fix needs the override)
+    Kind.FILE_MAYBE_IN_USE: Rule.OVERRIDE,
+    # A check narrowed to fewer tests, or graded with other keys (weight, rubricPrompt, a test's
+    # threshold): promptfoo grades it otherwise than the gate's verdicts say.
+    Kind.PROMPTFOO_GRADING: Rule.OVERRIDE,
+    Kind.RUBRIC_JUDGE_GATED: Rule.GATE,  # else `rubric.judge`: the override
+    Kind.RUBRIC_CHECKS: Rule.GATE,
+    Kind.RUBRIC_AGGREGATION: Rule.GATE,
+    Kind.RUBRIC_ID: Rule.OVERRIDE,  # consumers load a rubric by id: a new id is another rubric to them
+    Kind.RUBRIC_VERSION: Rule.ALLOWED,
+    # The judge that produces the evidence later PRs are gated on (removing it downgrades them to
+    # replay, where a PR's own verdicts stand in for its new checks).
+    Kind.RUBRIC_JUDGE: Rule.OVERRIDE,
+    Kind.RUBRIC_TASK: Rule.OVERRIDE,  # the judge reads it with every check
+    Kind.RUBRIC_CALIBRATION: Rule.OVERRIDE,
+    Kind.RUBRIC_VERDICTS: Rule.OVERRIDE,
+    Kind.CALIBRATION_CREATED: Rule.OVERRIDE,
+    Kind.CALIBRATION_UNREADABLE: Rule.OVERRIDE,
+    Kind.CALIBRATION_DELETED: Rule.OVERRIDE,
+    Kind.CALIBRATION_MOVED: Rule.OVERRIDE,
+    Kind.LABELS_RELABELED: Rule.OVERRIDE,
+    Kind.LABELS_REMOVED: Rule.OVERRIDE,
+    Kind.LABELS_REWRITTEN: Rule.OVERRIDE,
+    Kind.LABELS_HELD_OUT: Rule.OVERRIDE,
+    Kind.LABELS_UNCLASSIFIED: Rule.UNCLASSIFIED,
+    Kind.LABELS_ADDED: Rule.ALLOWED,
+    Kind.LABELS_EDITED: Rule.ALLOWED,
+    Kind.VERDICTS_UNREADABLE: Rule.OVERRIDE,
+    Kind.VERDICTS_DELETED: Rule.OVERRIDE,
+    Kind.VERDICTS_MOVED: Rule.OVERRIDE,
+    Kind.VERDICTS_UNCLASSIFIED: Rule.UNCLASSIFIED,
+    Kind.ANSWER_CHANGED: Rule.OVERRIDE,
+    Kind.ANSWER_REJUDGED: Rule.ALLOWED,
+    Kind.ANSWER_FILLED: Rule.OVERRIDE,
+    Kind.ANSWER_FILLED_REJUDGED: Rule.ALLOWED,
+    Kind.ANSWER_FOR_NEW_CHECK: Rule.GATE,
+    # Nobody weighs these here (no rubric has the text, or only a new one, which is scored, not
+    # gated); they stay untrusted once merged (`trust.evidence`: a recorded answer vouches for a
+    # check only once a trusted rubric has its text), so the PR adding the check weighs them.
+    Kind.ANSWER_FOR_NO_CHECK: Rule.ALLOWED,
+    Kind.ANSWER_REMOVED: Rule.OVERRIDE,
+    Kind.ANSWER_REMOVED_WITH_CHECK: Rule.GATE,
+    Kind.MERGE_BASES: Rule.OVERRIDE,
+    Kind.MERGE_MISSING: Rule.OVERRIDE,
+    # GitHub merges nothing with conflicts; resolving them is a push (or a base move: see the
+    # docs' "Required-check setup" on a base that moved since the run), gated again.
+    Kind.MERGE_CONFLICTS: Rule.ALLOWED,
+    Kind.MERGE_DIFFERS: Rule.OVERRIDE,
+    # A calibration item's fields (`trust.labels`): the label, the content it was given to and
+    # the split the gate decides on are the standard; `flaw` and `meta` are notes.
+    item_field("id"): Rule.OVERRIDE,  # another id is another item: the labeled one is removed
+    item_field("label"): Rule.OVERRIDE,  # labels.relabeled
+    item_field("input"): Rule.OVERRIDE,  # labels.rewritten
+    item_field("output"): Rule.OVERRIDE,  # labels.rewritten
+    item_field("split"): Rule.OVERRIDE,  # labels.held_out (joining the calibration split is an addition)
+    item_field("flaw"): Rule.ALLOWED,  # labels.edited
+    item_field("meta"): Rule.ALLOWED,  # labels.edited
+    # A recorded verdict's fields (`trust.answers`): what a lookup matches on and the answer it
+    # reads, compared lookup by lookup (answer.changed unless the configured judge confirms it,
+    # answer.rejudged); the others are shown, never read by the gate.
+    **{verdict_field(f): Rule.OVERRIDE for f in ("item", "check_text", "judge", "prompt", "item_hash", "task_hash",
+                                             "sample", "answer")},
+    **{verdict_field(f): Rule.ALLOWED for f in ("check", "quote", "usage", "at", "batch", "unverified_quote",
+                                                 "served_model")},
 }
+
+
+def rule_of(name: str, rules: Mapping[str, Rule] = RULES) -> Rule:
+    """The rule of `name` (a kind, a rubric key's kind, an item or verdict field); `UNCLASSIFIED`
+    (needs the override) for one no rule names."""
+    return rules.get(name, Rule.UNCLASSIFIED)
 
 
 @dataclass(frozen=True)
@@ -141,19 +190,14 @@ class Difference:
     count: int = 1
 
     @property
-    def rule(self) -> str:
+    def rule(self) -> Rule:
         return rule_of(self.kind)
 
     @property
     def needs_override(self) -> bool:
-        return self.rule in ("override", "unclassified")
+        return self.rule.needs_override
 
     def to_dict(self) -> dict[str, object]:
         """As report.json lists it (`differences`), allowed and gated ones too."""
-        return {"kind": self.kind, "file": self.path, "used_by": list(self.used_by), "rule": self.rule,
+        return {"kind": str(self.kind), "file": self.path, "used_by": list(self.used_by), "rule": self.rule.value,
                 "message": self.message, "count": self.count, "needs_override": self.needs_override}
-
-
-def rule_of(kind: str, rules: dict[str, str] = DIFFERENCE_RULES) -> str:
-    """`kind`'s rule; `unclassified` (needs the override) for a kind no rule names."""
-    return rules.get(kind, "unclassified")

@@ -1,69 +1,54 @@
-"""Labels are the standard: which labeled items a change of the calibration file relabels or removes."""
+"""Labels are the standard: which labeled items a change of the calibration file relabels or removes.
+
+Each field of an item has its rule in `trust.differences.RULES` (`item.<field>`): a field the
+item format gains later has none and is unclassified, which needs the override too.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from rubric_gate.calibration.model import CalibrationItem
-
-# Every field of a calibration item, with what a change of it is. `label`, `input`, `output` and a
-# move out of the calibration `split` move the standard (the override); `flaw` and `meta` are
-# notes the gate does not decide on. A field the item format gains later has no rule here and is
-# `unclassified`, which needs the override too: never silently fine.
-ITEM_FIELD_RULES: dict[str, str] = {
-    "id": "key",
-    "label": "relabeled",
-    "input": "rewritten",
-    "output": "rewritten",
-    "split": "split",
-    "flaw": "edited",
-    "meta": "edited",
-}
+from rubric_gate.trust.differences import RULES, Kind, Rule, item_field, rule_of
+from rubric_gate.trust.wording import label_phrase
 
 
 @dataclass(frozen=True)
 class LabelDiff:
-    relabeled: list[tuple[str, str, str]] = field(default_factory=list)  # (id, old label, new label)
-    removed: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
-    added: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
+    """What a change of a calibration file does to its labeled items, by kind, in the order
+    reviewers read them (each field names its kind)."""
+
+    # (id, old label, new label)
+    relabeled: list[tuple[str, str, str]] = field(default_factory=list, metadata={"kind": Kind.LABELS_RELABELED})
+    removed: list[tuple[str, str]] = field(default_factory=list, metadata={"kind": Kind.LABELS_REMOVED})  # (id, label)
     # Same id and label, other input or output: the label now grades content nobody labeled
-    # (swapping two items' outputs relabels both without touching a label).
-    rewritten: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
-    # Moved from the calibration split to the held-out one: gone from what the gate decides on.
-    held_out: list[tuple[str, str]] = field(default_factory=list)  # (id, label)
-    edited: list[str] = field(default_factory=list)  # same id, label and content: other flaw or split
-    unclassified: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (id, fields no rule names)
+    # (swapping two items' outputs relabels both without touching a label). (id, label)
+    rewritten: list[tuple[str, str]] = field(default_factory=list, metadata={"kind": Kind.LABELS_REWRITTEN})
+    # Moved from the calibration split to the held-out one: gone from what the gate decides on. (id, label)
+    held_out: list[tuple[str, str]] = field(default_factory=list, metadata={"kind": Kind.LABELS_HELD_OUT})
+    # (id, the fields with no rule it changes)
+    unclassified: list[tuple[str, tuple[str, ...]]] = field(default_factory=list,
+                                                            metadata={"kind": Kind.LABELS_UNCLASSIFIED})
+    added: list[tuple[str, str]] = field(default_factory=list, metadata={"kind": Kind.LABELS_ADDED})  # (id, label)
+    # Same id, label and content: other notes (flaw, meta) or a move into the calibration split. (id)
+    edited: list[str] = field(default_factory=list, metadata={"kind": Kind.LABELS_EDITED})
+
+    def by_kind(self) -> Iterator[tuple[Kind, Sequence[Any]]]:
+        """Each kind found, with what was found of it."""
+        for f in fields(self):
+            found = getattr(self, f.name)
+            if found:
+                yield f.metadata["kind"], found
 
     @property
     def blocking(self) -> bool:
         """Relabeling or removing a labeled item moves the standard every rubric is gated on."""
-        return bool(self.relabeled or self.removed or self.rewritten or self.held_out or self.unclassified)
+        return any(rule_of(kind).needs_override for kind, _ in self.by_kind())
 
     def describe(self, limit: int = 20) -> list[str]:
-        def shown(parts: list[str]) -> str:
-            more = f" and {len(parts) - limit} more" if len(parts) > limit else ""
-            return ", ".join(parts[:limit]) + more
-
-        out = []
-        if self.relabeled:
-            out.append(f"relabeled {len(self.relabeled)}: " + shown([f"{i} ({a} -> {b})" for i, a, b in self.relabeled]))
-        if self.removed:
-            out.append(f"removed {len(self.removed)}: " + shown([f"{i} ({lab})" for i, lab in self.removed]))
-        if self.rewritten:
-            out.append(f"changed the input or output of {len(self.rewritten)} (the label was given to the old "
-                       "content): " + shown([f"{i} ({lab})" for i, lab in self.rewritten]))
-        if self.held_out:
-            out.append(f"moved out of the calibration split {len(self.held_out)}: "
-                       + shown([f"{i} ({lab})" for i, lab in self.held_out]))
-        if self.unclassified:
-            out.append(f"changed fields no rule of the gate classifies in {len(self.unclassified)}, so they need the "
-                       "override: " + shown([f"{i} ({', '.join(fields)})" for i, fields in self.unclassified]))
-        if self.added:
-            out.append(f"added {len(self.added)}: " + shown([f"{i} ({lab})" for i, lab in self.added]))
-        if self.edited:
-            out.append(f"edited {len(self.edited)} (same label): " + shown(self.edited))
-        return out
+        return [label_phrase(kind, found, limit) for kind, found in self.by_kind()]
 
 
 def _in_calibration(item: CalibrationItem) -> bool:
@@ -71,7 +56,7 @@ def _in_calibration(item: CalibrationItem) -> bool:
 
 
 def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem],
-                rules: dict[str, str] = ITEM_FIELD_RULES) -> LabelDiff:
+                rules: Mapping[str, Rule] = RULES) -> LabelDiff:
     before = {i.id: i for i in base}
     after = {i.id: i for i in head}
     diff = LabelDiff()
@@ -79,7 +64,7 @@ def diff_labels(base: Iterable[CalibrationItem], head: Iterable[CalibrationItem]
         new = after.get(item_id)
         if new is not None:
             unknown = tuple(f for f in CalibrationItem.model_fields
-                            if f not in rules and getattr(old, f) != getattr(new, f))
+                            if rule_of(item_field(f), rules) is Rule.UNCLASSIFIED and getattr(old, f) != getattr(new, f))
             if unknown:
                 diff.unclassified.append((item_id, unknown))
         if new is None:

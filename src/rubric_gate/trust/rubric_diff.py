@@ -1,32 +1,19 @@
-"""Every difference between a rubric's trusted and proposed documents, each with its rule.
-
-`gate`: the gate decides it (check edits, the aggregation). `allowed`: recorded, no override
-(the id, the version). `override`: a change of what the gate stands on (the labels and verdicts it
-reads, the task the judge reads, and the `judge` key: the judge that produces the evidence later
-PRs are gated on; removing it downgrades them to replay, where a PR's own verdicts stand in for
-its new checks). A key no
-rule names is `unclassified`, which fails like `override`: a key added to the rubric format
-later is never silently fine.
+"""Every difference between a rubric's trusted and proposed documents, each key with its rule
+(`trust.differences.RULES`, as the kind `rubric.<key>`: the gate decides the checks and the
+aggregation; the id, the task, the judge and the files the labels and verdicts are read from need
+the override; the version is allowed). A key no rule names is unclassified, which fails like the
+override: a key added to the rubric format later is never silently fine.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from rubric_gate.rubric import Rubric
-
-KEY_RULES: dict[str, str] = {
-    "checks": "gate",
-    "aggregation": "gate",
-    "id": "override",  # consumers load a rubric by id: a new id is another rubric to them
-    "version": "allowed",
-    "judge": "override",
-    "task": "override",
-    "calibration": "override",
-    "verdicts": "override",
-}
+from rubric_gate.trust.differences import RULES, Rule, rubric_key, rule_of
 
 
 @dataclass(frozen=True)
@@ -34,11 +21,15 @@ class KeyChange:
     key: str
     before: Any
     after: Any
-    rule: str  # gate | allowed | override | unclassified
+    rule: Rule
+
+    @property
+    def kind(self) -> str:
+        return rubric_key(self.key)
 
     @property
     def needs_override(self) -> bool:
-        return self.rule in ("override", "unclassified")
+        return self.rule.needs_override
 
 
 def _comparable(key: str, value: Any) -> Any:
@@ -49,11 +40,11 @@ def _comparable(key: str, value: Any) -> Any:
     return value
 
 
-def classify_rubric_changes(base: Rubric, head: Rubric, rules: dict[str, str] = KEY_RULES) -> list[KeyChange]:
+def classify_rubric_changes(base: Rubric, head: Rubric, rules: Mapping[str, Rule] = RULES) -> list[KeyChange]:
     """The keys that differ between `base` and `head`, in the model's order, each classified."""
     out = []
     for key in Rubric.model_fields:
         before, after = getattr(base, key), getattr(head, key)
         if _comparable(key, before) != _comparable(key, after):
-            out.append(KeyChange(key, before, after, rules.get(key, "unclassified")))
+            out.append(KeyChange(key, before, after, rule_of(rubric_key(key), rules)))
     return out

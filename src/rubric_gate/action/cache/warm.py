@@ -93,15 +93,15 @@ def warm_cache(config: ActionConfig, env: Mapping[str, str]) -> int:
 def _judge(config: ActionConfig, specs: tuple[str, ...], backend: JudgeBackend, doc: RubricDocument,
            calibration: CalibrationSet, store: VerdictStore, budget: CallBudget) -> dict[str, Any]:
     """Judge as a PR run will look verdicts up: every judge of the panel, every sample."""
-    if len(specs) > 1 or config.samples > 1:
+    if len(specs) > 1 or config.request.samples > 1:
         from rubric_gate.ensemble.measure import judge_panel
         from rubric_gate.service import combined_stats
 
-        measured = judge_panel(doc.rubric, doc.rubric, calibration, store, list(specs), samples=config.samples,
-                               concurrency=config.concurrency, max_calls=budget.left())
+        measured = judge_panel(doc.rubric, doc.rubric, calibration, store, list(specs), samples=config.request.samples,
+                               concurrency=config.request.concurrency, max_calls=budget.left())
         stats = combined_stats(measured.runs)
     else:
-        stats = backend.judge_missing([doc], calibration, store, concurrency=config.concurrency,
+        stats = backend.judge_missing([doc], calibration, store, concurrency=config.request.concurrency,
                                       max_calls=budget.left())
     budget.spend(stats)
     return stats

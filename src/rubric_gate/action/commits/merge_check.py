@@ -44,7 +44,7 @@ from rubric_gate.action.github.client import describe
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import Rubric
 from rubric_gate.trust import apply_check_changes, landing_differences, merged_record
-from rubric_gate.trust.differences import Difference, Kind, rule_of
+from rubric_gate.trust.differences import Difference, Kind, Rule, rule_of
 from rubric_gate.tuning import env_int, env_number
 from rubric_gate.verdicts.compare import differing_lines
 
@@ -71,18 +71,18 @@ class MergeFinding(StandardFinding):
     kind: str = DIFFERS
 
     @property
-    def rule(self) -> str:
+    def rule(self) -> Rule:
         return rule_of(self.kind)
 
     def to_dict(self) -> dict[str, object]:
-        return {**super().to_dict(), "kind": self.kind, "rule": self.rule}
+        return {**super().to_dict(), "kind": str(self.kind), "rule": self.rule.value}
 
     def as_difference(self) -> Difference:
         return Difference(self.kind, self.path, self.used_by, self.message)
 
 
 def _finding(path: str, message: str, kind: str = DIFFERS) -> MergeFinding:
-    return MergeFinding(path, (), message, rule_of(kind) != "allowed", kind=kind)
+    return MergeFinding(path, (), message, rule_of(kind).needs_override, kind=kind)
 
 
 @dataclass(frozen=True)
@@ -329,6 +329,16 @@ class _Landing:
                 f"base tip's lines, then the PR's) {UNSEEN}: {REBASE}")
 
 
+def merge_bases_problem(pr: PullRequest, bases: list[str]) -> list[MergeFinding]:
+    """More than one merge base of the head and the base tip (a criss-cross history): git merges
+    from a virtual base the gate never read."""
+    if len(bases) <= 1:
+        return []
+    return [_finding(THE_MERGE, f"the head {pr.head_sha[:7]} and the base tip {pr.base_sha[:7]} have {len(bases)} "
+                     "merge bases (a criss-cross history, e.g. a merge with `-s ours`), so git's merge is not the one "
+                     f"the gate reviewed: {REBASE}", BASES)]
+
+
 def landing_problems(workspace: Path, pr: PullRequest, reader: FileReader, snapshots: Snapshots,
                      rubric_changes: list[ChangedFile], globs: tuple[str, ...], *,
                      changes_facts: bool = True) -> list[MergeFinding]:
@@ -345,11 +355,9 @@ def landing_problems(workspace: Path, pr: PullRequest, reader: FileReader, snaps
     if isinstance(reader, RestReader):
         merged = github_test_merge(reader.repo, pr.number, pr.base_sha, pr.head_sha)
     else:
-        bases = git_merge_bases(workspace, pr.base_sha, pr.head_sha)
-        if len(bases) > 1:
-            return [_finding(THE_MERGE, f"the head {pr.head_sha[:7]} and the base tip {pr.base_sha[:7]} have "
-                                 f"{len(bases)} merge bases (a criss-cross history, e.g. a merge with `-s ours`), so "
-                                 f"git's merge is not the one the gate reviewed: {REBASE}", BASES)]
+        criss_cross = merge_bases_problem(pr, git_merge_bases(workspace, pr.base_sha, pr.head_sha))
+        if criss_cross:
+            return criss_cross
         merged = git_merge(workspace, pr.base_sha, pr.head_sha)
     if merged.conflicts and not changes_facts:
         return []

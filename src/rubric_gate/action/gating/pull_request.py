@@ -36,21 +36,20 @@ from rubric_gate.action.commits.sources import (
 from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.event import PullRequest
 from rubric_gate.action.gating.confirm import LiveConfirmer
-from rubric_gate.action.gating.gate_file import GateSettings, RubricOutcome, gate_file
+from rubric_gate.action.gating.gate_file import gate_file
 from rubric_gate.action.gating.judging import SECRET_VARIABLES, JudgeBackend, load_backend
+from rubric_gate.action.gating.outcome import GateSettings, RubricOutcome
 from rubric_gate.action.gating.pairing import pair_rewrites
 from rubric_gate.action.gating.standard import StandardFinding, findings_of
 from rubric_gate.action.github.approval import approval_reader
 from rubric_gate.action.github.client import describe
 from rubric_gate.action.github.gather import current_base
 from rubric_gate.action.github.outputs import command
-from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.errors import InputError
 from rubric_gate.gate import JUDGE_CHANGE_ALPHA
-from rubric_gate.service import CallBudget, GateRequest, RequestError
+from rubric_gate.service import CallBudget
 from rubric_gate.trust.approval import Approval
 from rubric_gate.trust.differences import Difference
-from rubric_gate.tuning import env_number
 
 
 @dataclass
@@ -102,7 +101,7 @@ def gate_changes(config: ActionConfig, pr: PullRequest, reader: FileReader, file
     # A changed recorded answer stands where the configured judge, live in this run, gives it at
     # the line's full key (`action.gating.confirm`); the restored verdict cache never confirms one.
     confirms = LiveConfirmer(tuple(dict.fromkeys((*config.judges, *specs))), cache, budget,
-                             concurrency=config.concurrency, notices=notices)
+                             concurrency=config.request.concurrency, notices=notices)
     # Every difference of the classified diff is kept for report.json; the comment reads findings.
     # A change of `judge` rule J decided (both judges called in this run) is the gate's; else the override's.
     judge_gated = frozenset(o.file.path for o in outcomes if o.report is not None and o.report.judge_change is not None)
@@ -181,7 +180,7 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
             if snapshots.head.rubric_keys(change.path).get("judge"):
                 notices.append(f"`{change.path}`: the `judge` key this PR adds takes effect once merged; this run "
                                "did not use it (a PR does not choose the judge of its own edit).")
-        request = gate_request(config, specs if judge else ())
+        request = config.request.judged_by(specs if judge else ())
         sides = _judge_change(snapshots, change, reachable) if judge is not None and rubric_judges else None
         if sides is not None:
             request = replace(request, judge_change=sides, judge_change_alpha=JUDGE_CHANGE_ALPHA)
@@ -202,22 +201,6 @@ def _gate_all(config: ActionConfig, changes: list[ChangedFile], snapshots: Snaps
         command("notice", message)
         notices.append(message)
     return outcomes, tuple(backends)
-
-
-def gate_request(config: ActionConfig, judges: tuple[str, ...]) -> GateRequest:
-    """The action's inputs as the gate service's request; no usable judge: replay (the inputs
-    that ask a judge for more answers then have nothing to ask)."""
-    try:
-        return GateRequest(judges=judges, samples=config.samples if judges else 1,
-                           paraphrases=config.paraphrases if judges else 0,
-                           min_stability=config.min_stability if judges else None, batch=config.batch and bool(judges),
-                           batch_wait_seconds=config.batch_wait * 60,
-                           poll_interval=env_number("RUBRIC_GATE_BATCH_POLL_SECONDS", DEFAULT_POLL_INTERVAL_S,
-                                                    minimum=0.001),
-                           batch_progress=False, concurrency=config.concurrency, rates_rule=config.rates_rule,
-                           audit=config.audit, audit_rule=config.audit_rule, suggest_repairs=config.suggest_repairs)
-    except RequestError as exc:
-        raise InputError(f"input {exc.setting}", exc.message) from None
 
 
 def _judge_change(snapshots: Snapshots, change: ChangedFile,

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from rubric_gate.action.commits.changed import ChangedFile
 from rubric_gate.action.commits.snapshot import Snapshots, diff_snapshots
 from rubric_gate.trust import Confirms
-from rubric_gate.trust.differences import Difference
+from rubric_gate.trust.differences import Difference, Rule
+from rubric_gate.trust.wording import unclassified
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,9 @@ def findings_of(differences: list[Difference]) -> list[StandardFinding]:
         if difference.kind.startswith("labels."):
             labels.append(difference)
             continue
-        if difference.message is None and difference.rule != "unclassified":
+        if difference.message is None and difference.rule is not Rule.UNCLASSIFIED:
             continue  # recorded: the gate decides it, or it is allowed and shown where it is decided
-        message = difference.message or (f"changes {difference.kind}, which no rule of the gate classifies, so it "
-                                          "needs the override")
+        message = difference.message or unclassified(difference.kind)
         out.append(StandardFinding(difference.path, difference.used_by, message, difference.needs_override))
     flush()
     return out

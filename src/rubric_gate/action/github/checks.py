@@ -12,7 +12,7 @@ from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
 from rubric_gate.action.decide import PostedResult
-from rubric_gate.action.gating.gate_file import RubricOutcome
+from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.github.client import describe, is_forbidden
 from rubric_gate.action.github.comment import by_token, token_login
 

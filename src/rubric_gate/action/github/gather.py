@@ -17,7 +17,7 @@ from github.Repository import Repository
 
 from rubric_gate.action.decide import OtherPull, PostedResult
 from rubric_gate.action.event import SHA, PullRequest
-from rubric_gate.action.gating.gate_file import RubricOutcome
+from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.gating.standard import StandardFinding
 from rubric_gate.action.github.checks import latest_result
 from rubric_gate.action.github.client import describe

@@ -15,7 +15,7 @@ from rubric_gate.action.commits.merge_check import MergeFinding
 from rubric_gate.action.config import ActionConfig
 from rubric_gate.action.decide import Decision
 from rubric_gate.action.event import PullRequest
-from rubric_gate.action.gating.gate_file import RubricOutcome
+from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.github.checks import (
     SUMMARY_LIMIT,
     CheckRecord,

@@ -11,7 +11,7 @@ from typing import Any
 import anthropic
 from anthropic.types.messages import MessageBatch
 
-from rubric_gate.batch.requests import BatchLimits
+from rubric_gate.llm.batch_limits import BatchLimits
 from rubric_gate.llm.errors import classify, provider_errors
 from rubric_gate.llm.protocols import (
     CUT_OFF,

@@ -16,7 +16,7 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
-from rubric_gate.batch.requests import BatchLimits
+from rubric_gate.llm.batch_limits import BatchLimits
 from rubric_gate.llm.errors import classify, provider_errors
 from rubric_gate.llm.protocols import STOPPED, BatchState, JudgeRequest, Reply, RequestResult
 from rubric_gate.llm.registry import provider

@@ -4,7 +4,8 @@ Per rubric its parsed document (`trust.classify_rubric_changes`), per calibratio
 item's content and label (`trust.diff_labels`), per verdict file each answer as a lookup reads it,
 per (task, check text, item, judge key), lines that disappeared included (`trust.answers`); and
 across rubrics, that each `id` names one file. Each difference has a kind, and each kind its rule
-(`trust.differences`): a kind no rule names needs the override.
+(`trust.differences`): a kind no rule names needs the override. The rubric files' part (each
+changed rubric, shared ids, trusted rubrics that do not load) is `snapshot.rubrics`'.
 
 The files compared are those the PR changed since its merge base: every other file the
 proposed snapshot has is the base tip's, which the base branch vouches for.
@@ -12,28 +13,31 @@ proposed snapshot has is the base tip's, which the base branch vouches for.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 
-from rubric_gate.action.commits.changed import ChangedFile, matches_any
+from rubric_gate.action.commits.changed import ChangedFile
 from rubric_gate.action.commits.snapshot.model import Snapshot, Snapshots
+from rubric_gate.action.commits.snapshot.rubrics import (
+    rubric_differences,
+    shared_ids,
+    unreadable_rubrics,
+    why_unreadable,
+)
 from rubric_gate.errors import InputError
 from rubric_gate.rubric import normalize_text
-from rubric_gate.rubric.promptfoo import grading_changes
 from rubric_gate.sources import SourceText
 from rubric_gate.trust import (
     Confirms,
-    LabelDiff,
     changed_answers,
-    classify_rubric_changes,
     diff_labels,
     filled_answers,
     merged_record,
     removed_answers,
+    wording,
 )
 from rubric_gate.trust.answers import ChangedAnswer, RemovedAnswer
-from rubric_gate.trust.differences import VERDICT_FIELD_RULES, Difference, Kind, rubric_key_kind
-from rubric_gate.trust.wording import UNREADABLE_BASE, rubric_key_message
+from rubric_gate.trust.differences import Difference, Kind, Rule, rule_of, verdict_field
+from rubric_gate.trust.wording import UNREADABLE_BASE
 from rubric_gate.verdicts import Verdict, VerdictStore, task_hash
 from rubric_gate.verdicts.compare import added_lines
 
@@ -69,9 +73,9 @@ def diff_snapshots(snapshots: Snapshots, globs: tuple[str, ...], rubric_changes:
             out.extend(_verdict_differences(snapshots, v_path, changed.get(v_path) or created[v_path], cal_paths,
                                             v_users, confirms, rubric_changes))
     for change in rubric_changes:
-        out.extend(_rubric_differences(snapshots, change, change.path in judge_gated))
-    out.extend(_shared_ids(snapshots, globs))
-    out.extend(_unreadable_rubrics(unreadable, files, set(calibrations) | set(verdict_files), globs))
+        out.extend(rubric_differences(snapshots, change, change.path in judge_gated))
+    out.extend(shared_ids(snapshots, globs))
+    out.extend(unreadable_rubrics(unreadable, files, set(calibrations) | set(verdict_files), globs))
     return out
 
 
@@ -87,7 +91,7 @@ def _files_in_use(snapshots: Snapshots, globs: tuple[str, ...]) -> tuple[
         for path in snapshot.rubric_paths(globs):
             keys = snapshot.rubric_keys(path)
             if not keys.get("calibration", "").strip() or not keys.get("verdicts", "").strip():
-                unreadable.setdefault(path, f"at {snapshot.name} {snapshot.sha[:7]}: {_why_unreadable(snapshot, path)}")
+                unreadable.setdefault(path, f"at {snapshot.name} {snapshot.sha[:7]}: {why_unreadable(snapshot, path)}")
             if "calibration" in keys and path not in calibrations.get(keys["calibration"], []):
                 calibrations.setdefault(keys["calibration"], []).append(path)
             if "verdicts" in keys and (path, keys.get("calibration")) not in verdict_files.get(keys["verdicts"], []):
@@ -95,114 +99,7 @@ def _files_in_use(snapshots: Snapshots, globs: tuple[str, ...]) -> tuple[
     return calibrations, verdict_files, unreadable
 
 
-def _why_unreadable(snapshot: Snapshot, path: str) -> str:
-    try:
-        snapshot.rubric(path)
-    except InputError as exc:
-        return exc.message
-    return "its `calibration` or `verdicts` is not a path"
-
-
-def _unreadable_rubrics(unreadable: dict[str, str], files: list[ChangedFile], known: set[str],
-                        globs: tuple[str, ...]) -> list[Difference]:
-    """Fail closed on a trusted rubric whose files cannot be read: it is named in every comment
-    as vouching for nothing, and every file the PR changes outside the rubric globs (and not
-    already a file a readable rubric names, ruled above) may be its calibration set or verdict
-    file, so changing it needs the override until the rubric is fixed."""
-    if not unreadable:
-        return []
-    users = tuple(sorted(unreadable))
-    named = ", ".join(users[:5]) + (f" and {len(users) - 5} more" if len(users) > 5 else "")
-    out = [Difference(Kind.RUBRIC_UNREADABLE, path, (path,),
-                      f"does not load on the base branch ({why}), so it vouches for nothing and which calibration set "
-                      "and verdict file it reads is unknown: every file a PR changes outside the rubric globs needs the "
-                      "override until it is fixed (its fix is gated as a rubric whose base does not load)")
-           for path, why in sorted(unreadable.items())]
-    for f in files:
-        for path in dict.fromkeys(p for p in (f.base_path, f.path) if p):
-            if path in known or matches_any(path, globs):
-                continue
-            out.append(Difference(Kind.FILE_MAYBE_IN_USE, path, users,
-                                  f"may be the calibration set or verdict file of {named}, which does not load on the "
-                                  "base branch (which files it reads is unknown), so this change needs the override "
-                                  "until that rubric is fixed"))
-    return out
-
-
-# -- rubrics -------------------------------------------------------------------------------------
-
-def _rubric_differences(snapshots: Snapshots, change: ChangedFile, judge_gated: bool = False) -> list[Difference]:
-    """The rubric file itself, and its keys classified (`trust.rubric_diff`). A version that
-    does not load is reported where the rubric is gated; a change of `judge` that rule J decided
-    (`judge_gated`) is the gate's, reported with its table."""
-    users = (change.path,)
-    if change.status == "added":
-        return [Difference(Kind.RUBRIC_ADDED, change.path, users)]
-    if change.status == "removed":
-        return [Difference(Kind.RUBRIC_REMOVED, change.path, users)]
-    out = [Difference(Kind.RUBRIC_MOVED, change.path, users)] if change.status == "renamed" else []
-    try:
-        base_doc, head_doc = snapshots.merge_base.rubric(change.base_path), snapshots.head.rubric(change.path)
-    except InputError:
-        return out
-    if base_doc is None or head_doc is None:
-        return out
-    for diff in classify_rubric_changes(base_doc.rubric, head_doc.rubric):
-        if diff.key == "judge" and judge_gated:
-            out.append(Difference(Kind.RUBRIC_JUDGE_GATED, change.path, users))
-            continue
-        out.append(Difference(rubric_key_kind(diff.key), change.path, users, rubric_key_message(diff)))
-    if base_doc.grading is not None and head_doc.grading is not None:  # promptfoo configs
-        out.extend(Difference(Kind.PROMPTFOO_GRADING, change.path, users, message)
-                   for message in grading_changes(base_doc.grading, head_doc.grading))
-    return out
-
-
-def _shared_ids(snapshots: Snapshots, globs: tuple[str, ...]) -> list[Difference]:
-    """Rubric ids the proposed snapshot gives to more than one file, where no trusted snapshot
-    already did: a consumer that looks a rubric up by id could read a copy that was scored as a
-    new rubric and never gated. Compared as a reader would confuse them (stricter): ignoring case,
-    compatibility forms (fullwidth letters) and invisible format characters."""
-    def sharing(snapshot: Snapshot) -> dict[str, list[str]]:
-        by_id: dict[str, list[str]] = {}
-        for path in snapshot.rubric_paths(globs):
-            rubric_id = snapshot.rubric_keys(path).get("id", "").strip()
-            if rubric_id:
-                by_id.setdefault(_id_key(rubric_id), []).append(path)
-        return {k: v for k, v in by_id.items() if len(v) > 1}
-
-    proposed = sharing(snapshots.proposed)
-    if not proposed:
-        return []
-    trusted_pairs = {frozenset((a, b)) for snapshot in snapshots.trusted for paths in sharing(snapshot).values()
-                     for a in paths for b in paths if a != b}
-    changed = {f.path for f in snapshots.files}
-    out = []
-    for paths in proposed.values():
-        if all(frozenset((a, b)) in trusted_pairs for a in paths for b in paths if a != b):
-            continue  # the base branch already has them so: not this PR's doing
-        rubric_id = snapshots.proposed.rubric_keys(paths[0])["id"]
-        path = next((p for p in paths if p in changed), paths[0])
-        shown = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
-        out.append(Difference(Kind.RUBRIC_ID_SHARED, path, tuple(paths),
-                              f"gives the rubric id `{rubric_id}` to {len(paths)} files ({shown}); rubric ids must be "
-                              "unique: only an edit of an existing file is gated, and whoever looks the rubric up by "
-                              "id could read the copy instead", len(paths)))
-    return out
-
-
-def _id_key(rubric_id: str) -> str:
-    folded = unicodedata.normalize("NFKC", rubric_id).casefold()
-    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
-
-
 # -- labels --------------------------------------------------------------------------------------
-
-_LABEL_KINDS = (("relabeled", Kind.LABELS_RELABELED), ("removed", Kind.LABELS_REMOVED),
-                ("rewritten", Kind.LABELS_REWRITTEN), ("held_out", Kind.LABELS_HELD_OUT),
-                ("unclassified", Kind.LABELS_UNCLASSIFIED), ("added", Kind.LABELS_ADDED),
-                ("edited", Kind.LABELS_EDITED))
-
 
 def _label_differences(snapshots: Snapshots, path: str, change: ChangedFile,
                        users: tuple[str, ...]) -> list[Difference]:
@@ -210,11 +107,7 @@ def _label_differences(snapshots: Snapshots, path: str, change: ChangedFile,
     if base_snapshot.file(path) is None:
         if change.status != "added":
             return []
-        # A rubric at the base names it, so that rubric did not load there: labels this PR
-        # writes would become the standard the next PR is gated on, vouched for by nobody.
-        return [Difference(Kind.CALIBRATION_CREATED, path, users, UNREADABLE_BASE.format(
-            what="the calibration set", why="this PR creates it") + "; the labels it writes become the standard "
-            "later PRs are gated on")]
+        return [Difference(Kind.CALIBRATION_CREATED, path, users, wording.calibration_created())]
     try:
         base = base_snapshot.calibration(path)
     except InputError as exc:  # vouches for nothing: what the PR changes in it cannot be compared
@@ -224,22 +117,16 @@ def _label_differences(snapshots: Snapshots, path: str, change: ChangedFile,
     head_path = change.path if change.status != "removed" else path
     head_file = None if change.status == "removed" else head_snapshot.file(head_path)
     if head_file is None:
-        return [Difference(Kind.CALIBRATION_DELETED, path, users,
-                           f"deletes the calibration set ({len(base.items)} labeled items)")]
+        return [Difference(Kind.CALIBRATION_DELETED, path, users, wording.calibration_deleted(len(base.items)))]
     # A proposed version that does not load is bad input (exit 2, naming its line), which no
     # override covers: the InputError goes up as it is.
     head = head_snapshot.calibration(head_path)
     assert head is not None
     out = []
     if change.status == "renamed":
-        out.append(Difference(Kind.CALIBRATION_MOVED, path, users, f"moves the calibration set to {change.path} (a "
-                              "rubric that still names the old path no longer loads)"))
-    diff = diff_labels(base.items, head.items)
-    for name, kind in _LABEL_KINDS:
-        found = getattr(diff, name)
-        if found:
-            (part,) = LabelDiff(**{name: found}).describe()
-            out.append(Difference(kind, path, users, part, len(found)))
+        out.append(Difference(Kind.CALIBRATION_MOVED, path, users, wording.calibration_moved(change.path)))
+    out.extend(Difference(kind, path, users, wording.label_phrase(kind, found), len(found))
+               for kind, found in diff_labels(base.items, head.items).by_kind())
     return out
 
 
@@ -283,8 +170,7 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
     # Bad input when it does not load (exit 2), as the calibration set above.
     head = None if change.status == "removed" else head_snapshot.verdicts(change.path)
     if head is None:
-        return [Difference(Kind.VERDICTS_DELETED, path, users,
-                           f"deletes the verdict store ({len(base)} recorded verdicts)")]
+        return [Difference(Kind.VERDICTS_DELETED, path, users, wording.verdicts_deleted(len(base)))]
     in_use = _texts_in_use(snapshots.head, users, rubric_changes)
     trusted = _trusted_texts(snapshots.trusted, users)
     # The tasks its rubrics read it under, on the merge base and the tip alike.
@@ -312,47 +198,26 @@ def _verdict_differences(snapshots: Snapshots, path: str, change: ChangedFile, c
 
     out = []
     if change.status == "renamed":
-        out.append(Difference(Kind.VERDICTS_MOVED, path, users, f"moves the verdict store to {change.path} (a rubric "
-                              "that still names the old path finds no recorded verdict)"))
-    groups: list[tuple[str, list[ChangedAnswer] | list[RemovedAnswer], Callable[[str], str] | None]] = [
-        (Kind.ANSWER_REJUDGED, [a for a in answers if confirmed(a)],
-         lambda shown: f"({shown}); the configured judge re-judged these pairs and gave the same answers"),
-        (Kind.ANSWER_CHANGED, [a for a in answers if not confirmed(a)],
-         lambda shown: (f"({shown}) that a judge did not confirm in this run (with the `judge` input set, the "
-                        "action re-judges each changed pair live, at the key of the line the head reads, under "
-                        "every task reading it; an answer it confirms passes, and the verdict cache never "
-                        "confirms one)")),
-        # A PR's answers for checks the base already has would become the record the next PR is
-        # gated on; those for a new check text are the gate's to weigh (they may reject, never excuse).
-        (Kind.ANSWER_FILLED, [a for a in filled if in_trusted(a) and not confirmed(a)],
-         lambda shown: (f"for checks the base branch already has, where it had none ({shown}), that no judge "
-                        "re-judged in this run; once merged they are the record later PRs are gated on")),
-        (Kind.ANSWER_FILLED_REJUDGED, [a for a in filled if in_trusted(a) and confirmed(a)], None),
-        (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a) and gated(a)], None),
-        # Recorded where no gate weighs them: named, and untrusted until a gated rubric has the text.
-        (Kind.ANSWER_FOR_NO_CHECK, [a for a in filled if not in_trusted(a) and not gated(a)],
-         lambda shown: (f"for check texts no edited rubric reading this file has ({shown}); no gate weighs them "
-                        "here, so they stay untrusted once merged: the PR that adds such a check is gated on them "
-                        "as on verdicts it wrote itself")),
-        (Kind.ANSWER_REMOVED, [r for r in removed if in_use is None or normalize_text(r.text) in in_use],
-         lambda shown: (f"of checks still in use ({shown}); a lost answer is lost evidence, and the gap could be "
-                        "filled with another answer later")),
+        out.append(Difference(Kind.VERDICTS_MOVED, path, users, wording.verdicts_moved(change.path)))
+    groups: list[tuple[Kind, list[ChangedAnswer] | list[RemovedAnswer]]] = [
+        (Kind.ANSWER_REJUDGED, [a for a in answers if confirmed(a)]),
+        (Kind.ANSWER_CHANGED, [a for a in answers if not confirmed(a)]),
+        (Kind.ANSWER_FILLED, [a for a in filled if in_trusted(a) and not confirmed(a)]),
+        (Kind.ANSWER_FILLED_REJUDGED, [a for a in filled if in_trusted(a) and confirmed(a)]),
+        (Kind.ANSWER_FOR_NEW_CHECK, [a for a in filled if not in_trusted(a) and gated(a)]),
+        (Kind.ANSWER_FOR_NO_CHECK, [a for a in filled if not in_trusted(a) and not gated(a)]),
+        (Kind.ANSWER_REMOVED, [r for r in removed if in_use is None or normalize_text(r.text) in in_use]),
         (Kind.ANSWER_REMOVED_WITH_CHECK, [r for r in removed if in_use is not None
-                                          and normalize_text(r.text) not in in_use], None),
+                                          and normalize_text(r.text) not in in_use]),
     ]
-    lead: dict[str, str] = {Kind.ANSWER_REJUDGED: "changes {n} recorded answer(s) ", Kind.ANSWER_CHANGED: "changes {n} recorded "
-            "answer(s) ", Kind.ANSWER_FILLED: "records {n} answer(s) ", Kind.ANSWER_REMOVED: "removes {n} recorded "
-            "verdict(s) ", Kind.ANSWER_FOR_NO_CHECK: "records {n} answer(s) "}
-    for kind, answered, describe in groups:
-        if answered:
-            message = None if describe is None else lead[kind].format(n=len(answered)) + describe(_shown(answered))
-            out.append(Difference(kind, path, users, message, len(answered)))
+    out.extend(Difference(kind, path, users, wording.answers_message(kind, answered), len(answered))
+               for kind, answered in groups if answered)
     out.extend(_merged_onto_tip(snapshots, path, users, cal_paths, item_sets, base, head, task_texts, confirms,
                                 in_trusted))
     unknown = _unclassified_fields(base, head)
     if unknown:
-        out.append(Difference(Kind.VERDICTS_UNCLASSIFIED, path, users, f"changes verdict fields no rule of the gate "
-                              f"classifies ({', '.join(unknown)}), so it needs the override", len(unknown)))
+        out.append(Difference(Kind.VERDICTS_UNCLASSIFIED, path, users, wording.unclassified_fields(unknown),
+                              len(unknown)))
     return out
 
 
@@ -379,12 +244,9 @@ def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], ca
                                         for items in tip_sets) if fresh]
         if not tip_sets:
             return []
-    where = f"merged onto the base tip {snapshots.tip.sha[:7]},"
     merged = head if tip.same_blob(base) else merged_record(base, head, tip)
     if merged is None:
-        return [Difference(Kind.ANSWER_CHANGED, path, users, f"{where} which changed this file too, it changes "
-                           "lines other than by appending: the record the merge leaves cannot be compared with the "
-                           "tip's; rebase the PR onto its base branch")]
+        return [Difference(Kind.ANSWER_CHANGED, path, users, wording.tip_record_not_comparable(snapshots.tip.sha))]
     tasks = set(task_texts)
     asked = list(dict.fromkeys(a for items in tip_sets for a in changed_answers(tip, merged, items, tasks)))
     asked += [a for a in dict.fromkeys(a for items in tip_sets for a in filled_answers(tip, merged, items, tasks))
@@ -395,18 +257,17 @@ def _merged_onto_tip(snapshots: Snapshots, path: str, users: tuple[str, ...], ca
     lost = list(dict.fromkeys(r for items in tip_sets for r in removed_answers(tip, merged, items, tasks)))
     out = []
     if changed:
-        out.append(Difference(Kind.ANSWER_CHANGED, path, users, f"{where} changes {len(changed)} recorded answer(s) "
-                              f"of the tip's record ({_shown(changed)}) that the configured judge did not confirm in "
-                              "this run", len(changed)))
+        out.append(Difference(Kind.ANSWER_CHANGED, path, users, wording.tip_answers_changed(snapshots.tip.sha, changed),
+                              len(changed)))
     if lost:
-        out.append(Difference(Kind.ANSWER_REMOVED, path, users, f"{where} removes {len(lost)} recorded verdict(s) of "
-                              f"the tip's record ({_shown(lost)})", len(lost)))
+        out.append(Difference(Kind.ANSWER_REMOVED, path, users, wording.tip_answers_removed(snapshots.tip.sha, lost),
+                              len(lost)))
     return out
 
 
 def _unclassified_fields(base: VerdictStore, head: VerdictStore) -> list[str]:
-    """Verdict fields with no rule (`VERDICT_FIELD_RULES`) set on a line only one side has."""
-    fields = [f for f in Verdict.model_fields if f not in VERDICT_FIELD_RULES]
+    """Verdict fields with no rule (`trust.differences.RULES`) set on a line only one side has."""
+    fields = [f for f in Verdict.model_fields if rule_of(verdict_field(f)) is Rule.UNCLASSIFIED]
     if not fields:
         return []
     lines = [*added_lines(base, head), *added_lines(head, base)]
@@ -446,6 +307,3 @@ def _trusted_texts(trusted: tuple[Snapshot, ...], users: tuple[str, ...]) -> set
                 texts.update(c.normalized_text for c in doc.rubric.checks)
     return texts
 
-
-def _shown(answers: list[ChangedAnswer] | list[RemovedAnswer]) -> str:
-    return ", ".join(str(a) for a in answers[:10]) + (f" and {len(answers) - 10} more" if len(answers) > 10 else "")

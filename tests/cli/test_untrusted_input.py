@@ -1,4 +1,4 @@
-"""Hostile input: odd YAML, odd JSON, odd git specs and a closed stdout.
+"""Untrusted input: odd YAML, odd JSON, odd git specs, a closed stdout, and user text that must stay inert.
 
 Every bad input exits 2 with one line naming the file (and line where there is one), no
 traceback, and no input file changes; good input keeps giving the documented results.
