@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from rubric_gate.audit import AuditStore
+from rubric_gate.audit.parse import PROPERTIES, StructureAnswer
+from rubric_gate.audit.run import PACKAGE, uninformative_structure
+from rubric_gate.audit.templates import render, template_source
+from rubric_gate.llm.replies import comparable
 from tests.audit.conftest import write_rubric
 from tests.fakes.audit_llm import FakeAuditLLM
+from tests.fakes.llm import prompt_of
 from tests.support.cli import run_cli
 
 JUDGE = "anthropic:claude-haiku-4-5"
@@ -107,6 +113,62 @@ def test_malformed_or_unquoted_replies_are_never_guessed(fake: FakeAuditLLM, pro
     fake.bad_grounding_quote = True  # a quote found in neither text is not an answer
     code, report, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "kiwi")
     assert code == 2 and "does not occur in the check" in err and report["audits"] == []
+
+
+def test_the_grounding_format_offers_no_prose_to_copy_as_a_quote() -> None:
+    """SmolLM2-135M answered every grounding ask with the format line's example for `quote` (a
+    sentence): the format gives the shape only, and says in prose, outside the JSON, where to copy from."""
+    prompt = render(PACKAGE, "grounding.j2", task="Summarise the report.", check="The output mentions kiwi")
+    formats = [line for line in prompt.splitlines() if line.startswith("{") and '"quote"' in line]
+    assert len(formats) == 1
+    examples = re.findall(r'"(quote|reason)": "([^"]*)"', formats[0])
+    assert [name for name, _ in examples] == ["quote", "reason"]
+    assert all(not re.search(r"[a-z]", comparable(value)) for _, value in examples), examples
+
+
+def test_a_rejected_quote_is_never_shown_back_to_the_model(fake: FakeAuditLLM, project: Path, monkeypatch,
+                                                           capsys) -> None:
+    """The re-ask says where to copy the quote from, not what was wrong with it: a model that copies
+    its prompt would copy the rejected quote (or the reminder's own wording) back into the next one."""
+    fake.bad_grounding_quote = True
+    code, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--check", "kiwi")
+    asks = [prompt_of(b) for b in fake.bodies if "stays within what the task asks for" in prompt_of(b)]
+    assert code == 2 and len(asks) == 3
+    assert not any("not in either text" in ask for ask in asks)
+    assert "its quote was not copied word for word from inside the <check> tags" in asks[1]
+    assert "quote 'not in either text' does not occur in the check" in err  # the listing still shows it
+
+
+def structure(reasons: list[str], holds: bool = True) -> StructureAnswer:
+    return StructureAnswer(dict.fromkeys(PROPERTIES, holds), dict(zip(PROPERTIES, reasons, strict=True)))
+
+
+def test_structure_reasons_that_say_nothing_name_the_judge() -> None:
+    """SmolLM2-135M's structure audits: every property holds, each reason "..." or one sentence for
+    all five; a judge whose reasons say something is not named."""
+    instructions = template_source(PACKAGE, "structure.j2")
+    dots = [structure(["..."] * 5), structure(["...", "this is a very important one", "this is a very important one",
+                                               "...", "this is a very important one"])]
+    assert uninformative_structure(dots, instructions) == (
+        "10 of its 10 structure reasons say nothing (7 without a word, 3 one sentence repeated for several "
+        "properties of a check); it found 10 of the 10 properties holding")
+    real = structure(["one behaviour", "no contradiction", "seen in the output", "a clear yes or no", "only the CVE"])
+    assert uninformative_structure([real, real], instructions) is None
+    assert uninformative_structure([real, dots[0]], instructions) is not None  # half of them say nothing
+    assert uninformative_structure([], instructions) is None
+
+
+def test_audit_names_a_judge_whose_structure_reasons_say_nothing(fake: FakeAuditLLM, project: Path, monkeypatch,
+                                                                  capsys) -> None:
+    fake.structure_reason = "..."
+    code, report, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)
+    notice = (f"{JUDGE}: its structure audits carry no information: 15 of its 15 structure reasons say nothing "
+              "(15 without a word); it found 12 of the 15 properties holding.")
+    assert code == 0 and report["notices"] == [notice] and f"notice: {notice}" in err
+    assert "its answers carry no information" in report["usage"][0]["summary"]
+    fake.structure_reason = None
+    code, report, _ = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--audits", "other.jsonl")
+    assert code == 0 and report["notices"] == []
 
 
 def test_markdown_and_text_keep_pr_text_inert(fake: FakeAuditLLM, tmp_path: Path, monkeypatch, capsys) -> None:

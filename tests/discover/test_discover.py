@@ -66,7 +66,9 @@ def discover(monkeypatch, root, capsys, judge: str, *args: str) -> tuple[int, di
 @pytest.mark.parametrize("judge, embeddings", [(OPENAI, "openai:text-embedding-3-small (provider embeddings API)"),
                                                (ANTHROPIC, "tfidf (local, scikit-learn; no model)")])
 def test_discover_writes_a_rubric_lint_and_check_accept(fake, project, monkeypatch, capsys, judge, embeddings):
-    code, report, err = discover(monkeypatch, project, capsys, judge)
+    # The fake sits behind OPENAI_BASE_URL like a local server, so the API is asked for by name.
+    choice = ("--embeddings", "provider") if judge == OPENAI else ()
+    code, report, err = discover(monkeypatch, project, capsys, judge, *choice)
     assert code == 0, err
     assert report["embeddings"] == embeddings
     assert bool(fake.embedding_bodies) == (judge == OPENAI)
@@ -94,7 +96,7 @@ def test_discover_writes_a_rubric_lint_and_check_accept(fake, project, monkeypat
                                "12 pairs; chosen wins 10/12 pairs (83%)")
 
     calls = fake.received
-    code, _, err = discover(monkeypatch, project, capsys, judge, "--force")
+    code, _, err = discover(monkeypatch, project, capsys, judge, "--force", *choice)
     assert code == 0, err
     assert fake.received == calls, "a rerun makes no call"
     assert yaml.safe_load((project / "rubrics" / "fruit.yaml").read_text()) == rubric
@@ -106,6 +108,39 @@ def test_discover_writes_a_rubric_lint_and_check_accept(fake, project, monkeypat
     code, out, err = run_cli(capsys, "check", "--base", "rubrics/fruit.yaml", "--head",
                              "rubrics/fruit.yaml", "--root", ".", "--judge", judge)
     assert code == 0, out + err
+
+
+def test_auto_embeddings_with_a_local_server_use_tfidf_and_say_so(fake, project, monkeypatch, capsys) -> None:
+    """A compatible server behind OPENAI_BASE_URL rarely serves OpenAI's embeddings model (llama-server
+    serves none without --embeddings): `auto` does not ask it, and says why up front."""
+    fake.embeddings_served = False
+    code, report, err = discover(monkeypatch, project, capsys, OPENAI)
+    assert code == 0, err
+    assert report["embeddings"] == "tfidf (local, scikit-learn; no model)" and not fake.embedding_bodies
+    notice = (f"embeddings: local TF-IDF, not the embeddings API of the server at OPENAI_BASE_URL ({fake.openai_url}); "
+              "pass --embeddings provider --embedding-model NAME to use the server's embeddings")
+    assert f"notice: {notice}" in err and report["notes"][0] == notice
+
+
+def test_a_server_without_embeddings_is_asked_once_and_its_message_shown(fake, project, monkeypatch, capsys) -> None:
+    """HTTP 501 says "never": no retries, and the user reads the server's own reason."""
+    fake.embeddings_served = False
+    code, _, err = discover(monkeypatch, project, capsys, OPENAI, "--embeddings", "provider")
+    assert code == 2 and len(fake.embedding_bodies) == 1, err
+    assert ("openai: HTTP 501: This server does not support embeddings. Start it with `--embeddings`"
+            in err), err
+
+
+def test_a_merge_without_a_valid_answer_keeps_its_criteria_apart(fake, project, monkeypatch, capsys) -> None:
+    """Consolidation only shortens the pool: when the model cannot group a cluster validly (SmolLM2
+    named every group and its check "..."), its criteria stay as they are and the report says so."""
+    fake.rules = {"<criterion id=": "nonjson"}
+    code, report, err = discover(monkeypatch, project, capsys, ANTHROPIC)
+    assert code == 0, err
+    assert len(report["pool_sizes"]) == 2 and report["pool_sizes"][0] == report["pool_sizes"][1]
+    kept = [n for n in report["notes"] if "merge call(s) without a valid answer, their criteria kept apart" in n]
+    assert len(kept) == 1 and "merge of" in kept[0] and "no valid answer after 3 replies" in kept[0]
+    assert "without a valid answer" in report["usage"][1]["summary"]
 
 
 def test_embeddings_requests_look_like_the_sdks(fake, project, monkeypatch, capsys) -> None:

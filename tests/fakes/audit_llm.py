@@ -36,6 +36,7 @@ class FakeAuditLLM(FakeLLM):
     attacks: dict[str, str] = field(default_factory=dict)
     kinds: list[str] = field(default_factory=list)  # kind of each answered request, in order
     bad_grounding_quote: bool = False
+    structure_reason: str | None = None  # one reason for every property (SmolLM2's "..."), else one each
 
     local: threading.local = field(default_factory=threading.local)  # the request's model, per server thread
 
@@ -58,7 +59,9 @@ class FakeAuditLLM(FakeLLM):
                 "operational": "appropriate" not in check,
                 "scoped": "appropriate" not in check,
             }
-            return json.dumps({name: {"answer": _yes(holds[name] != contrarian), "reason": f"fake reason for {name}"}
+            reason = self.structure_reason
+            return json.dumps({name: {"answer": _yes(holds[name] != contrarian),
+                                      "reason": f"fake reason for {name}" if reason is None else reason}
                                for name in PROPERTIES})
         if "stays within what the task asks for" in prompt:
             self.kinds.append("grounding")

@@ -53,6 +53,7 @@ class FakeDiscoverLLM(FakeAuditLLM):
     truth: dict[str, set[str]] = field(default_factory=dict)  # check text -> outputs answered "no"
     teach: dict[str, str] = field(default_factory=dict)  # flaw -> check text the teacher writes
     embedding_bodies: list[dict[str, Any]] = field(default_factory=list)
+    embeddings_served: bool = True  # False: answer /embeddings as llama-server without --embeddings does
 
     def _decide(self, check: str, output: str, model: str) -> dict[str, str]:
         if check in self.truth:
@@ -79,7 +80,7 @@ class FakeDiscoverLLM(FakeAuditLLM):
             return json.dumps({"criteria": self._extract(prompt)})
         if behaviour == "ok" and "<criterion id=" in prompt:
             self.kinds.append("merge")
-            return json.dumps({"groups": self._merge(prompt)})
+            return json.dumps(self._merge(prompt))
         return super()._answer_text(prompt, behaviour, model)
 
     def _extract(self, prompt: str) -> list[dict[str, Any]]:
@@ -105,12 +106,14 @@ class FakeDiscoverLLM(FakeAuditLLM):
             score_a, score_b = len(a), len(b)
         return "B" if score_b > score_a else "A"
 
-    def _merge(self, prompt: str) -> list[dict[str, Any]]:
+    def _merge(self, prompt: str) -> dict[str, Any]:
+        """Criteria grouped by keyword: one assignment each, one check per group of two or more."""
         by_word: dict[str, list[str]] = {}
         for cid, text in CRITERION.findall(prompt):
             by_word.setdefault(keyword(text), []).append(cid)
-        return [{"members": ids, "name": f"mentions {w}", "check": f"The response mentions {w}"}
-                for w, ids in by_word.items() if len(ids) >= 2]
+        return {"assignments": [{"id": cid, "group": f"mentions {w}"} for w, ids in by_word.items() for cid in ids],
+                "groups": [{"group": f"mentions {w}", "check": f"The response mentions {w}"}
+                           for w, ids in by_word.items() if len(ids) >= 2]}
 
     def handle(self, handler: Any, body: dict[str, Any]) -> None:
         if not handler.path.endswith("/embeddings"):
@@ -119,6 +122,10 @@ class FakeDiscoverLLM(FakeAuditLLM):
         with self.lock:
             self.received += 1
             self.embedding_bodies.append(body)
+        if not self.embeddings_served:  # llama-server b1-0c1e570's reply, byte for byte
+            self._send(handler, 501, {"error": {"code": 501, "message": "This server does not support embeddings. "
+                                                "Start it with `--embeddings`", "type": "not_supported_error"}})
+            return
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         data = []
         for index, text in enumerate(inputs):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -15,7 +16,7 @@ from rubric_gate.judges import (
     missing_pairs,
 )
 from rubric_gate.llm.pricing import model_price
-from rubric_gate.rubric import Check
+from rubric_gate.rubric import Check, Rubric
 from rubric_gate.verdicts import VerdictStore, task_hash
 from tests.fakes.llm import FakeLLM, prompt_of
 from tests.judges.conftest import expected, make_items, make_rubric
@@ -251,6 +252,41 @@ def test_every_reply_failing_the_same_way_stops_early(fake: FakeLLM, tmp_path, b
         judge_missing([make_rubric()], make_items(8), store, JUDGES[0], concurrency=2, progress=False)
     assert fake.received < 20  # not 40 pairs x 3 replies
     assert not store.path.exists() or store.path.read_text() == ""  # nothing guessed
+
+
+def test_every_reply_cut_off_stops_early_saying_so_and_naming_the_pairs(fake: FakeLLM, tmp_path) -> None:
+    """Replies cut off at the token cap are the model not finishing, not the format: the early
+    stop says which, names the pairs, and says what in flight it abandons."""
+    fake.rules = {"mentions": "cutoff"}
+    fake.delay = 0.05  # the other calls are still in flight when the tenth reply arrives
+    with pytest.raises(JudgeError) as caught:
+        judge_missing([make_rubric()], make_items(8), fresh_store(tmp_path), JUDGES[1], concurrency=4,
+                      progress=False)
+    message = caught.value.message
+    assert re.search(r"the first \d+ replies were all cut off at 400 tokens \(the model ran to the token cap without "
+                     r"finishing its JSON answer\)", message), message
+    assert "failed to parse" not in message and "JSON answer format" not in message
+    assert re.search(r"for k\d @ r\d, k\d @ r\d, k\d @ r\d, k\d @ r\d, k\d @ r\d and \d+ more; stopped early", message)
+    assert re.search(r"stopped early; [1-3] calls? in flight abandoned, their pairs unanswered$", message), message
+
+
+def test_two_texts_of_one_check_are_two_pairs_named_apart(fake: FakeLLM, tmp_path) -> None:
+    """A reworded check is judged under its base and its head text: a failure listing names the
+    two pairs apart (which text), and a check with one text stays as it was named."""
+    base = make_rubric(["apple", "pear"])
+    head = make_rubric(["apple", "plum"])  # k1 reworded: pear -> plum
+    names = [p.name for p in missing_pairs([base, head], make_items(2), fresh_store(tmp_path), JUDGES[0])]
+    assert sorted(names) == ["k0 @ r0", "k0 @ r1", "k1 (base) @ r0", "k1 (base) @ r1", "k1 (head) @ r0",
+                             "k1 (head) @ r1"]
+    other = Rubric(id="veg", version=1, task="List fruit.", calibration="cal.jsonl", verdicts="v.jsonl",
+                   checks=[Check(id="k1", text="The output mentions leek")])
+    names = {p.name for p in missing_pairs([base, other], make_items(1), fresh_store(tmp_path), JUDGES[0])}
+    assert names == {"k0 @ r0", "k1 (fruit) @ r0", "k1 (veg) @ r0"}
+    fake.rules = {"mentions plum": "nonjson", "mentions pear": "nonjson"}
+    with pytest.raises(JudgeError) as caught:
+        judge_missing([base, head], make_items(1), fresh_store(tmp_path), JUDGES[0], progress=False)
+    failures = caught.value.failures  # type: ignore[attr-defined]
+    assert sorted(f.split(":")[0] for f in failures) == ["k1 (base) @ r0", "k1 (head) @ r0"]
 
 
 def test_replay_check_does_not_load_the_judging_stack(tmp_path) -> None:

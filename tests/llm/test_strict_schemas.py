@@ -88,8 +88,9 @@ def test_a_reply_naming_a_check_or_criterion_names_one_of_the_ids_shown() -> Non
     assert (checklist["minItems"], checklist["maxItems"]) == (3, 3)  # one answer per check id
     applies = preference_parse.applies_schema(ids)["properties"]["answers"]
     assert applies["items"]["properties"]["id"]["enum"] == ids and applies["maxItems"] == 3
-    members = discover_parse.merge_schema(ids)["properties"]["groups"]["items"]["properties"]["members"]
-    assert members["items"]["enum"] == ids and members["minItems"] == 2
+    assignments = discover_parse.merge_schema(ids)["properties"]["assignments"]
+    assert assignments["items"]["properties"]["id"]["enum"] == ids
+    assert (assignments["minItems"], assignments["maxItems"]) == (3, 3)  # every criterion assigned, once
     criteria = discover_parse.EXTRACT_SCHEMA["properties"]["criteria"]
     assert (criteria["minItems"], criteria["maxItems"]) == (discover_parse.MIN_CRITERIA, discover_parse.MAX_CRITERIA)
     candidates = repair_parse.repair_schema(2)["properties"]["candidates"]

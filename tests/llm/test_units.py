@@ -76,6 +76,44 @@ def test_classify_statuses() -> None:
     assert isinstance(classify(StatusErr(404), "p"), FatalError)
 
 
+def test_a_server_error_that_says_never_is_final_and_shows_its_message() -> None:
+    """501/505 (and llama.cpp's `not_supported_error` at any status) cannot succeed on a re-ask:
+    the run stops with the server's own words, instead of 6 retries and 'HTTP 501'."""
+
+    class StatusErr(Exception):
+        def __init__(self, status: int, body: object) -> None:
+            self.status_code, self.body, self.message = status, body, f"Error code: {status}"
+            self.response = None
+
+    llama = {"code": 501, "message": "This server does not support embeddings.\nStart it with --embeddings",
+             "type": "not_supported_error"}
+    error = classify(StatusErr(501, llama), "openai")
+    assert isinstance(error, FatalError)
+    assert str(error) == ("openai: HTTP 501: This server does not support embeddings. "
+                          "Start it with --embeddings")
+    assert isinstance(classify(StatusErr(505, None), "p"), FatalError)
+    # The type alone is final too; Anthropic's SDK keeps the whole {"type": "error", "error": {...}}.
+    wrapped = {"type": "error", "error": {"type": "not_supported_error", "message": "no tools here"}}
+    assert str(classify(StatusErr(500, wrapped), "anthropic")) == "anthropic: HTTP 500: no tools here"
+    assert isinstance(classify(StatusErr(500, {"type": "server_error", "message": "x"}), "p"), TransientError)
+
+
+def test_a_quote_occurs_only_as_whole_words() -> None:
+    """SmolLM2 answered a grounding audit with the quote "no", found inside "not": a quote is
+    evidence only as whole words of the text (case, whitespace, typographic quotes and edge
+    punctuation aside), for the judge's quotes and the audit's alike."""
+    from rubric_gate.audit.parse import parse_grounding
+    from rubric_gate.llm.errors import MalformedReply
+    from rubric_gate.llm.replies import occurs_in
+
+    check = "Every finding states the specific setting (for example 'publicAccess: container'), not only the consequence."
+    assert not occurs_in("no", check) and not occurs_in("ing", check) and not occurs_in("", check)
+    assert occurs_in("not only", check) and occurs_in("The Specific  setting", check)
+    assert occurs_in("\u2018publicAccess: container\u2019", check) and occurs_in("consequence.", check)
+    with pytest.raises(MalformedReply, match="does not occur in the check"):
+        parse_grounding('{"beyond_task": "yes", "quote": "no", "reason": "r"}', "Review the cloud.", check)
+
+
 def test_limiter_halves_on_rate_limits_and_recovers() -> None:
     async def scenario() -> tuple[int, int, int]:
         limiter = AdaptiveLimiter(8, cooldown=60)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from rubric_gate.audit.model import AuditReport
+from rubric_gate.audit.model import AuditReport, uninformative_notices
 from rubric_gate.audit.run import audit_checks
 from rubric_gate.audit.store import AuditStore
 from rubric_gate.gate import RuleContext, Violation, diff_rubrics
@@ -21,7 +21,7 @@ def audited_changes(base: RubricDocument, head: RubricDocument, judges: Sequence
                     *, concurrency: int = 8) -> AuditReport:
     audits, usage = audit_checks(head.rubric.task, changed_checks(base, head), judges, store,
                                  check_lines=head.check_lines, concurrency=concurrency)
-    return AuditReport(head.rubric.id, head.display, audits, usage)
+    return AuditReport(head.rubric.id, head.display, audits, usage, notices=uninformative_notices(usage))
 
 
 def audit_rule(report: AuditReport) -> Callable[[RuleContext], Violation | None]:

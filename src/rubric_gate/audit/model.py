@@ -85,6 +85,12 @@ class CheckAudit:
         }
 
 
+def uninformative_notices(usage: list[CallStats]) -> list[str]:
+    """One notice per judge whose audits carry no information (CallStats.uninformative)."""
+    return [f"{s.model}: its structure audits carry no information: {s.uninformative}." for s in usage
+            if s.role == "audit" and s.uninformative]
+
+
 @dataclass
 class AuditReport:
     rubric_id: str

@@ -82,7 +82,10 @@ def parse_grounding(text: str, task: str, check: str) -> GroundingAnswer:
     reason = one_line(obj["reason"], "reason")
     source, where = (check, "check") if beyond else (task, "task")
     if not occurs_in(quote, source):
-        raise MalformedReply(f"quote {quote[:60]!r} does not occur in the {where}")
+        # The reminder names where to copy from, never the rejected quote (a small model copies
+        # its prompt's prose, the reminder included, into the quote).
+        raise MalformedReply(f"quote {quote[:60]!r} does not occur in the {where}",
+                             hint=f"its quote was not copied word for word from inside the <{where}> tags")
     return GroundingAnswer(not beyond, quote, reason)
 
 

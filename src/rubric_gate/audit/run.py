@@ -3,6 +3,7 @@ each answer stored and reused; several judges decide by majority."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rubric_gate.audit.model import CheckAudit
@@ -16,11 +17,12 @@ from rubric_gate.audit.parse import (
     parse_structure,
 )
 from rubric_gate.audit.store import AuditStore, context_hash
-from rubric_gate.audit.templates import render, template_version
+from rubric_gate.audit.templates import render, template_source, template_version
 from rubric_gate.errors import JudgeError
 from rubric_gate.llm.asks import Ask, CallStats, raise_failures, run_asks
 from rubric_gate.llm.cache import CallKey, stored_ask
 from rubric_gate.llm.protocols import JudgeRequest, shared_until
+from rubric_gate.llm.replies import comparable, copies
 from rubric_gate.llm.spec import parse_judge_spec
 from rubric_gate.rubric import Check, normalize_text
 
@@ -59,6 +61,32 @@ def _grounding_ask(store: AuditStore, judge: str, task: str, check: Check) -> As
     request = JudgeRequest(prompt, GROUNDING_SCHEMA, "check_grounding", GROUNDING_MAX_TOKENS,
                            shared_prefix=shared_until(prompt, "<check>"))
     return stored_ask(store, key, f"grounding of {check.id}", request, parse, GroundingAnswer.to_result)
+
+
+def uninformative_structure(answers: Sequence[StructureAnswer], instructions: str) -> str | None:
+    """Why one judge's structure audits carry no information, with the figures; or None. A reason
+    says nothing when it has no word ("..."), copies the prompt's own words, or is the same
+    sentence given for several properties of one check ("this is a very important one" for all
+    five): such a judge's holds/fails rest on nothing it can show, as a judge answering "yes" to
+    every pair. Half the reasons (at least five) saying nothing names the judge."""
+    empty = copied = repeated = 0
+    for answer in answers:
+        said = [comparable(answer.reasons[name]) for name in PROPERTIES]
+        for text in said:
+            if len(re.findall(r"[^\W\d_]{2,}", text)) == 0:
+                empty += 1
+            elif copies(text, instructions, min_chars=8):
+                copied += 1
+            elif said.count(text) > 1:
+                repeated += 1
+    total, blank = len(answers) * len(PROPERTIES), empty + copied + repeated
+    if total < 5 or 2 * blank < total:
+        return None
+    held = sum(sum(a.holds.values()) for a in answers)
+    parts = [f"{n} {what}" for n, what in ((empty, "without a word"), (copied, "copying the prompt's own words"),
+                                           (repeated, "one sentence repeated for several properties of a check")) if n]
+    return (f"{blank} of its {total} structure reasons say nothing ({', '.join(parts)}); "
+            f"it found {held} of the {total} properties holding")
 
 
 def _majority(votes: Sequence[bool]) -> bool:
@@ -128,6 +156,11 @@ def audit_checks(
             stats.failures.append(f"{judge}: {exc.message}")
     if not partial:
         raise_failures(usage)
+    instructions = template_source(PACKAGE, "structure.j2")
+    for judge, stats in zip(judges, usage, strict=True):
+        answers = [StructureAnswer.from_result(r.result) for check in checks
+                   if (r := store.find("structure", judge, structure_v, check.text, context)) is not None]
+        stats.uninformative = uninformative_structure(answers, instructions) or ""
     audits = []
     for check in checks:
         structures, groundings = [], []

@@ -68,6 +68,7 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
         audit_checks,
         render_audit_markdown,
         render_audit_text,
+        uninformative_notices,
     )
 
     root = root or repo_root()
@@ -99,6 +100,7 @@ def audit_command(rubric_spec: str, check_ids: tuple[str, ...], judges: tuple[st
         failures = [f for stats in usage for f in stats.failures]
         notices.append(f"{len(unanswered)} check(s) not audited ({', '.join(unanswered)}): no valid answer, none "
                        f"guessed: {listed(failures)}")
+    notices += uninformative_notices(usage)
     advice_failed = False
     if adversarial:
         from rubric_gate.audit.adversarial import fool_rates

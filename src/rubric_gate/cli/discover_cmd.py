@@ -32,8 +32,8 @@ def _beside(path: Path, suffix: str) -> Path:
 @click.option("--verdicts", help="The rubric's `verdicts` path. Default: calibration/NAME.verdicts.jsonl.")
 @click.option("--extractor", help="PROVIDER:MODEL for extraction and merging. Default: the judge.")
 @click.option("--embeddings", "embedding_choice", type=click.Choice(["auto", "provider", "tfidf"]), default="auto",
-              show_default=True, help="auto: the provider's embeddings API for an OpenAI (or compatible) judge, "
-                                      "else local TF-IDF.")
+              show_default=True, help="auto: the provider's embeddings API for an OpenAI judge (a server at "
+                                      "OPENAI_BASE_URL only with --embedding-model), else local TF-IDF.")
 @click.option("--embedding-model", help="Embeddings model for the provider API. Default: text-embedding-3-small.")
 @click.option("--min-support", type=click.IntRange(min=1), default=2, show_default=True,
               help="Keep criteria backed by at least this many extracted candidates.")
@@ -88,13 +88,16 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
     verdict_store = VerdictStore.load(pair_verdicts or pair_verdicts_path(pairs_file), missing_ok=True)
     embedder = choose_embedder(embedding_choice,
                                judge, store, embedding_model, concurrency=concurrency, max_calls=max_calls)
+    if embedder.notice:  # up front, on stderr: a run that fails later still said it
+        print(f"notice: {embedder.notice}", file=sys.stderr)
     settings = DiscoverSettings(size=size, pool=pool, min_support=min_support, diversity=diversity,
                                 preference_rank=preference_rank, concurrency=concurrency, max_calls=max_calls)
     if dry_run:
         plan = plan_discovery(pairs, extractor or judge, store, settings)
         with report_output():
             if fmt == "json":
-                print_json({"dry_run": True, "pairs": len(pairs), "embeddings": embedder.describe, "plan": plan})
+                print_json({"dry_run": True, "pairs": len(pairs), "embeddings": embedder.describe, "plan": plan,
+                            "notes": [embedder.notice] if embedder.notice else []})
             else:
                 for line in plan:
                     print(f"dry run: {line}")
@@ -117,6 +120,8 @@ def discover_command(pairs_path: Path, judge: str, size: int, out: Path, task: s
         print(stats.summary, file=sys.stderr)
     with report_output():
         if fmt == "json":
+            if embedder.notice:
+                report.notes.insert(0, embedder.notice)
             print_json({**report.to_dict(), "yaml": text})
         else:
             render_discover_text(report, stdout_console())

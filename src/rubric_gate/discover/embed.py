@@ -60,6 +60,7 @@ class Embedder:
     store: AuditStore | None = None
     concurrency: int = 8
     max_calls: int | None = None
+    notice: str = ""  # why `auto` chose what it chose, when the user may have expected otherwise
 
     @property
     def describe(self) -> str:
@@ -117,10 +118,22 @@ class Embedder:
 
 def choose_embedder(choice: str, judge: str, store: AuditStore, embedding_model: str | None = None,
                     *, concurrency: int = 8, max_calls: int | None = None) -> Embedder:
-    """auto: the provider API when the judge is OpenAI (or compatible), else TF-IDF."""
+    """auto: the provider API when the judge is OpenAI itself (or a compatible server and an
+    `embedding_model` named), else TF-IDF. A compatible server behind OPENAI_BASE_URL (llama.cpp,
+    Ollama, vLLM) rarely serves OpenAI's embeddings model, and llama-server serves none unless
+    started with --embeddings: auto does not guess that it does, and says so in a notice."""
+    import os
+
+    from rubric_gate.llm.providers.openai import is_compatible_server
+
     provider = parse_judge_spec(judge).provider
     if choice == TFIDF or (choice == "auto" and provider != "openai"):
         return Embedder(TFIDF)
+    base_url = os.environ.get("OPENAI_BASE_URL")
+    if choice == "auto" and embedding_model is None and is_compatible_server(base_url):
+        return Embedder(TFIDF, notice=(
+            f"embeddings: local TF-IDF, not the embeddings API of the server at OPENAI_BASE_URL ({base_url}); "
+            "pass --embeddings provider --embedding-model NAME to use the server's embeddings"))
     if provider != "openai":
         from rubric_gate.errors import JudgeError
 

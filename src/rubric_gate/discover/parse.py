@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +31,14 @@ EXTRACT_SCHEMA: dict[str, Any] = list_of("criteria", strict_object(
 
 
 def merge_schema(ids: list[str]) -> dict[str, Any]:
-    """Groups of two or more of the criterion ids shown (each id in at most one group)."""
-    group = strict_object({"members": array_of(one_of(ids), 2, len(ids)), "name": short_text(MAX_NAME_CHARS),
-                           "check": short_text(MAX_CHECK_CHARS)})
-    return list_of("groups", group, max_items=max(1, len(ids) // 2))
+    """One assignment per criterion shown (`minItems` = `maxItems` = their count, each naming one
+    of their ids), so a provider that enforces the schema cannot leave a criterion out; criteria
+    given the same group name are merged, each group of two or more getting one replacing check.
+    A criterion named twice (the one thing an array cannot forbid) is refused after parsing."""
+    assignment = strict_object({"id": one_of(ids), "group": short_text(MAX_NAME_CHARS)})
+    group = strict_object({"group": short_text(MAX_NAME_CHARS), "check": short_text(MAX_CHECK_CHARS)})
+    return strict_object({"assignments": array_of(assignment, len(ids), len(ids)),
+                          "groups": array_of(group, 0, max(1, len(ids) // 2))})
 
 
 @dataclass(frozen=True)
@@ -102,25 +107,59 @@ def parse_extraction(text: str, instructions: str = "") -> list[Criterion]:
     return out
 
 
-def parse_merge(text: str, ids: set[str]) -> list[Merge]:
-    """Groups of at least two known ids, none in two groups."""
-    entries = reply_object(text, {"groups"})["groups"]
-    if not isinstance(entries, list):
-        raise MalformedReply("groups is not a list")
-    used: set[str] = set()
+def _group_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def parse_merge(text: str, ids: list[str], instructions: str = "") -> list[Merge]:
+    """Each criterion assigned once to a group name; each name given to two or more criteria is a
+    group, with one replacing check in `groups` (a check copied from the prompt's own words,
+    `instructions`, is no answer). Names given to one criterion leave it as it is."""
+    obj = reply_object(text, {"assignments", "groups"})
+    assignments, listed = obj["assignments"], obj["groups"]
+    if not isinstance(assignments, list) or not isinstance(listed, list):
+        raise MalformedReply("assignments and groups must be lists")
+    known = set(ids)
+    members: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for entry in assignments:
+        if not isinstance(entry, dict) or set(entry) != {"id", "group"}:
+            raise MalformedReply("an assignment must have exactly the keys id and group")
+        cid = entry["id"]
+        if cid not in known:
+            raise MalformedReply(f"unknown criterion id {str(cid)[:40]!r}",
+                                 hint="an assignment named an id that is not one of the criteria shown")
+        if any(cid in group for group in members.values()):
+            raise MalformedReply(f"criterion {cid} is assigned twice", hint="a criterion was assigned twice")
+        name = one_line(_text(entry["group"], "group", MAX_NAME_CHARS), "group")
+        names.setdefault(_group_key(name), name)
+        members.setdefault(_group_key(name), []).append(cid)
+    missing = [cid for cid in ids if not any(cid in group for group in members.values())]
+    if missing:
+        raise MalformedReply(f"criteria without an assignment: {', '.join(missing)}",
+                             hint="not every criterion was assigned, each exactly once")
+    checks: dict[str, str] = {}
+    for entry in listed:
+        if not isinstance(entry, dict) or set(entry) != {"group", "check"}:
+            raise MalformedReply("a group must have exactly the keys group and check")
+        key = _group_key(_text(entry["group"], "group", MAX_NAME_CHARS))
+        check = _text(entry["check"], "check", MAX_CHECK_CHARS)
+        if len(re.findall(r"[^\W_]+", check)) < 3 or (instructions and copies(check, instructions, min_chars=8)):
+            raise MalformedReply(f"a group's check is no sentence of its own ({check[:40]!r})",
+                                 hint="a group's check was the format's example, not a check written for it")
+        if key in checks:
+            raise MalformedReply(f"group {names.get(key, key)[:40]!r} has two checks",
+                                 hint="a group was given two checks")
+        checks[key] = check
     out = []
-    for entry in entries:
-        if not isinstance(entry, dict) or set(entry) != {"members", "name", "check"}:
-            raise MalformedReply("a group must have exactly the keys members, name, check")
-        members = entry["members"]
-        if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
-            raise MalformedReply("members must list at least two criterion ids")
-        unknown = [m for m in members if m not in ids]
-        if unknown:
-            raise MalformedReply(f"unknown criterion id {unknown[0]!r}")
-        if used & set(members) or len(set(members)) != len(members):
-            raise MalformedReply("a criterion appears in more than one group")
-        used |= set(members)
-        out.append(Merge(tuple(members), _text(entry["name"], "name", MAX_NAME_CHARS),
-                         _text(entry["check"], "check", MAX_CHECK_CHARS)))
+    for key, ids_in in members.items():
+        if len(ids_in) < 2:
+            continue
+        if key not in checks:
+            raise MalformedReply(f"group {names[key][:40]!r} of {len(ids_in)} criteria has no check",
+                                 hint="a group of two or more criteria had no entry in groups")
+        if not re.search(r"[^\W\d_]{2,}", names[key]):
+            raise MalformedReply(f"group name {names[key][:40]!r} of {len(ids_in)} criteria has no word",
+                                 hint="a group of two or more criteria was named without a word of its own")
+        out.append(Merge(tuple(ids_in), names[key], checks[key]))
     return out

@@ -143,7 +143,7 @@ def _extract(pairs: PairSet, model: str, store: AuditStore, settings: DiscoverSe
 
 
 def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, store: AuditStore,
-                 settings: DiscoverSettings, usage: list[CallStats]) -> tuple[list[Candidate], bool]:
+                 settings: DiscoverSettings, usage: list[CallStats], notes: list[str]) -> tuple[list[Candidate], bool]:
     version = _version("merge.j2")
     stats = CallStats(model, "merge")
     keyed = []
@@ -159,20 +159,25 @@ def _merge_level(pool: list[Candidate], groups: list[list[int]], model: str, sto
             continue
         prompt = render(PACKAGE, "merge.j2", members=list(zip(labels, texts, strict=True)))
 
-        def parse(text: str, ids: frozenset[str] = frozenset(labels)) -> list[Merge]:
-            return parse_merge(text, set(ids))
+        def parse(text: str, ids: tuple[str, ...] = tuple(labels)) -> list[Merge]:
+            return parse_merge(text, list(ids), template_source(PACKAGE, "merge.j2"))
 
         asks.append(stored_ask(store, CallKey("merge", model, version, key, context), f"merge of {len(members)} criteria",
                                JudgeRequest(prompt, merge_schema(labels), "merged_criteria", MERGE_MAX_TOKENS),
                                parse, _groups_result))
     run_asks(asks, model, stats, concurrency=settings.concurrency, max_calls=settings.max_calls)
     usage.append(stats)
-    raise_failures([stats])
+    if stats.failures:
+        # A merge only shortens the pool: criteria the model could not group validly stay apart
+        # (the prompt's own rule when unsure), nothing is guessed, and the report says so.
+        notes.append(f"{len(stats.failures)} merge call(s) without a valid answer, their criteria kept apart: "
+                     + "; ".join(stats.failures))
     replaced: set[int] = set()
     merged: list[Candidate] = []
     for members, labels, key, context in keyed:
         record = store.find("merge", model, version, key, context)
-        assert record is not None
+        if record is None:  # unanswered: kept apart (noted above)
+            continue
         index_of = dict(zip(labels, members, strict=True))
         for group in (Merge.from_result(g) for g in record.result["groups"]):
             parts = [pool[index_of[m]] for m in group.members]
@@ -241,7 +246,7 @@ def _discover(pairs: PairSet, report: DiscoverReport, *, judge: str, name: str, 
         vectors = embedder.vectors([c.text for c in pool], usage)
         labels = cluster_labels(vectors, max(target, math.ceil(len(pool) / 2)))
         groups = [g for g in clusters(labels, MAX_MERGE) if len(g) >= 2]
-        pool, changed = _merge_level(pool, groups, model, answers, settings, usage)
+        pool, changed = _merge_level(pool, groups, model, answers, settings, usage, report.notes)
         report.pool_sizes.append(len(pool))
         if not changed:
             break

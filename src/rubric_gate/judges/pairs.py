@@ -21,6 +21,9 @@ class Pair:
     sample: int = 0  # which of the pair's `--samples` answers this is
     item_hash: str = ""  # the item's content hash; all_pairs computes it once per item
     task_hash: str = ""  # `task_hash(task)`; all_pairs computes it once per rubric
+    # Which text of the check this pair asks, when the run holds two texts under one check id
+    # (a reworded check: "base" / "head", or the rubric's id): "" when the id is unambiguous.
+    side: str = ""
 
     def __post_init__(self) -> None:
         if not self.item_hash:
@@ -32,6 +35,22 @@ class Pair:
     def key(self) -> tuple[str, str, str]:
         return normalize_text(self.check_text), self.item_hash, self.task_hash
 
+    @property
+    def name(self) -> str:
+        """How a listing names the pair: two pairs of a run never share a name."""
+        check = f"{self.check_id} ({self.side})" if self.side else self.check_id
+        return f"{check} @ {self.item.id}"
+
+
+def _sides(rubrics: Sequence[Rubric]) -> list[str]:
+    """What tells the rubrics apart in a pair's name: versions of one rubric (callers pass base
+    then head) by "base" / "head" (or "version N"), different rubrics by their ids."""
+    if len({r.id for r in rubrics}) == len(rubrics):
+        return [r.id for r in rubrics]
+    if len(rubrics) == 2:
+        return ["base", "head"]
+    return [f"version {i + 1}" for i in range(len(rubrics))]
+
 
 def all_pairs(rubrics: Sequence[Rubric], calibration: CalibrationSet) -> list[Pair]:
     """Every distinct pair, under the last rubric's task (callers pass base then head, and the
@@ -40,13 +59,20 @@ def all_pairs(rubrics: Sequence[Rubric], calibration: CalibrationSet) -> list[Pa
     pairs: dict[tuple[str, str], Pair] = {}
     task = rubrics[-1].task if rubrics else ""
     task_key = task_hash(task)
-    for rubric in reversed(rubrics):
+    texts: dict[str, set[str]] = {}
+    for rubric in rubrics:
         for check in rubric.checks:
+            texts.setdefault(check.id, set()).add(normalize_text(check.text))
+    sides = _sides(rubrics)
+    for index in reversed(range(len(rubrics))):
+        for check in rubrics[index].checks:
             text = normalize_text(check.text)
+            side = sides[index] if len(texts[check.id]) > 1 else ""
             for item, item_hash in items:
                 key = (text, item_hash)
                 if key not in pairs:
-                    pairs[key] = Pair(check.id, check.text, item, task, item_hash=item_hash, task_hash=task_key)
+                    pairs[key] = Pair(check.id, check.text, item, task, item_hash=item_hash, task_hash=task_key,
+                                      side=side)
     return list(reversed(pairs.values()))
 
 

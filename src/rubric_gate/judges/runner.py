@@ -46,6 +46,7 @@ SYNC_EVERY_SECONDS = 0.1
 # produce the format: stop instead of asking every pair three times.
 EARLY_STOP_REPLIES = 10
 EARLY_STOP_CHECKS = 3
+EARLY_STOP_NAMED = 5  # pairs the early stop names, then "and N more"
 CHECKLIST_BASE_TOKENS = 200
 CHECKLIST_TOKENS_PER_CHECK = 250
 
@@ -127,6 +128,7 @@ class _Engine:
         self.parsed_any = False
         self.same_failures: tuple[str, int] = ("", 0)
         self.failed_texts: set[str] = set()
+        self.failed_names: list[str] = []
         self.texts_needed = EARLY_STOP_CHECKS
         self.requested_model = parse_judge_spec(judge).model
         self.watch = RunWatch(judge, self.requested_model, policy)
@@ -135,7 +137,7 @@ class _Engine:
     def _fail(self, job: Job, outcome: Unanswered) -> None:
         self.stats.failed += len(job.pairs)
         self.stats.causes[outcome.cause] = self.stats.causes.get(outcome.cause, 0) + len(job.pairs)
-        self.stats.failures.extend(f"{p.check_id} @ {p.item.id}: {outcome.reason}" for p in job.pairs)
+        self.stats.failures.extend(f"{p.name}: {outcome.reason}" for p in job.pairs)
 
     def malformed(self, job: Job, exc: MalformedReply) -> None:
         if self.parsed_any:
@@ -144,12 +146,31 @@ class _Engine:
         if str(exc) != reason:
             count = 0
             self.failed_texts.clear()
+            self.failed_names.clear()
         count += 1
         self.same_failures = (str(exc), count)
         self.failed_texts.update(p.check_text for p in job.pairs)
+        self.failed_names.extend(p.name for p in job.pairs if p.name not in self.failed_names)
         if count >= EARLY_STOP_REPLIES and len(self.failed_texts) >= self.texts_needed:
-            raise JudgeError(f"{self.judge}: the first {count} replies all failed to parse the same way "
-                             f"({exc}); stopped early (is the model able to produce the JSON answer format?)")
+            raise JudgeError(self._early_stop(count, str(exc)))
+
+    def _early_stop(self, count: int, problem: str) -> str:
+        """Why the run stops before any reply parsed, in the words of what happened: replies cut
+        off at the token cap are the model not finishing, not the format; the pairs they were for
+        are named, and the calls still in flight are said to be abandoned (their pairs unanswered)."""
+        names = self.failed_names
+        shown = ", ".join(names[:EARLY_STOP_NAMED]) + (f" and {len(names) - EARLY_STOP_NAMED} more"
+                                                       if len(names) > EARLY_STOP_NAMED else "")
+        if problem.startswith("cut off"):
+            what = (f"the first {count} replies were all {problem} (the model ran to the token cap without "
+                    "finishing its JSON answer)")
+        else:
+            what = (f"the first {count} replies all failed to parse the same way ({problem}; is the model "
+                    "able to produce the JSON answer format?)")
+        in_flight = max(0, self.limiter.in_flight)
+        left = (f"; {in_flight} call{'s' if in_flight != 1 else ''} in flight abandoned, "
+                "their pairs unanswered" if in_flight else "")
+        return f"{self.judge}: {what}, for {shown}; stopped early{left}"
 
     async def run_job(self, job: Job) -> None:
         request: JudgeRequest | None = None

@@ -50,6 +50,7 @@ class CallStats:
     cache_write_tokens: int = 0  # prompt tokens written to it
     causes: dict[str, int] = field(default_factory=dict)  # calls without a valid answer, by cause
     served_models: list[str] = field(default_factory=list)  # models that answered other than `model`'s
+    uninformative: str = ""  # why the answers carry no information, with the figures ("" when they may)
 
     @property
     def cost_usd(self) -> float | None:
@@ -67,6 +68,8 @@ class CallStats:
             text += f", {self.retries} retries"
         if self.failures:
             text += f", {len(self.failures)} without a valid answer ({by_cause(self.causes)})"
+        if self.uninformative:
+            text += f"; its answers carry no information: {self.uninformative}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,7 +80,8 @@ class CallStats:
             "cached_tokens": self.cached_tokens, "cache_write_tokens": self.cache_write_tokens,
             "cost_usd": None if cost is None else round(cost, 6), "retries": self.retries,
             "failures": list(self.failures), "failure_causes": dict(self.causes),
-            "served_models": list(self.served_models), "summary": self.summary,
+            "served_models": list(self.served_models), "uninformative": self.uninformative or None,
+            "summary": self.summary,
         }
 
 
@@ -94,6 +98,7 @@ def merged_stats(usage: Sequence[CallStats]) -> list[CallStats]:
         into.cache_write_tokens += stats.cache_write_tokens
         into.retries += stats.retries
         into.failures.extend(stats.failures)
+        into.uninformative = into.uninformative or stats.uninformative
         for cause, n in stats.causes.items():
             into.causes[cause] = into.causes.get(cause, 0) + n
         into.served_models.extend(m for m in stats.served_models if m not in into.served_models)

@@ -18,6 +18,11 @@ from rubric_gate.errors import JudgeAuthError, JudgeError
 # 429: rate limited; 529: Anthropic's "overloaded". Both ask the caller to send less: back off
 # and lower the concurrency, not only wait.
 BACK_PRESSURE_STATUSES = frozenset({429, 529})
+# 5xx that say "never" rather than "not now" (RFC 9110): 501 Not Implemented (llama-server's
+# /v1/embeddings without --embeddings), 505 HTTP Version Not Supported. Asking again cannot help.
+FINAL_SERVER_STATUSES = frozenset({501, 505})
+# An error body's `type` that says the same whatever the status (llama.cpp: not_supported_error).
+FINAL_ERROR_TYPES = frozenset({"not_supported_error"})
 
 
 class ProviderError(Exception):
@@ -25,7 +30,7 @@ class ProviderError(Exception):
 
 
 class TransientError(ProviderError):
-    """Worth retrying: 429, 529, other 5xx, 408/409, timeouts, connection errors."""
+    """Worth retrying: 429, 529, other 5xx (not 501/505), 408/409, timeouts, connection errors."""
 
     def __init__(self, reason: str, retry_after: float | None = None, rate_limited: bool = False, *,
                  timed_out: bool = False, unreachable: bool = False, url: str = "") -> None:
@@ -51,7 +56,14 @@ class FatalError(ProviderError):
 
 
 class MalformedReply(ValueError):
-    """The reply does not match the schema; the caller may ask again, never guess."""
+    """The reply does not match the schema; the caller may ask again, never guess. The message
+    names what was wrong, the reply's own words included (for the failure listing); `hint`, when
+    given, is what the re-ask's reminder says instead: words that never echo the reply, so a
+    model that copies text from its prompt cannot copy its rejected value back."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class UnansweredError(JudgeError):
@@ -101,11 +113,13 @@ def classify(exc: Exception, provider: str) -> ProviderError:
     if isinstance(status, int):
         if status in (401, 403):
             return AuthFailure(f"{provider}: authentication failed (HTTP {status}); check the API key")
-        if status in (408, 409) or status in BACK_PRESSURE_STATUSES or status >= 500:
+        kind, said = _error_body(exc)
+        final = status in FINAL_SERVER_STATUSES or kind in FINAL_ERROR_TYPES
+        if not final and (status in (408, 409) or status in BACK_PRESSURE_STATUSES or status >= 500):
             after = parse_retry_after(getattr(response, "headers", None))
             return TransientError(f"HTTP {status}", after, rate_limited=status in BACK_PRESSURE_STATUSES)
-        detail = getattr(exc, "message", None) or type(exc).__name__
-        return FatalError(f"{provider}: HTTP {status}: {str(detail)[:300]}")
+        detail = said or getattr(exc, "message", None) or type(exc).__name__
+        return FatalError(f"{provider}: HTTP {status}: {' '.join(str(detail).split())[:300]}")
     name = type(exc).__name__
     url = _request_url(exc)
     if "Timeout" in name:
@@ -113,6 +127,18 @@ def classify(exc: Exception, provider: str) -> ProviderError:
     if "Connection" in name:
         return TransientError("connection error", unreachable=True, url=url)
     return FatalError(f"{provider}: {name}: {str(exc)[:300]}")
+
+
+def _error_body(exc: Exception) -> tuple[str, str]:
+    """The error body's `type` and `message`, when the server sent a JSON error: the OpenAI SDK
+    keeps the body's `error` object, Anthropic's the whole `{"type": "error", "error": {...}}`."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    if not isinstance(body, dict):
+        return "", ""
+    kind, message = body.get("type"), body.get("message")
+    return (kind if isinstance(kind, str) else ""), (message if isinstance(message, str) else "")
 
 
 def _request_url(exc: Exception) -> str:

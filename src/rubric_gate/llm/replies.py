@@ -5,6 +5,7 @@ caller asks again or records a failure. Nothing is repaired or guessed here."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence, Set
 from typing import Any
 
@@ -112,6 +113,12 @@ def copies(value: str, instructions: str, min_chars: int = 12) -> bool:
 
 def occurs_in(quote: str, text: str) -> bool:
     """Whether a model's quote really occurs in `text` (the one test every quote passes: a
-    judge's supporting quote in the item's output, an audit's in the task or check)."""
+    judge's supporting quote in the item's output, an audit's in the task or check), as whole
+    words: "no" is not a quote of "not only the consequence" (SmolLM2 quoted its answer word)."""
     wanted = comparable(quote)
-    return bool(wanted) and wanted in comparable(text)
+    if not wanted:
+        return False
+    haystack = comparable(text)
+    edge = r"(?<![^\W_])" if wanted[0].isalnum() else ""
+    end = r"(?![^\W_])" if wanted[-1].isalnum() else ""
+    return re.search(edge + re.escape(wanted) + end, haystack) is not None

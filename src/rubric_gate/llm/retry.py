@@ -186,7 +186,7 @@ async def call_with_retries(
                 return Unanswered(f"no valid answer after {reasks + 1} replies ({problem}; the last began "
                                   f"{excerpt(reply.text)})", cause)
             reasks += 1
-            why = problem
+            why = exc.hint if exc.hint and reply.finish in (STOPPED, "") else problem
             events.retrying()
             continue
         return Answered(value, reply)

@@ -120,6 +120,7 @@ def audit_options(base: RubricDocument, head: RubricDocument, request: GateReque
             raise
         notices.append(advice_failed("The audit", exc, usage))
         return options, None
+    notices.extend(report.notices)  # a judge whose audits carry no information is named
     return (replace(options, extra_rules=(audit_rule(report),)) if request.audit_rule else options), report
 
 
