@@ -109,3 +109,18 @@ def test_check_never_says_the_action_agrees_when_the_branch_changes_the_record_i
     _commit_on_a_branch(project)
     preview = project.run("preview", "--base", "main")
     assert preview.returncode == 1, preview.stdout + preview.stderr  # what check said preview decides
+
+
+def test_the_line_about_the_action_fits_an_80_column_terminal_and_stays_whole_in_a_log(
+        project: Project, monkeypatch) -> None:
+    _on_main(project, UNFROZEN)
+    _reword_a(project)
+    whole = [line for line in _check(project).stderr.splitlines() if "preview and the action" in line]
+    assert len(whole) == 1 and len(whole[0]) > 80  # a log (no terminal) keeps the line whole, for grep
+    monkeypatch.setenv("COLUMNS", "80")
+    stderr = _check(project).stderr.splitlines()
+    start = next(i for i, line in enumerate(stderr) if "preview and the action" in line)
+    end = next(i for i in range(start + 1, len(stderr) + 1) if i == len(stderr) or not stderr[i].startswith("  "))
+    wrapped = stderr[start:end]
+    assert len(wrapped) > 1 and max(len(line) for line in wrapped) <= 80
+    assert " ".join(" ".join(wrapped).split()) == whole[0]  # wrapped at spaces, nothing cut

@@ -24,11 +24,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
 
 from tests.fakes.llm import CHECK, CHECKLIST, OUTPUT, FakeLLM, prompt_of
+from tests.fakes.server import FakeHTTPServer
 
 ANTHROPIC_BATCH = re.compile(r"^/v1/messages/batches/([^/?]+)(/results)?$")
 OPENAI_BATCH = re.compile(r"^/v1/batches/([^/?]+)$")
@@ -69,7 +70,7 @@ class FakeBatches:
     requested: Counter[tuple[str, str]] = field(default_factory=Counter)  # (check, output) -> times asked
     hits: Counter[str] = field(default_factory=Counter)  # "GET /v1/batches/{id}" style route counts
     lock: threading.Lock = field(default_factory=threading.Lock)
-    server: ThreadingHTTPServer | None = None
+    server: FakeHTTPServer | None = None
     _llm: FakeLLM = field(default_factory=FakeLLM)
 
     @property
@@ -106,7 +107,7 @@ class FakeBatches:
                 length = int(self.headers.get("content-length") or 0)
                 fake.route(self, "POST", self.rfile.read(length))
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server = FakeHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

@@ -20,12 +20,13 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from tests.fakes import github_openapi
+from tests.fakes.server import FakeHTTPServer
 
 COMMENT_LIMIT = 65536  # characters: "body is too long (maximum is 65536 characters)"
 CHECK_OUTPUT_BYTES = 65535  # "summary exceeds a maximum bytesize of 65535" (github/docs#35252)
@@ -742,7 +743,7 @@ def _base64_lines(data: bytes) -> str:
     return "".join(text[i:i + 60] + "\n" for i in range(0, len(text), 60))
 
 
-def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
+def serve(fake: FakeGitHub) -> FakeHTTPServer:
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -779,7 +780,7 @@ def serve(fake: FakeGitHub) -> ThreadingHTTPServer:
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = FakeHTTPServer(("127.0.0.1", 0), Handler)
     fake.url = f"http://127.0.0.1:{server.server_address[1]}"
     # A short poll: shutdown() waits for it, once per test (0.5 s by default).
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()

@@ -20,10 +20,12 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, TypeVar
 
 import pytest
+
+from tests.fakes.server import FakeHTTPServer
 
 CHECK = re.compile(r"<check>\n(.*?)\n</check>", re.DOTALL)
 CHECKLIST = re.compile(r'<check id="(c\d+)">\n(.*?)\n</check>', re.DOTALL)
@@ -123,7 +125,7 @@ class FakeLLM:
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
-    server: ThreadingHTTPServer | None = None
+    server: FakeHTTPServer | None = None
 
     @property
     def port(self) -> int:
@@ -150,7 +152,7 @@ class FakeLLM:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.handle(self, body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = FakeHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

@@ -41,9 +41,11 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.fakes.server import FakeHTTPServer
 
 CAUSES = ("cut off", "invalid", "timeout", "connection", "other")
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "realmodel" / "replies.jsonl"
@@ -272,7 +274,7 @@ class ReplayLLM:
     misses: list[Miss] = field(default_factory=list)
     inexact: int = 0  # served on the material key, the exact request differing
     lock: threading.Lock = field(default_factory=threading.Lock)
-    server: ThreadingHTTPServer | None = None
+    server: FakeHTTPServer | None = None
     _unused: dict[tuple[str, str], list[Call]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -335,7 +337,7 @@ class ReplayLLM:
         return [c for (s, _), calls in self._unused.items() if step in (None, s) for c in calls]
 
 
-def serve_posts(port: int, on_post: Callable[[BaseHTTPRequestHandler, bytes], None]) -> ThreadingHTTPServer:
+def serve_posts(port: int, on_post: Callable[[BaseHTTPRequestHandler, bytes], None]) -> FakeHTTPServer:
     """A threaded HTTP/1.1 server on 127.0.0.1:`port` (0: any free port) calling `on_post` with
     each POST's handler and body; the replay fake and the recording proxy are both one."""
 
@@ -349,7 +351,7 @@ def serve_posts(port: int, on_post: Callable[[BaseHTTPRequestHandler, bytes], No
             length = int(self.headers.get("content-length") or 0)
             on_post(self, self.rfile.read(length))
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server = FakeHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server

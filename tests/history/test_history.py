@@ -111,3 +111,24 @@ def test_a_revision_that_does_not_load_is_listed_not_fatal(tmp_path: Path) -> No
     bad = next(r for r in revisions if r["commit"] == broken)
     assert bad["version"] is None and bad["rates"] == {} and bad["error"]
     assert revisions[-1]["version"] == "5" and revisions[-1]["changes"] == []  # diffed against version 4
+
+
+def test_history_text_fits_an_80_column_terminal_and_stays_whole_in_a_pipe(tmp_path: Path, monkeypatch) -> None:
+    project, _ = _repo(tmp_path)
+    whole = project.run("history", "rubrics/incident.yaml").stdout
+    assert max(len(line) for line in whole.splitlines()) > 80  # a pipe keeps the reasons whole, for grep
+    monkeypatch.setenv("COLUMNS", "80")
+    wrapped = project.run("history", "rubrics/incident.yaml").stdout
+    assert max(len(line.rstrip()) for line in wrapped.splitlines()) <= 80
+    legend = "correct: correct outputs passed; flawed: flawed outputs caught"
+    assert " ".join(wrapped.partition(legend)[1:]).split() == " ".join(whole.partition(legend)[1:]).split()
+    # a reason's continuation stays under the reason, not at column 0
+    assert all(line.startswith(("         ", "correct:", "Wilson")) or re.match(r"[0-9a-f]{8} ", line)
+               for line in wrapped.partition(legend)[2].splitlines()[1:] if line)
+
+
+def test_history_of_one_revision_says_one_revision(tmp_path: Path) -> None:
+    project = write_example(tmp_path)
+    project.git("init", "-q", "-b", "main")
+    _commit(project, "start")
+    assert "rubrics/demo.yaml: 1 revision, gates S+P" in project.run("history", "rubrics/demo.yaml").stdout

@@ -177,6 +177,43 @@ def test_init_action_points_the_workflow_it_wrote_at_your_copy_changing_only_tha
     assert "        uses: acme/rubric-gate@v2  # zizmor: ignore[unpinned-uses]" in workflow.read_text()
 
 
+def test_init_action_after_init_name_scaffolds_no_second_rubric(empty_repo: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # README's order: `init --name qa`, then `init --action`. The directory is named shop-qa, so a
+    # rubric named after it would land beside qa, with example items and no verdicts to gate on.
+    run_cli(capsys, "init", "--name", "qa")
+    before = {p: p.read_bytes() for p in empty_repo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    code, out, _ = run_cli(capsys, "init", "--action", PINNED)
+    assert code == 0, out
+    after = {p: p.read_bytes() for p in empty_repo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert sorted(after) == sorted(before) and not (empty_repo / "rubrics/shop-qa.yaml").exists()
+    assert [p for p in after if after[p] != before[p]] == [empty_repo / ".github/workflows/rubric-gate.yml"]
+    assert "created " not in out and "shop-qa" not in out
+    steps = out.split("Next steps:")[1]
+    assert "Record a verdict" not in steps and "Commit and push, then require the rubric-gate check" in steps
+    # Asking for a rubric by name still scaffolds it.
+    code, out, _ = run_cli(capsys, "init", "--name", "support", "--action", PINNED)
+    assert code == 0 and "created rubrics/support.yaml" in out and "rubrics/support.yaml" in out.split("Next steps:")[1]
+
+
+def test_init_fits_an_80_column_terminal_and_says_the_same_in_a_pipe(
+        empty_repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    outputs = {}
+    for columns in ("80", ""):
+        shutil.rmtree(empty_repo / "rubrics", ignore_errors=True)
+        shutil.rmtree(empty_repo / "calibration", ignore_errors=True)
+        shutil.rmtree(empty_repo / ".github", ignore_errors=True)
+        monkeypatch.setenv("COLUMNS", columns)
+        first = run_cli(capsys, "init", "--name", "qa")
+        second = run_cli(capsys, "init", "--action", PINNED)
+        assert first[0] == second[0] == 0
+        outputs[columns] = first[1] + second[1]
+    wrapped, whole = outputs["80"], outputs[""]
+    assert max(len(line) for line in wrapped.splitlines()) <= 80
+    assert max(len(line) for line in whole.splitlines()) > 80  # a pipe keeps whole lines, for grep
+    assert " ".join(wrapped.split()) == " ".join(whole.split())  # wrapped, not cut
+
+
 def test_init_action_keeps_crlf_line_endings(empty_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_cli(capsys, "init")
     workflow = empty_repo / ".github/workflows/rubric-gate.yml"

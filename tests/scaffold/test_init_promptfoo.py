@@ -38,10 +38,22 @@ def test_init_sets_up_gating_for_an_existing_config(tmp_path: Path) -> None:
     workflow = yaml.safe_load((root / ".github/workflows/rubric-gate.yml").read_text())
     step = next(s for job in workflow["jobs"].values() for s in job["steps"] if s.get("with", {}).get("rubrics"))
     assert step["with"]["rubrics"] == CONFIG_PATH
-    # right after init the config is a gated rubric: lint finds only the verdicts still to record
+    # right after init the config is a gated rubric: lint finds only the verdicts and the items
+    # still to record (each item is labeled pass until someone records its output and label)
     lint = rubric_gate(root, "lint", CONFIG_PATH)
     assert lint.returncode == 0
-    assert all("no recorded verdict" in line or "has no metric" in line for line in lint.stdout.splitlines())
+    lines = lint.stdout.splitlines()
+    assert all("no recorded verdict" in line or "has no metric" in line or "still has a `todo`" in line
+               for line in lines)
+    assert [line.split(": warning:")[0] for line in lines if "still has a `todo`" in line] == [
+        "calibration/support.jsonl:1", "calibration/support.jsonl:2"]
+    # Once recorded (the todo deleted, as it asks), the item is no longer named.
+    recorded = [{**item, "output": "Yes, within 30 days (section 4).", "meta": {}} if n == 0 else item
+                for n, item in enumerate(items)]
+    (root / "calibration/support.jsonl").write_text("".join(json.dumps(i) + "\n" for i in recorded))
+    lines = rubric_gate(root, "lint", CONFIG_PATH).stdout.splitlines()
+    assert [line.split(": warning:")[0] for line in lines if "still has a `todo`" in line] == [
+        "calibration/support.jsonl:2"]
 
 
 def test_init_never_overwrites_the_settings(tmp_path: Path) -> None:
@@ -62,3 +74,16 @@ def test_init_from_something_else_is_bad_input(tmp_path: Path) -> None:
     assert result.returncode == 2 and "not a promptfoo config" in result.stderr
     result = rubric_gate(root, "init", "--from", "langsmith", CONFIG_PATH)
     assert result.returncode == 2 and "the one known is `promptfoo PATH`" in result.stderr
+
+
+def test_init_action_after_init_from_promptfoo_only_points_the_workflow(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    assert rubric_gate(root, "init", "--from", "promptfoo", CONFIG_PATH).returncode == 0
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+    pinned = "acme/rubric-gate@" + "0123456789abcdef" * 2 + "01234567"
+    result = rubric_gate(root, "init", "--action", pinned)  # as the next steps say
+    assert result.returncode == 0, result.stderr
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert sorted(after) == sorted(before) and not (root / "rubrics").exists()  # no rubric beside the config
+    assert [p for p in after if after[p] != before[p]] == [root / ".github/workflows/rubric-gate.yml"]
+    assert f"uses: {pinned}" in (root / ".github/workflows/rubric-gate.yml").read_text()

@@ -10,7 +10,15 @@ import click
 
 from rubric_gate.batch import DEFAULT_POLL_INTERVAL_S
 from rubric_gate.cli.check_audit_repair import AuditRepairSteps, audit_repair_options
-from rubric_gate.cli.common import FORMATS, print_json, repo_root, report_output, stdout_console
+from rubric_gate.cli.common import (
+    FORMATS,
+    print_json,
+    repo_root,
+    report_output,
+    stderr_width,
+    stdout_console,
+    wrap_message,
+)
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.cli.panel_options import samples_option, unique_judges
 from rubric_gate.errors import EXIT_GATE_FAILED, EXIT_PASS, JudgeError
@@ -111,7 +119,7 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
     for stats in run.usage:
         print(stats.summary, file=sys.stderr)
     for notice in notices:
-        print(f"rubric-gate: notice: {notice}", file=sys.stderr)
+        print(wrap_message(f"rubric-gate: notice: {notice}", stderr_width()), file=sys.stderr)
     report = run.report
     assert report is not None  # `check --batch` waits for its batches
     view = None
@@ -122,7 +130,8 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         from rubric_gate.report.terminal import strip_controls
 
         view = action_view(base.source.ref, base, head, items, report, run.options, root)
-        print(strip_controls(view.line), file=sys.stderr)  # item ids and paths are the working tree's text
+        # Item ids and paths are the working tree's text: printed inert, wrapped to the terminal.
+        print(wrap_message(strip_controls(view.line), stderr_width()), file=sys.stderr)
     if request.batch and report.judging:
         print(report.judging.get("summary", ""), file=sys.stderr)
     with report_output():

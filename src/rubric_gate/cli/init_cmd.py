@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from rubric_gate.cli.common import output_width, wrap_message
 from rubric_gate.cli.errors import handle_errors
 from rubric_gate.errors import EXIT_PASS, InputError
 from rubric_gate.scaffold import next_steps, scaffold_files, write_new_files
@@ -55,11 +56,16 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
     """Scaffold rubrics/NAME.yaml, calibration/NAME.jsonl and .github/workflows/rubric-gate.yml.
 
     Never overwrites a file: existing ones are skipped and listed. With --action, the `uses:`
-    line of an existing rubric-gate workflow's gate step is set to it (only that line).
+    line of an existing rubric-gate workflow's gate step is set to it (only that line), and no
+    rubric is scaffolded unless --name asks for one.
     """
     root = _git_root()
     if source is not None:
         return _init_from_promptfoo(root, source, name, action)
+    workflow = root / WORKFLOW_PATH
+    # `init --action` once the workflow exists points the workflows at your copy and scaffolds no
+    # rubric: one named after the directory would land beside yours (or beside a promptfoo config).
+    only_workflows = name is None and action != DEFAULT_ACTION and workflow.is_file()
     name = name or _default_name(root)
     try:
         files = scaffold_files(name, action, drift=drift)
@@ -68,7 +74,8 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
     except ValueError as exc:
         option = "--name" if "rubric name" in str(exc) else "--action"
         raise InputError(option, str(exc)) from None
-    workflow = root / WORKFLOW_PATH
+    if only_workflows:
+        files = [f for f in files if f.path.startswith(".github/")]
     update = _planned_update(workflow, action)  # refused before anything is written
     drift_workflow = root / DRIFT_WORKFLOW_PATH
     drift_update = _planned_install(drift_workflow, action)
@@ -80,12 +87,22 @@ def init_command(name: str | None, action: str, source: tuple[str, str] | None =
     _list(created, skipped, update, action)
     if drift_update is not None and DRIFT_WORKFLOW_PATH not in created:
         for line, before in zip(drift_update.lines, drift_update.before, strict=True):
-            click.echo(f"updated {DRIFT_WORKFLOW_PATH}:{line}: installs rubric-gate from {action} (was {before})")
+            _say(f"updated {DRIFT_WORKFLOW_PATH}:{line}: installs rubric-gate from {action} (was {before})")
     placeholder = workflow.is_file() and bool(names_placeholder(workflow.read_text(encoding="utf-8", errors="replace")))
-    click.echo("\nNext steps:")
-    for number, step in enumerate(next_steps(name, action, created, placeholder), start=1):
-        click.echo(f"  {number}. {step}")
+    _echo_steps(next_steps(name, action, created, placeholder, rubric=not only_workflows))
     return EXIT_PASS
+
+
+def _echo_steps(steps: list[str]) -> None:
+    """The numbered next steps, each wrapped to the terminal with a hanging indent (whole lines in
+    a pipe); the lines after a step's first (a YAML entry to paste) print as they are."""
+    width = output_width()
+    click.echo("\nNext steps:")
+    for number, step in enumerate(steps, start=1):
+        first, *rest = step.split("\n")
+        click.echo(wrap_message(f"  {number}. {first}", width, indent="     "))
+        for line in rest:
+            click.echo(line)
 
 
 def _planned_update(workflow: Path, action: str) -> UsesUpdate | None:
@@ -127,17 +144,22 @@ def _replace(path: Path, text: str) -> None:
         raise
 
 
+def _say(text: str) -> None:
+    """One line of init's report: wrapped to the terminal, whole in a pipe."""
+    click.echo(wrap_message(text, output_width()))
+
+
 def _list(created: list[str], skipped: list[str], update: UsesUpdate | None = None, action: str = "") -> None:
     for path in created:
         click.echo(f"created {path}")
     for path in skipped:
         if path == WORKFLOW_PATH and update is not None and update.changed:
             for line, before in zip(update.lines, update.before, strict=True):
-                click.echo(f"updated {path}:{line}: uses: {action} (was {before}); nothing else in it changed")
+                _say(f"updated {path}:{line}: uses: {action} (was {before}); nothing else in it changed")
         elif path == WORKFLOW_PATH and update is not None:
-            click.echo(f"skipped {path} (already exists and uses {action})")
+            _say(f"skipped {path} (already exists and uses {action})")
         else:
-            click.echo(f"skipped {path} (already exists, left unchanged)")
+            _say(f"skipped {path} (already exists, left unchanged)")
 
 
 def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, action: str) -> int:
@@ -168,9 +190,10 @@ def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, 
     created, skipped = write_new_files(root, files)
     _list(created, skipped)
     count = len(checklist.assertions)
-    click.echo(f"\n{config}: {count} llm-rubric assertion{'s' * (count != 1)} gated as checks "
-               f"({', '.join(a.id for a in checklist.assertions)}); not gated: "
-               + (", ".join(n.describe() for n in checklist.not_gated) or "nothing else"))
+    click.echo()
+    _say(f"{config}: {count} llm-rubric assertion{'s' * (count != 1)} gated as checks "
+         f"({', '.join(a.id for a in checklist.assertions)}); not gated: "
+         + (", ".join(n.describe() for n in checklist.not_gated) or "nothing else"))
     steps = []
     if MAPPING_FILE in skipped:
         steps.append(f"{MAPPING_FILE} exists: add this entry under its `promptfoo:` section:\n"
@@ -180,12 +203,11 @@ def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, 
                  "(30-50 correct and 30-50 flawed outputs)")
     steps.append(f"Record verdicts: rubric-gate judge --rubric {config} --verdicts calibration/{name}.verdicts.jsonl "
                  "--judge PROVIDER:MODEL; rubric-gate lint " + config + " lists what is missing.")
-    steps.append(f"For the pre-commit hooks, add `{config}` to their `files:` pattern in .pre-commit-config.yaml.")
+    steps.append(f"If you use rubric-gate's pre-commit hooks, add `{config}` to their `files:` pattern in "
+                 ".pre-commit-config.yaml.")
     steps.append(("Point the workflow at your copy of the action (fork this repository, then rubric-gate init "
                   "--action you/rubric-gate@<commit sha>), commit" if action == DEFAULT_ACTION else "Commit")
                  + ", push, and require the rubric-gate check; then edit the config on a branch and run "
                  "rubric-gate preview --base main.")
-    click.echo("\nNext steps:")
-    for number, step in enumerate(steps, start=1):
-        click.echo(f"  {number}. {step}")
+    _echo_steps(steps)
     return EXIT_PASS

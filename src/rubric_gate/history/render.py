@@ -62,7 +62,8 @@ def render_history_text(history: History, console: Console) -> None:
     if history.chain == "gated":
         _render_chain_text(history, console)
         return
-    table = Table(title=_plain(f"{history.path}: {len(history.revisions)} revisions, gates {history.gates}"),
+    count = len(history.revisions)
+    table = Table(title=_plain(f"{history.path}: {count} revision{'s' * (count != 1)}, gates {history.gates}"),
                   title_justify="left")
     table.add_column("commit")
     table.add_column("ver")
@@ -81,7 +82,7 @@ def render_history_text(history: History, console: Console) -> None:
         table.add_row(*cells)
     console.print(table)
     console.print(Text("correct: correct outputs passed; flawed: flawed outputs caught; [low-high]: 95% "
-                       "Wilson interval; rates on the current labels"), soft_wrap=True)
+                       "Wilson interval; rates on the current labels"))  # wrapped on a terminal, whole in a pipe
     _print_changes(history, console)
 
 
@@ -106,14 +107,25 @@ def _render_chain_text(history: History, console: Console) -> None:
     _print_changes(history, console)
 
 
+def _hanging(text: str, width: int) -> str:
+    """`text` wrapped at words to `width` with its continuation lines under the text after the
+    commit column (a pipe's console is unbounded: the line stays whole, for grep)."""
+    if len(text) < width:
+        return text
+    import textwrap
+
+    return textwrap.fill(text, width=max(width - 1, 40), subsequent_indent=" " * 9, break_long_words=False,
+                         break_on_hyphens=False)
+
+
 def _print_changes(history: History, console: Console) -> None:
     for report, previous in _pairs(history):
-        console.print(_plain(f"{report.revision.commit[:8]} {_changes_text(report, previous)}"), soft_wrap=True,
-                      highlight=False)
+        line = f"{report.revision.commit[:8]} {_changes_text(report, previous)}"
+        console.print(_plain(_hanging(line, console.width)), soft_wrap=True, highlight=False)
         for change in report.changes:
             if change.get("decision") == "rejected":
-                console.print(_plain(f"         {change['check']}: {change['reason']}"), soft_wrap=True,
-                              highlight=False)
+                line = f"         {change['check']}: {change['reason']}"
+                console.print(_plain(_hanging(line, console.width)), soft_wrap=True, highlight=False)
 
 
 def _chart(history: History, split: str, width: int = 720, height: int = 280) -> str:

@@ -36,6 +36,12 @@ def lint_calibration(source: SourceText) -> tuple[list[CalibrationItem], list[Fi
             findings.append(Finding(source.display, line_no, WARNING,
                                     f"item '{item.id}' has the same input and output as item '{first[0]}' "
                                     f"(line {first[1]}): the judge sees one item twice"))
+        if isinstance(item.meta, dict) and "todo" in item.meta:
+            # init --from promptfoo writes each test as an item labeled pass with its output to
+            # record: until someone does, the gate would score a placeholder as a correct output.
+            findings.append(Finding(source.display, line_no, WARNING,
+                                    f"item '{item.id}' still has a `todo` in its meta: {item.meta['todo']} (until "
+                                    f"then its label '{item.label}' is a placeholder the gate would trust)"))
         items.append(item)
     if not items and not findings:
         findings.append(Finding(source.display, None, ERROR, "calibration set is empty"))

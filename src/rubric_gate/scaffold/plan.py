@@ -137,10 +137,11 @@ def write_new_files(root: Path, files: list[ScaffoldFile]) -> tuple[list[str], l
 
 
 def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | None = None,
-               placeholder: bool | None = None) -> list[str]:
+               placeholder: bool | None = None, *, rubric: bool = True) -> list[str]:
     """What to do after `init`; `created` (default: everything) are the files it wrote this time,
     so a second run does not ask to replace example items that are long gone. `placeholder`: the
-    workflow still names DEFAULT_ACTION (default: init wrote it now with the placeholder)."""
+    workflow still names DEFAULT_ACTION (default: init wrote it now with the placeholder).
+    `rubric`: false when init only pointed the workflows at an action (no rubric NAME to record)."""
     created = [f.path for f in scaffold_files(name, action)] if created is None else created
     if placeholder is None:
         placeholder = WORKFLOW_PATH in created and action == DEFAULT_ACTION
@@ -152,13 +153,13 @@ def next_steps(name: str, action: str = DEFAULT_ACTION, created: list[str] | Non
                                        else "."))
     elif f"rubrics/{name}.yaml" in created:
         steps.append(f"Write your task and checks in rubrics/{name}.yaml.")
-    steps += [
-        f"Record a verdict for every (check, item) pair: rubric-gate judge --rubric rubrics/{name}.yaml "
-        f"--verdicts calibration/{name}.verdicts.jsonl --judge anthropic:MODEL, or by hand, one line per pair in "
-        f"calibration/{name}.verdicts.jsonl: "
-        '{"item": "ex-1", "check_text": "<the check\'s text, as written>", "answer": "yes"} ("no" where it fails); '
-        f"rubric-gate lint rubrics/{name}.yaml lists the pairs still missing.",
-    ]
+    if rubric:
+        steps.append(
+            f"Record a verdict for every (check, item) pair: rubric-gate judge --rubric rubrics/{name}.yaml "
+            f"--verdicts calibration/{name}.verdicts.jsonl --judge anthropic:MODEL, or by hand, one line per pair in "
+            f"calibration/{name}.verdicts.jsonl: "
+            '{"item": "ex-1", "check_text": "<the check\'s text, as written>", "answer": "yes"} ("no" where it fails); '
+            f"rubric-gate lint rubrics/{name}.yaml lists the pairs still missing.")
     if placeholder:
         steps.append(f"Point {WORKFLOW_PATH} at your copy of the action: it names the placeholder {DEFAULT_ACTION}, "
                      "which no repository answers. Fork this repository (or use it as a template), then run "

@@ -20,7 +20,7 @@ from rubric_gate.scaffold.plan import (
 )
 from rubric_gate.sources.yaml_lines import LocatedYaml
 
-TODO = "record this test's output and label it pass or fail (a human's verdict)"
+TODO = "record this test's output and label it pass or fail (a human's verdict), then delete this todo"
 
 
 def default_name(config_path: str) -> str:
