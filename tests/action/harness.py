@@ -721,4 +721,45 @@ def with_rubric_id(rubric_id: str, checks: list[str] | None = None) -> str:
     return f"id: {json.dumps(rubric_id, ensure_ascii=False)}\n" + text[len("id: demo\n"):]
 
 
+# -- a reviewer's approval (`trust.approval`) and the sound rewording it vouches for ----------------
+
+REWORDED = "Does the design encrypt every data store at rest with managed keys?"
+# Who may review, as the collaborator permission API answers (triage reads as read there).
+REVIEWERS = {"maintainer": "write", "admin": "admin", "reader": "read", "triager": "triage", "author": "write",
+             "second": "triage", "github-actions[bot]": "write"}
+
+
+def sound_rewording() -> dict[str, str | None]:
+    """Reword A; record the new text's verdicts: "no" wherever A said "no" (R1, R2). Sound on its
+    records, held on trusted evidence until a writer approves the head (A alone catches R1)."""
+    fails = {item: checks | ({"N"} if "A" in checks else set()) for item, checks in FAILS.items()}
+    return {RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": REWORDED}),
+            VERDICTS: verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": REWORDED}, fails)}
+
+
+def reword_with_records(scenario: Scenario) -> str:
+    scenario.fake.permissions.update(REVIEWERS)
+    return scenario.git.commit(sound_rewording(), "reword A")
+
+
+def review_run(scenario: Scenario, head: str, review: dict, *, action: str = "submitted", **kwargs) -> Result:
+    """The `pull_request_review` run GitHub starts for a review submitted (or dismissed)."""
+    return scenario.run(head, event_name="pull_request_review", action=action, payload={"review": review},
+                        sender=review["user"]["login"], **kwargs)
+
+
+def approve(scenario: Scenario, head: str, who: str = "maintainer", *, on: str | None = None, **kwargs) -> Result:
+    return review_run(scenario, head, scenario.fake.review(who, "APPROVED", on or head), **kwargs)
+
+
+def words_of(result: Result) -> str:
+    """The job summary as a reader sees its words (mentions carry a zero-width space)."""
+    return result.summary.replace("\u200b", "")
+
+
+def held_changes(result: Result) -> list[tuple[str, str]]:
+    withheld = result.report()["rubrics"][0]["report"]["withheld"]
+    return [] if withheld is None else [(h["check"], h["change"]) for h in withheld["held"]]
+
+
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,73 +19,43 @@ from tests.action.harness import (
     FAILS,
     LABELS,
     OVERRIDE,
+    REVIEWERS,
+    REWORDED,
     RUBRIC,
     TEXTS,
     VERDICTS,
     Pulls,
-    Result,
     Scenario,
     apply_label,
+    approve,
     calibration_jsonl,
+    conclusion_of,
+    held_changes,
     merge_pr,
+    review_run,
+    reword_with_records,
     rubric_yaml,
     verdicts_jsonl,
+    words_of,
 )
 from tests.support import gfm
 from tests.support.cli import rubric_gate
 from tests.support.recompute import figures
-
-NEW = "Does the design encrypt every data store at rest with managed keys?"
-WRITERS = {"maintainer": "write", "admin": "admin", "reader": "read", "triager": "triage", "author": "write",
-           "github-actions[bot]": "write"}
-
-
-def _said(result: Result) -> str:
-    """The job summary as a reader sees its words (mentions carry a zero-width space)."""
-    return result.summary.replace("\u200b", "")
 
 
 def _sha(sha: str) -> str:
     return f"<code>{sha[:7]}</code>"  # a commit id in the comment's prose is code, never a live reference
 
 
-def _reword(scenario: Scenario) -> str:
-    """Reword A; record the new text's verdicts: "no" wherever A said "no" (R1, R2)."""
-    scenario.fake.permissions.update(WRITERS)
-    fails = {item: checks | ({"N"} if "A" in checks else set()) for item, checks in FAILS.items()}
-    return scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": NEW}),
-                                VERDICTS: verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": NEW}, fails)}, "reword A")
-
-
-def _review_run(scenario: Scenario, head: str, review: dict, *, action: str = "submitted", **kwargs) -> Result:
-    """The `pull_request_review` run GitHub starts for a review submitted (or dismissed)."""
-    return scenario.run(head, event_name="pull_request_review", action=action, payload={"review": review},
-                        sender=review["user"]["login"], **kwargs)
-
-
-def _approve(scenario: Scenario, head: str, who: str = "maintainer", *, on: str | None = None, **kwargs) -> Result:
-    return _review_run(scenario, head, scenario.fake.review(who, "APPROVED", on or head), **kwargs)
-
-
-def _latest(scenario: Scenario, head: str) -> str | None:
-    runs = [r for r in scenario.fake.check_runs.values() if r["head_sha"] == head]
-    return max(runs, key=lambda r: r["id"])["conclusion"] if runs else None
-
-
-def _held(result: Result) -> list[tuple[str, str]]:
-    withheld = result.report()["rubrics"][0]["report"]["withheld"]
-    return [] if withheld is None else [(h["check"], h["change"]) for h in withheld["held"]]
-
-
 # -- the team's flow -----------------------------------------------------------------------------
 
 def test_a_sound_rewording_is_held_until_a_writer_approves_its_head_and_held_again_after_a_push(
         scenario: Scenario) -> None:
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     held = scenario.run(head, action="opened")
-    assert held.code == 1 and _latest(scenario, head) == "failure", held.stdout + held.summary
-    assert _held(held) == [("A", "modified")]
-    said = _said(held)
+    assert held.code == 1 and conclusion_of(scenario, head) == "failure", held.stdout + held.summary
+    assert held_changes(held) == [("A", "modified")]
+    said = words_of(held)
     # The reasons name the evidence: which change, why on each view, which records, what makes them count.
     assert "`A` (modified), held: on trusted evidence, rewording would lose catches of R1" in said
     assert "on this PR's own records it is accepted (credit 1.50, blame 0.00)" in said
@@ -96,29 +66,29 @@ def test_a_sound_rewording_is_held_until_a_writer_approves_its_head_and_held_aga
     assert "Held until a writer approves: 1 change above is rejected only because" in page  # the HTML report too
     assert "A (modified), held: on trusted evidence, rewording would lose catches of R1" in page
 
-    read_only = _approve(scenario, head, "reader")
-    assert read_only.code == 1 and _latest(scenario, head) == "failure", read_only.summary
-    assert "@reader approved this head but has read access (write is required)" in _said(read_only)
+    read_only = approve(scenario, head, "reader")
+    assert read_only.code == 1 and conclusion_of(scenario, head) == "failure", read_only.summary
+    assert "@reader approved this head but has read access (write is required)" in words_of(read_only)
 
-    approved = _approve(scenario, head, "maintainer")
+    approved = approve(scenario, head, "maintainer")
     assert approved.code == 0 and approved.outputs["decision"] == "pass", approved.stdout + approved.summary
-    assert _latest(scenario, head) == "success" and _held(approved) == []
-    assert f"approved at this head {_sha(head)} by @maintainer (write access)" in _said(approved)
-    assert "No change was held" not in _said(approved) and "Held until" not in _said(approved)
+    assert conclusion_of(scenario, head) == "success" and held_changes(approved) == []
+    assert f"approved at this head {_sha(head)} by @maintainer (write access)" in words_of(approved)
+    assert "No change was held" not in words_of(approved) and "Held until" not in words_of(approved)
 
     pushed = scenario.git.commit({"README.md": "a note\n"}, "a push after the approval")
     again = scenario.run(pushed)
-    assert again.code == 1 and _latest(scenario, pushed) == "failure", again.summary
-    assert _held(again) == [("A", "modified")]
-    assert f"@maintainer approved {_sha(head)}, not this head {_sha(pushed)}" in _said(again)
+    assert again.code == 1 and conclusion_of(scenario, pushed) == "failure", again.summary
+    assert held_changes(again) == [("A", "modified")]
+    assert f"@maintainer approved {_sha(head)}, not this head {_sha(pushed)}" in words_of(again)
 
     # The writer approves again, but on the older head (a review on the commit they read).
-    older = _approve(scenario, pushed, "maintainer", on=head)
-    assert older.code == 1 and _latest(scenario, pushed) == "failure", older.summary
+    older = approve(scenario, pushed, "maintainer", on=head)
+    assert older.code == 1 and conclusion_of(scenario, pushed) == "failure", older.summary
 
 
 def test_the_comments_figures_are_recomputable_from_the_records_it_names(scenario: Scenario) -> None:
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     held = scenario.run(head)
     comment = scenario.fake.marked_comments()[0]["body"]
     rubric, verdicts = scenario.git("show", f"{head}:{RUBRIC}"), scenario.git("show", f"{head}:{VERDICTS}") + "\n"
@@ -140,12 +110,12 @@ def test_the_comments_figures_are_recomputable_from_the_records_it_names(scenari
     assert f"({caught}/{flawed};" in rows["Flawed outputs caught"][2]
     # The held section's counts: the verdicts it names, and the catches it withholds.
     withheld = held.report()["rubrics"][0]["report"]["withheld"]
-    added = [json.loads(line) for line in verdicts.splitlines() if json.loads(line)["check_text"] == NEW]
+    added = [json.loads(line) for line in verdicts.splitlines() if json.loads(line)["check_text"] == REWORDED]
     assert withheld["verdicts"] == len(added) == 5
     flawed_items = {i for i, label in LABELS.items() if label == "fail"}
     assert withheld["catches_withheld"] == sum(v["answer"] == "no" and v["item"] in flawed_items for v in added) == 2
     # On trusted evidence (those catches withheld), A's new text catches nothing: R1 is lost.
-    trusted = figures(rubric + "\n", calibration, verdicts, withheld={(NEW, i) for i in flawed_items})
+    trusted = figures(rubric + "\n", calibration, verdicts, withheld={(REWORDED, i) for i in flawed_items})
     assert trusted.flawed_caught == (2, 3) and records.flawed_caught == (3, 3)
     assert calibration == calibration_jsonl()
 
@@ -153,99 +123,99 @@ def test_the_comments_figures_are_recomputable_from_the_records_it_names(scenari
 # -- what an approval is -------------------------------------------------------------------------
 
 def test_a_dismissed_approval_holds_it_again(scenario: Scenario) -> None:
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     review = scenario.fake.review("maintainer", "APPROVED", head)
-    assert _review_run(scenario, head, review).code == 0
+    assert review_run(scenario, head, review).code == 0
     scenario.fake.dismiss(review)
-    dismissed = _review_run(scenario, head, review, action="dismissed")
-    assert dismissed.code == 1 and _latest(scenario, head) == "failure", dismissed.summary
-    assert _held(dismissed) == [("A", "modified")]
+    dismissed = review_run(scenario, head, review, action="dismissed")
+    assert dismissed.code == 1 and conclusion_of(scenario, head) == "failure", dismissed.summary
+    assert held_changes(dismissed) == [("A", "modified")]
 
 
 def test_changes_requested_after_an_approval_supersede_it_and_a_comment_does_not(scenario: Scenario) -> None:
-    head = _reword(scenario)
-    assert _approve(scenario, head).code == 0
-    commented = _review_run(scenario, head, scenario.fake.review("maintainer", "COMMENTED", head))
+    head = reword_with_records(scenario)
+    assert approve(scenario, head).code == 0
+    commented = review_run(scenario, head, scenario.fake.review("maintainer", "COMMENTED", head))
     assert commented.code == 0, commented.summary
-    changes = _review_run(scenario, head, scenario.fake.review("maintainer", "CHANGES_REQUESTED", head))
-    assert changes.code == 1 and _held(changes) == [("A", "modified")], changes.summary
+    changes = review_run(scenario, head, scenario.fake.review("maintainer", "CHANGES_REQUESTED", head))
+    assert changes.code == 1 and held_changes(changes) == [("A", "modified")], changes.summary
 
 
 def test_the_authors_own_approval_and_an_apps_count_for_nothing(scenario: Scenario) -> None:
-    head = _reword(scenario)
-    own = _approve(scenario, head, "author")
-    assert own.code == 1 and "@author is the PR's author" in _said(own), own.summary
-    app = _review_run(scenario, head, scenario.fake.review("github-actions[bot]", "APPROVED", head, bot=True))
-    assert app.code == 1 and "is an app, not a person" in _said(app), app.summary
+    head = reword_with_records(scenario)
+    own = approve(scenario, head, "author")
+    assert own.code == 1 and "@author is the PR's author" in words_of(own), own.summary
+    app = review_run(scenario, head, scenario.fake.review("github-actions[bot]", "APPROVED", head, bot=True))
+    assert app.code == 1 and "is an app, not a person" in words_of(app), app.summary
 
 
 def test_a_triager_counts_as_read_and_an_admin_as_write(scenario: Scenario) -> None:
-    head = _reword(scenario)
-    assert _approve(scenario, head, "triager").code == 1
-    assert _approve(scenario, head, "admin").code == 0
+    head = reword_with_records(scenario)
+    assert approve(scenario, head, "triager").code == 1
+    assert approve(scenario, head, "admin").code == 0
 
 
 def test_a_re_run_reads_the_reviews_as_they_are_when_it_runs(scenario: Scenario) -> None:
     """A re-run replays its first attempt's payload; the reviews are read from the API."""
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     first = json.loads(scenario.event(head, action="opened").read_text())
     assert scenario.run(head, payload=first).code == 1
     review = scenario.fake.review("maintainer", "APPROVED", head)  # its own run was cancelled
     rerun = scenario.run(head, payload=first, env_extra={"GITHUB_RUN_ATTEMPT": "2"})
-    assert rerun.code == 0 and _latest(scenario, head) == "success", rerun.summary
+    assert rerun.code == 0 and conclusion_of(scenario, head) == "success", rerun.summary
     scenario.fake.dismiss(review)
     again = scenario.run(head, payload=first, env_extra={"GITHUB_RUN_ATTEMPT": "3"})
-    assert again.code == 1 and _latest(scenario, head) == "failure", again.summary
+    assert again.code == 1 and conclusion_of(scenario, head) == "failure", again.summary
 
 
 def test_reviews_that_cannot_be_read_vouch_for_nothing(scenario: Scenario) -> None:
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     scenario.fake.reviews_forbidden = True
-    result = _approve(scenario, head)
-    assert result.code == 1 and _held(result) == [("A", "modified")], result.summary
-    assert "the PR's reviews, or its approvers' permissions, could not be read (HTTP 403" in _said(result)
+    result = approve(scenario, head)
+    assert result.code == 1 and held_changes(result) == [("A", "modified")], result.summary
+    assert "the PR's reviews could not be read (HTTP 403" in words_of(result)
     assert "Traceback" not in result.stdout + result.stderr
 
 
 def test_a_fork_prs_approval_counts_though_its_run_has_a_read_only_token(scenario: Scenario) -> None:
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     held = scenario.run(head, fork=True, token="read-only-token")
     assert held.code == 1 and held.outputs["decision"] == "fail", held.summary
-    approved = _approve(scenario, head, fork=True, token="read-only-token")
+    approved = approve(scenario, head, fork=True, token="read-only-token")
     assert approved.code == 0 and approved.outputs["decision"] == "pass", approved.stdout + approved.summary
 
 
 def test_with_a_judge_that_cannot_run_an_approval_vouches_for_the_records(scenario: Scenario) -> None:
     """A fork's run has no secrets: the configured judge cannot re-check the PR's verdicts. They
     do not stand in for it, unless a writer approved this head."""
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     held = scenario.run(head, fork=True, token="read-only-token", judge="anthropic:claude-sonnet-4-6")
-    assert held.code == 1 and "the configured judge could not run" in _said(held), held.summary
-    approved = _approve(scenario, head, fork=True, token="read-only-token", judge="anthropic:claude-sonnet-4-6")
+    assert held.code == 1 and "the configured judge could not run" in words_of(held), held.summary
+    approved = approve(scenario, head, fork=True, token="read-only-token", judge="anthropic:claude-sonnet-4-6")
     assert approved.code == 0, approved.stdout + approved.summary
 
 
 def test_trust_pr_verdicts_false_still_requires_a_judge_after_an_approval(scenario: Scenario) -> None:
-    head = _reword(scenario)
-    result = _approve(scenario, head, trust_pr_verdicts="false")
-    assert result.code == 1 and "'trust_pr_verdicts' is false (an approval does not change that)" in _said(result), \
+    head = reword_with_records(scenario)
+    result = approve(scenario, head, trust_pr_verdicts="false")
+    assert result.code == 1 and "'trust_pr_verdicts' is false (an approval does not change that)" in words_of(result), \
         result.summary
 
 
 def test_an_approval_does_not_excuse_a_changed_recorded_answer(scenario: Scenario) -> None:
     """It vouches for the verdicts the PR records for text no trusted check has; changing what the
     base recorded for a check it has is a change of the record itself (the override's)."""
-    scenario.fake.permissions.update(WRITERS)
+    scenario.fake.permissions.update(REVIEWERS)
     lines = verdicts_jsonl(TEXTS).replace('"check_text": "Is public network exposure justified?", "answer": "no"',
                                           '"check_text": "Is public network exposure justified?", "answer": "yes"')
     head = scenario.git.commit({VERDICTS: lines}, "C passes R3 now")
-    result = _approve(scenario, head)
-    assert result.code == 1 and "changes 1 recorded answer" in _said(result), result.summary
+    result = approve(scenario, head)
+    assert result.code == 1 and "changes 1 recorded answer" in words_of(result), result.summary
 
 
 def test_an_approval_withdrawn_while_the_run_gates_posts_no_pass(scenario: Scenario) -> None:
     """The approval is read again before a pass is posted: dismissed in between, the run fails."""
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     review = scenario.fake.review("maintainer", "APPROVED", head)
     seen: list[str] = []
 
@@ -256,31 +226,59 @@ def test_an_approval_withdrawn_while_the_run_gates_posts_no_pass(scenario: Scena
             seen.append(path)
 
     scenario.fake.before_request = dismissed_after_the_first_read
-    result = _review_run(scenario, head, review)
-    assert result.code == 1 and _latest(scenario, head) == "failure", result.stdout + result.summary
-    assert len(seen) >= 2 and "no longer holds" in _said(result)
+    result = review_run(scenario, head, review)
+    assert result.code == 1 and conclusion_of(scenario, head) == "failure", result.stdout + result.summary
+    assert len(seen) >= 2 and "no longer holds" in words_of(result)
 
 
 # -- beside the rest of the gate ---------------------------------------------------------------
 
-def test_an_approval_covers_its_own_pr_not_another_with_the_same_head(scenario: Scenario) -> None:
-    """The check belongs to the commit: #8 proposes the same head into staging, where nobody has
-    approved it, so the run for #7 fails there until #8 is approved too."""
+def _one_head_into_main_and_staging(scenario: Scenario) -> tuple[str, Pulls]:
+    """#7 proposes the rewording into main, #8 the same head into staging."""
     main = scenario.base_sha
     scenario.git("checkout", "-q", "-b", "staging", main)
     staging = scenario.git.commit({"notes.txt": "staging\n"}, "staging")
     scenario.git("checkout", "-q", "pr")
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     prs = Pulls(scenario, {7: {"base": main, "head": head, "base_ref": "main"},
                            8: {"base": staging, "head": head, "base_ref": "staging"}})
-    scenario.fake.permissions.update(WRITERS)
+    scenario.fake.permissions.update(REVIEWERS)
+    return head, prs
+
+
+def test_an_approval_covers_its_own_pr_not_another_with_the_same_head(scenario: Scenario) -> None:
+    """The check belongs to the commit: #8 proposes the same head into staging, where nobody has
+    approved it, so the run for #7 fails there until #8 is approved too."""
+    head, prs = _one_head_into_main_and_staging(scenario)
     scenario.fake.review("maintainer", "APPROVED", head, number=7)
     one = prs.run(7, event_name="pull_request_review", action="submitted", sender="maintainer")
-    assert one.code == 1 and _latest(scenario, head) == "failure", one.stdout + one.summary
-    assert "#8" in _said(one)
+    assert one.code == 1 and conclusion_of(scenario, head) == "failure", one.stdout + one.summary
+    assert "#8" in words_of(one)
     scenario.fake.review("maintainer", "APPROVED", head, number=8)
     both = prs.run(8, event_name="pull_request_review", action="submitted", sender="maintainer")
-    assert both.code == 0 and _latest(scenario, head) == "success", both.stdout + both.summary
+    assert both.code == 0 and conclusion_of(scenario, head) == "success", both.stdout + both.summary
+
+def test_another_prs_approval_withdrawn_while_this_run_gates_posts_no_pass(scenario: Scenario) -> None:
+    """#7 and #8 propose one head into two bases; each passes on its own writer's approval. The
+    check belongs to the commit, so #7's pass relies on #8's approval too: dismissed after #7's run
+    gated #8 and before it posts, the pass no longer holds (else its late post could land after
+    #8's own red run and leave the commit green for #8)."""
+    head, prs = _one_head_into_main_and_staging(scenario)
+    scenario.fake.review("maintainer", "APPROVED", head, number=7)
+    other = scenario.fake.review("maintainer", "APPROVED", head, number=8)
+    assert prs.run(7, event_name="pull_request_review", action="submitted", sender="maintainer").code == 0
+    seen: list[str] = []
+
+    def dismissed_once_8_was_gated(method: str, path: str) -> None:
+        if seen and other["state"] == "APPROVED":  # the request after #8's reviews were read approved
+            scenario.fake.dismiss(other)
+        if path.endswith("/pulls/8/reviews"):
+            seen.append(path)
+
+    scenario.fake.before_request = dismissed_once_8_was_gated
+    result = prs.run(7, event_name="pull_request_review", action="submitted", sender="maintainer")
+    assert result.code == 1 and conclusion_of(scenario, head) == "failure", result.stdout + result.summary
+    assert len(seen) >= 2 and "#8" in words_of(result), seen
 
 
 def test_the_override_label_still_counts_in_a_review_run(scenario: Scenario) -> None:
@@ -289,14 +287,14 @@ def test_the_override_label_still_counts_in_a_review_run(scenario: Scenario) -> 
     head = scenario.git.commit(DELETE_A, "delete A")  # rejected whatever the reviews say
     apply_label(scenario, "labeled")
     scenario.fake.record_workflow_run(head_sha=head, actor="maintainer")  # the labeled run, cancelled
-    commented = _review_run(scenario, head, scenario.fake.review("reviewer", "COMMENTED", head),
+    commented = review_run(scenario, head, scenario.fake.review("reviewer", "COMMENTED", head),
                             labels=(OVERRIDE,))
-    assert commented.code == 0 and _latest(scenario, head) == "success", commented.stdout + commented.summary
-    assert "@maintainer, who has write access" in _said(commented)
+    assert commented.code == 0 and conclusion_of(scenario, head) == "success", commented.stdout + commented.summary
+    assert "@maintainer, who has write access" in words_of(commented)
 
 
 def test_preview_prints_the_held_section_the_comment_has(scenario: Scenario) -> None:
-    head = _reword(scenario)
+    head = reword_with_records(scenario)
     scenario.run(head)
     posted = scenario.fake.marked_comments()[0]["body"]
     proc = rubric_gate(scenario.git.path, "preview", "--base", "main", "--head", "pr")
@@ -310,7 +308,7 @@ def test_preview_prints_the_held_section_the_comment_has(scenario: Scenario) -> 
 def test_check_and_preview_agree_or_check_says_why_not(scenario: Scenario) -> None:
     """`check` trusts the working tree (its author's); on a git base it says that preview and the
     action hold the edit until a writer approves, and preview does hold it."""
-    _reword(scenario)
+    reword_with_records(scenario)
     check = rubric_gate(scenario.git.path, "check", "--base", f"main:{RUBRIC}", "--head", RUBRIC)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "preview and the action decide FAIL here, not PASS, until someone with write access approves" \
@@ -323,13 +321,13 @@ def test_verdicts_landed_first_in_their_own_pr_count_once_the_rewording_is_appro
     """The notes' other way: land the new text's verdicts first, then reword. Recorded while no
     check had the text, no gate weighed them: the rewording's PR is where they are weighed, as its
     own, and where a writer's approval vouches for them."""
-    scenario.fake.permissions.update(WRITERS)
+    scenario.fake.permissions.update(REVIEWERS)
     fails = {item: checks | ({"N"} if "A" in checks else set()) for item, checks in FAILS.items()}
-    first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": NEW}, fails)}, "verdicts first")
+    first = scenario.git.commit({VERDICTS: verdicts_jsonl(TEXTS) + verdicts_jsonl({"N": REWORDED}, fails)}, "verdicts first")
     assert scenario.run(first).code == 0  # answers for a text no check has: recorded, weighed by nobody yet
     merge_pr(scenario)
-    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": NEW})}, "then reword A")
+    head = scenario.git.commit({RUBRIC: rubric_yaml(["A=N", "B", "C", "D"], extra={"N": REWORDED})}, "then reword A")
     held = scenario.run(head)
-    assert held.code == 1 and _held(held) == [("A", "modified")], held.summary
-    assert "recorded before any check had their text" in _said(held)
-    assert _approve(scenario, head).code == 0
+    assert held.code == 1 and held_changes(held) == [("A", "modified")], held.summary
+    assert "recorded before any check had their text" in words_of(held)
+    assert approve(scenario, head).code == 0

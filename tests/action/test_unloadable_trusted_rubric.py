@@ -78,3 +78,22 @@ def test_its_fix_is_gated_as_a_rubric_whose_base_does_not_load(scenario: Scenari
     fixed = run_gated(scenario, scenario.git.commit({"rubrics/old.yaml": OLD.removeprefix("!rubric\n")}, "fix it"))
     assert fixed.code == 1, fixed.summary  # a base the gate cannot read vouches for nothing: the override's
     assert "does not load at the base" in fixed.summary.replace("\n", " ")
+
+
+def test_a_rubric_main_added_since_that_does_not_load_vouches_for_nothing_the_pr_changes(scenario: Scenario) -> None:
+    """The PR branched before main added the unloadable rubric: at the merge base no rubric reads
+    calibration/old.jsonl, but once merged the tip's rubric may. The tip is trusted too, so what
+    the PR changes there needs the override."""
+    base = scenario.base_sha
+    scenario.git("checkout", "-q", "main")
+    data = scenario.git.commit({"calibration/old.jsonl": _jsonl(ITEMS)}, "data first")
+    scenario.git("checkout", "-q", "-B", "pr", data)
+    head = scenario.git.commit({"calibration/old.jsonl": _jsonl([{**ITEMS[0], "label": "pass"}, ITEMS[1]])}, "relabel")
+    scenario.git("checkout", "-q", "main")
+    tip = scenario.git.commit({"rubrics/old.yaml": OLD}, "a rubric that reads it, which does not load")
+    scenario.git("checkout", "-q", "pr")
+    scenario.base_sha = scenario.fake.base_sha = tip
+    assert scenario.git("merge-base", head, tip) == data != base
+    result = run_gated(scenario, head)
+    assert result.code == 1, result.stdout + result.summary
+    assert "calibration/old.jsonl" in [f["file"] for f in _findings(result) if f["blocking"]], _findings(result)

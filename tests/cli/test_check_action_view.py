@@ -5,6 +5,9 @@ records for new check text as the PR's own until a writer approves the PR's head
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+
+import pytest
 
 from tests.support.project import BASE_YAML, FAILED_BY, TEXTS, Project
 
@@ -62,6 +65,50 @@ def test_check_on_two_files_says_nothing_of_the_action(project: Project) -> None
     project.write("base.yaml", UNFROZEN)
     proc = project.run("check", "--base", "base.yaml", "--head", "rubrics/demo.yaml")
     assert "preview and the action" not in proc.stderr
+
+
+def _commit_on_a_branch(project: Project) -> None:
+    project.git("checkout", "-q", "-b", "edit")
+    project.git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "the edit")
+
+
+def _without_a() -> str:
+    return UNFROZEN.replace("  - id: A\n    text: The output satisfies requirement A.\n", "")
+
+
+def _relabel_r1(project: Project) -> None:
+    calibration = project.root / "calibration/demo.jsonl"
+    calibration.write_text(calibration.read_text().replace('"label": "fail"', '"label": "pass"', 1))
+
+
+def _b_catches_r1(project: Project) -> None:
+    verdicts = project.root / "calibration/demo.verdicts.jsonl"
+    line = json.dumps({"item": "R1", "check_text": TEXTS["B"], "answer": "yes"})
+    assert line in verdicts.read_text()
+    verdicts.write_text(verdicts.read_text().replace(line, line.replace('"yes"', '"no"')))
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (_relabel_r1, "the branch relabels 1 labeled item (R1), which needs the override label"),
+    (_b_catches_r1, "the branch changes 1 recorded answer of the base's record (B on R1), which needs the override"),
+])
+def test_check_never_says_the_action_agrees_when_the_branch_changes_the_record_it_gates_on(
+        project: Project, change: Callable[[Project], None], why: str) -> None:
+    """`check` reads the working tree's labels and record as the truth; the action gates on the
+    base's, where changing them needs the override (no approval covers it). Deleting A (R1's only
+    catch) passes `check` once R1 is relabeled "pass" or B's record claims R1 too: its line must
+    say the action fails the edit, and why, and preview must indeed fail it."""
+    _on_main(project, UNFROZEN)
+    project.write("rubrics/demo.yaml", _without_a())
+    change(project)
+    proc = _check(project)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "preview and the action" in line]
+    assert len(lines) == 1 and "decide FAIL here, not PASS" in lines[0], proc.stderr
+    assert why in lines[0], lines[0]
+    _commit_on_a_branch(project)
+    preview = project.run("preview", "--base", "main")
+    assert preview.returncode == 1, preview.stdout + preview.stderr  # what check said preview decides
 
 
 def test_the_line_about_the_action_fits_an_80_column_terminal_and_stays_whole_in_a_log(

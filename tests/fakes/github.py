@@ -96,6 +96,9 @@ class FakeGitHub:
     # `review` submits them; `reviews_forbidden` makes that endpoint answer 403.
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     reviews_forbidden: bool = False
+    # A read-only token (a fork's run) asking GET .../collaborators/{user}/permission: GitHub answers
+    # a token without push access "403 Must have push access to view collaborator permission."
+    permission_forbidden_for_read_only: bool = False
     author: str = "author"  # who opened the pull requests (`user` of each)
     # GitHub's clock: label events are stamped with it when first seen (unless they carry a
     # `created_at`), and so are workflow runs; `tick` moves it on a second (never behind the
@@ -352,6 +355,10 @@ class FakeGitHub:
             return self._git_commit(match.group(1))
         match = re.fullmatch(r"/collaborators/([^/]+)/permission", rest)
         if match and method == "GET":
+            if self.permission_forbidden_for_read_only and token in self.read_only_tokens:
+                return 403, {"message": "Must have push access to view collaborator permission.",
+                             "documentation_url": "https://docs.github.com/rest/collaborators/collaborators"
+                                                  "#get-repository-permissions-for-a-user"}
             login = unquote(match.group(1))
             role = self.permissions.get(login, "read")
             return 200, {"permission": LEGACY_PERMISSION.get(role, role), "role_name": role,

@@ -291,6 +291,17 @@ def test_a_workflow_still_running_the_placeholder_action_is_warned_about_by_line
     assert code == 0 and "placeholder" not in err, err
 
 
+
+def test_what_preview_prints_on_stderr_carries_no_terminal_escape(scenario: Scenario) -> None:
+    """A branch's file names reach preview's lines (here a workflow still running the placeholder,
+    named with an escape sequence): printed inert, as every other line of the CLI is."""
+    from rubric_gate.scaffold import workflow_template
+
+    scenario.git.commit({".github/workflows/\x1b[2J\x1b[31m\x07gate.yml": workflow_template()}, "init")
+    code, _, err = preview(scenario.git.path)
+    assert code == 0, err
+    assert "placeholder" in err and "\x1b" not in err and "\x07" not in err, repr(err)
+
 def test_a_judge_without_a_valid_answer_is_named_as_such_not_bad_input(scenario: Scenario) -> None:
     scenario.fake.judge = lambda prompt: "maybe"  # never one of yes, no, n/a
     new_text = {"F": "Is the threat model attached?"}

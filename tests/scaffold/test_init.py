@@ -105,6 +105,9 @@ def test_init_outside_git_and_bad_name_exit_2(tmp_path: Path, monkeypatch: pytes
     code, _, err = run_cli(capsys, "init", "--name", "../escape")
     assert code == 2 and "--name" in err and not (tmp_path / "escape.jsonl").exists()
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [".git"]
+    code, _, err = run_cli(capsys, "init", "--name", "x\n")  # a newline in a file name
+    assert code == 2 and "--name" in err and "'x\\n'" in err and err.count("\n") == 1  # one line
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [".git"]
 
 
 def test_workflow_template_is_the_repository_workflow(tmp_path: Path) -> None:
@@ -243,7 +246,8 @@ def test_init_action_refuses_a_line_it_cannot_tell_naming_the_line_and_changing_
 
 
 @pytest.mark.parametrize("action", ["acme", "acme/rubric-gate", "acme/rubric-gate@", "acme/rubric gate@v1",
-                                    "acme/rubric-gate@v1 # v1", "./"])
+                                    "acme/rubric-gate@v1 # v1", "./",
+                                    "acme/rubric-gate@v1\n"])  # a trailing newline would break the `uses:` line
 def test_init_refuses_an_action_that_is_not_owner_repo_at_ref(empty_repo: Path, capsys: pytest.CaptureFixture[str],
                                                               action: str) -> None:
     code, _, err = run_cli(capsys, "init", "--action", action)

@@ -71,3 +71,13 @@ def test_standing_keeps_each_reviewers_last_deciding_review() -> None:
                _r("a", "DISMISSED", rid=4), _r("b", "COMMENTED", rid=5)]
     assert {login: r.id for login, r in standing(reviews).items()} == {"a": 4, "b": 2}
     assert candidates(reviews, H, None) == (["b"], [])
+
+
+def test_a_reviews_list_read_only_in_part_vouches_for_nothing() -> None:
+    """Reviews come oldest first: a list cut short hides the latest (a writer's change request),
+    and anyone can lengthen it with comments. No approval counts, whatever the part read says."""
+    asked: list[str] = []
+    result = approval([_r("maintainer", "APPROVED")], H, "author", lambda login: asked.append(login) or "write",
+                      read_only=3000)
+    assert not result.granted and result.refused and asked == []
+    assert "more than 3000 reviews and only the first 3000 were read" in result.text

@@ -27,6 +27,9 @@ class OtherPull:
     failing: tuple[str, ...] = ()  # why the gate fails there, one line each; empty: it passes
     error: str | None = None  # it could not be gated (invalid input, an API error)
     override: Override | None = None  # its override label, judged for this head
+    # The writer's approval its pass relies on (its own recorded verdicts counted): read again
+    # before this run posts a pass, as its override label is.
+    approval: Approval | None = None
 
     @property
     def where(self) -> str:

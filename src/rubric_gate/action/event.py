@@ -3,8 +3,9 @@
 Gated: a pull request's `pull_request`/`pull_request_target` events, a retargeted PR (`edited`
 with `changes.base`), a review submitted or dismissed (`pull_request_review`: an approval changes
 which evidence counts), and a merge queue's `merge_group` (its head is the base tip with the
-queued PRs merged: exactly what lands). An `edited` event that changes no base, and a label
-event for a label other than the override, change nothing the gate decides: nothing to do.
+queued PRs merged: exactly what lands). An `edited` event that changes no base, an edited
+review's text, and a label event for a label other than the override, change nothing the gate
+decides: nothing to do.
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ def gate_target(event_name: str, event: dict[str, Any], display: str,
     if event_name == "merge_group":
         return merge_group_from(event, display), None
     pull = pull_request_from(event, display)
+    if event_name == "pull_request_review":  # submitted or dismissed changes which approval counts
+        return pull, ("a review's text was edited (its state and commit are unchanged)" if pull.action == "edited"
+                      else None)
     if pull.action == "edited" and not isinstance((event.get("changes") or {}).get("base"), dict):
         return pull, "the pull request was edited without a change of its base branch"
     if pull.action in ("labeled", "unlabeled") and pull.event_label != override_label:

@@ -11,6 +11,7 @@ from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.gating.standard import StandardFinding
 from rubric_gate.report import neutralize, render_attribution_markdown, render_markdown
 from rubric_gate.report.markdown import code_span
+from rubric_gate.trust.approval import Approval
 
 MARKER = "<!-- rubric-gate -->"
 COMMENT_LIMIT = 65536  # GitHub's limit on an issue comment body, in characters
@@ -31,13 +32,34 @@ class RunSummary:
 
 
 def vouch_text(summary: RunSummary) -> str:
-    """What makes a PR's own recorded verdicts count, said where they are held (Markdown)."""
+    """What makes a PR's own recorded verdicts count, said where they are held (Markdown): and,
+    where the run also fails on a finding no approval covers, that the approval alone won't do."""
     label = f"the {code_span(summary.override_label, table=False)} label" if summary.override_label else "the override label"
-    return (f"A review approving this head ({code_span(summary.head_sha[:7], table=False)}) by someone with write access "
-            f"makes them count; {label} still skips the gate altogether.")
+    approving = (f"A review approving this head ({code_span(summary.head_sha[:7], table=False)}) by someone with write "
+                 "access makes them count")
+    unverifiable = _unverifiable(summary)
+    if unverifiable is not None:
+        return (f"This run cannot verify an approval ({neutralize(unverifiable.text, table=False)}), so none can make "
+                f"them count here; {label} still skips the gate altogether.")
+    if _beyond_approval(summary):
+        return (f"{approving}, but not the findings this comment lists outside the rubric sections (labels, "
+                f"recorded answers, the merge): those need {label} either way.")
+    return f"{approving}; {label} still skips the gate altogether."
 
 
-def _section(outcome: RubricOutcome, *, override_shown: bool = False, vouch: str | None = None) -> str:
+def _beyond_approval(summary: RunSummary) -> bool:
+    """Whether an approval cannot pass this run: it fails on a finding outside the rubric reports
+    (a relabel, a changed recorded answer, the merge), which an approval never covers, or the run
+    cannot verify an approval at all (a fork's read-only token)."""
+    return any(f.blocking for f in summary.standard) or _unverifiable(summary) is not None
+
+
+def _unverifiable(summary: RunSummary) -> Approval | None:
+    return next((o.approval for o in summary.outcomes if o.approval is not None and not o.approval.verifiable), None)
+
+
+def _section(outcome: RubricOutcome, *, override_shown: bool = False, vouch: str | None = None,
+             beyond_approval: bool = False) -> str:
     path = code_span(outcome.file.path, table=False)
     failures = "".join(f"\n> [!CAUTION]\n> Fails: {neutralize(f, table=False)}.\n" for f in outcome.failures)
     notes = "".join(f"\n> [!NOTE]\n> {neutralize(n, table=False)}\n" for n in outcome.notices)
@@ -48,7 +70,7 @@ def _section(outcome: RubricOutcome, *, override_shown: bool = False, vouch: str
         return f"### ❌ {path}: could not be gated\n{notes}\n```\n{error}\n```\n"
     if outcome.report is not None:
         body = (render_markdown(outcome.report, heading_level=3, show_override=not override_shown,
-                                **({"vouch": vouch} if vouch else {}))
+                                approval_suffices=not beyond_approval, **({"vouch": vouch} if vouch else {}))
                 + _audit_repair_sections(outcome))
         first, _, rest = body.partition("\n")
         # One "rubric-gate: FAIL" per comment (its top heading): a section names its rubric.
@@ -168,7 +190,8 @@ def render_body(summary: RunSummary) -> str:
         fix = "**To merge:** fix what is marked ❌ below and push (the gate runs again on the new head)"
         if any(o.error is not None for o in summary.outcomes):  # never covered by an override
             parts += ["", f"{fix}: a rubric file that could not be gated needs a fix, {label} does not cover it."]
-        elif any(o.report is not None and o.report.withheld is not None for o in summary.outcomes):
+        elif any(o.report is not None and o.report.withheld is not None for o in summary.outcomes) \
+                and not _beyond_approval(summary):
             parts += ["", f"{fix}, have someone with write access approve this head (their approval makes this PR's "
                           f"own recorded verdicts count: see \"Held until a writer approves\" below), or have them "
                           f"apply {label} to this head."]
@@ -181,7 +204,8 @@ def render_body(summary: RunSummary) -> str:
     if standard:
         parts += ["", _standard_section(standard, label).rstrip("\n")]
     for outcome in summary.outcomes:
-        parts += ["", _section(outcome, override_shown=bool(summary.override), vouch=vouch_text(summary)).rstrip("\n")]
+        parts += ["", _section(outcome, override_shown=bool(summary.override), vouch=vouch_text(summary),
+                               beyond_approval=_beyond_approval(summary)).rstrip("\n")]
     if merge:  # after the rubrics: the merge of all of them
         parts += ["", _merge_section(merge, label).rstrip("\n")]
     footer = f"<sub>rubric-gate {__version__} · base {summary.base_sha[:7]} (merge base) → head {summary.head_sha[:7]}"

@@ -25,7 +25,7 @@ from rubric_gate.action.commits.workspace import (
 )
 from rubric_gate.action.config import ActionConfig, load_config
 from rubric_gate.action.decide import Decision, RunFacts, decide, standing_exit_code
-from rubric_gate.action.event import GATED_EVENTS, LABEL_EVENT, gate_target, load_event
+from rubric_gate.action.event import GATED_EVENTS, LABEL_EVENT, PullRequest, gate_target, load_event
 from rubric_gate.action.gating.judging import secret_values
 from rubric_gate.action.gating.outcome import RubricOutcome
 from rubric_gate.action.gating.pull_request import GatedPull, gate_pull
@@ -36,6 +36,7 @@ from rubric_gate.action.github.gather import (
     commit_date,
     failing_reasons,
     override_reader,
+    relied_approval,
     standing,
 )
 from rubric_gate.action.github.outputs import command
@@ -141,11 +142,14 @@ def _run(config: ActionConfig, env: Mapping[str, str]) -> int:
     override_of = override_reader(repo, config.override_label, attestor)
     # The check run (and this job's status) belong to the head commit, not to this PR: a green
     # one would satisfy the required check of every PR with this head, whatever its base.
-    same_head = SameHead(repo, pr, lambda other: failing_reasons(
-        gate_pull(config, repo, other, cache, budget, []).failing), override_of)
+    def gate_other(other: PullRequest) -> tuple[tuple[str, ...], Approval | None]:
+        gated_other = gate_pull(config, repo, other, cache, budget, [])
+        return failing_reasons(gated_other.failing), relied_approval(gated_other.outcomes)
+
+    same_head = SameHead(repo, pr, gate_other, override_of, lambda other: check_approval(repo, other))
     same_head.refresh()
     # An approval the gate counted is read again before a pass is posted (and after), as a label is.
-    relied = next((o.approval for o in outcomes if o.approval is not None and o.approval.granted), None)
+    relied = relied_approval(outcomes)
     facts = RunFacts(config.fail_on, failing=bool(gated.failing), errors=sum(o.error is not None for o in outcomes),
                      pending=any(o.pending for o in outcomes),
                      override=override_of(pr) if gated.failing else None, others=same_head.others, approval=relied)

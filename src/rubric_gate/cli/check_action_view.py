@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from rubric_gate.calibration import CalibrationSet
+from rubric_gate.calibration import CalibrationSet, load_calibration
 from rubric_gate.errors import InputError, RubricGateError
 from rubric_gate.gate import GateOptions
 from rubric_gate.results import CheckReport
 from rubric_gate.rubric import RubricDocument, normalize_text
 from rubric_gate.scoring import VerdictLookup, resolve_path
 from rubric_gate.service import gate_edit
-from rubric_gate.trust import Untrusted, split_evidence, split_pr_verdicts
+from rubric_gate.trust import Untrusted, record_changes, split_evidence, split_pr_verdicts
 from rubric_gate.verdicts import VerdictStore
 from rubric_gate.verdicts.compare import merged_added
 
@@ -44,6 +44,15 @@ def action_view(ref: str, base: RubricDocument, head: RubricDocument, items: Cal
     except InputError:
         trusted = VerdictStore(display=f"{ref}:{base.rubric.verdicts}")  # no record at the base: all is the PR's
     working = VerdictStore.load(resolve_path(root, head.rubric.verdicts), missing_ok=True)
+    # What needs the override there, whatever the evidence: check reads the working tree's labels
+    # and record as the truth, the action gates on the base's.
+    changes = _record_changes(ref, base, head, trusted, working, root)
+    if changes:
+        verdict = (f"decide FAIL here, not {report.decision.upper()}" if report.decision != "fail"
+                   else "decide as check does here (FAIL), and would also need the override")
+        return ActionView("fail", report.decision != "fail", f"rubric-gate: preview and the action {verdict}: the "
+                          f"branch {'; '.join(changes)}, which needs the override label from someone with write "
+                          "access (an approval does not cover it)")
     fills, _ = split_pr_verdicts(trusted, working, items)
     evidence = split_evidence(fills, trusted, base.rubric, head.rubric, items)
     own = len(evidence.untrusted)
@@ -71,3 +80,17 @@ def action_view(ref: str, base: RubricDocument, head: RubricDocument, items: Cal
     return ActionView(theirs.decision, True, f"rubric-gate: preview and the action decide {theirs.decision.upper()} "
                       f"here, not {report.decision.upper()}, until someone with write access approves the PR's head: "
                       f"the {evidence_text}" + (f" (held: {', '.join(held)})" if held else ""))
+
+
+def _record_changes(ref: str, base: RubricDocument, head: RubricDocument, trusted: VerdictStore,
+                    working: VerdictStore, root: Path) -> list[str]:
+    """What the working tree does to the base's labels and record that needs the override there
+    (`trust.record_changes`), with the files the rubric reads them through."""
+    out = [f"points `{key}` at {getattr(head.rubric, key)} instead of {getattr(base.rubric, key)}"
+           for key in ("calibration", "verdicts") if getattr(head.rubric, key) != getattr(base.rubric, key)]
+    try:
+        before = load_calibration(f"{ref}:{base.rubric.calibration}", root)
+    except InputError:
+        return [*out, f"reads a calibration set {ref} does not have ({head.rubric.calibration})"]
+    after = load_calibration(head.rubric.calibration, root)
+    return [*out, *record_changes(before.items, after.items, trusted, working, base.rubric, head.rubric)]

@@ -127,9 +127,11 @@ def check_command(base_spec: str, head_spec: str, calibration: str | None, verdi
         # One answer to one question: whether preview and the action, which weigh this branch's
         # recorded verdicts as a PR's own, would decide otherwise, and why.
         from rubric_gate.cli.check_action_view import action_view
+        from rubric_gate.report.terminal import strip_controls
 
         view = action_view(base.source.ref, base, head, items, report, run.options, root)
-        print(wrap_message(view.line, stderr_width()), file=sys.stderr)
+        # Item ids and paths are the working tree's text: printed inert, wrapped to the terminal.
+        print(wrap_message(strip_controls(view.line), stderr_width()), file=sys.stderr)
     if request.batch and report.judging:
         print(report.judging.get("summary", ""), file=sys.stderr)
     with report_output():

@@ -185,7 +185,7 @@ def _init_from_promptfoo(root: Path, source: tuple[str, str], name: str | None, 
         raise InputError(given, "no llm-rubric assertion to gate (defaultTest and the inline tests carry none)", 1)
     name = name or default_name(config)
     if not NAME_PATTERN.match(name):
-        raise InputError("--name", f"rubric name '{name}' must use letters, digits, '_', '.', '-'")
+        raise InputError("--name", f"rubric name {name!r} must use letters, digits, '_', '.', '-'")
     files, items, with_output = promptfoo_files(config, name, located, checklist, action)
     created, skipped = write_new_files(root, files)
     _list(created, skipped)

@@ -34,13 +34,15 @@ def preview_command(base_ref: str, head_ref: str, workflow: Path | None, judges:
     """
     from rubric_gate.preview import run_preview
     from rubric_gate.preview.local import REJECTED
+    from rubric_gate.report.terminal import strip_controls
 
     width = stderr_width()
 
     def echo(kind: str, message: str) -> None:
         # `REJECTED path: why` as check prints a rejected change; `error:` only for bad input (exit 2).
         label = f"{kind} " if kind == REJECTED else f"{kind}: " if kind else ""
-        print(wrap_message(f"rubric-gate preview: {label}{message}", width), file=sys.stderr)
+        # File names, ids and reasons are the branch's text: printed inert (no terminal escape).
+        print(wrap_message(strip_controls(f"rubric-gate preview: {label}{message}"), width), file=sys.stderr)
 
     result = run_preview(Path.cwd(), base_ref, head_ref, workflow=workflow, judges=tuple(unique_judges(judges)),
                          out=out, echo=echo)

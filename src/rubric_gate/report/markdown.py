@@ -260,9 +260,11 @@ def withheld_text(withheld: Withheld, vouch: str = VOUCH) -> str:
 
 
 def render_markdown(report: CheckReport, *, heading_level: int = 2, show_override: bool = True,
-                    vouch: str = VOUCH) -> str:
+                    vouch: str = VOUCH, approval_suffices: bool = True) -> str:
     """`show_override=False`: the override is said once above (the PR comment's top), not here again.
-    `vouch`: what makes the PR's own records count, said where they are held (the action names the head)."""
+    `vouch`: what makes the PR's own records count, said where they are held (the action names the head).
+    `approval_suffices=False`: the run also fails on what no approval covers (a relabel): "To pass"
+    does not offer the approval as the way through."""
     template = _environment().get_template("report.md.j2")
     rows = table_rows(report)
     pairs = ", ".join(f"{code_span(a, table=False)} + {code_span(b, table=False)} ({n} catch{'es' if n != 1 else ''})"
@@ -281,7 +283,7 @@ def render_markdown(report: CheckReport, *, heading_level: int = 2, show_overrid
         rejected=[rejected_item(c, report.held(c)) for c in report.changes if not c.accepted],
         withheld=withheld_text(report.withheld, vouch) if report.withheld is not None else "",
         only_held=bool(report.withheld) and all(c.accepted or report.held(c) for c in report.changes)
-        and not report.run_failures,
+        and not report.run_failures and approval_suffices,
         pairs=pairs,
         how_sure=how_sure(report),
         columns=len(rows[0].measured) if rows else 0,

@@ -10,11 +10,12 @@ from pathlib import Path
 from rubric_gate.schema import render_schema
 
 FILES_DIR = Path(__file__).resolve().parent / "files"
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# `\Z`, not `$`: `$` also matches before a trailing newline, which would reach a file name or a `uses:` line.
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 # The placeholder init writes until it is told the user's copy: no repository answers it.
 DEFAULT_ACTION = "OWNER/rubric-gate@v1"
 # What `uses:` accepts for an action in another repository: OWNER/REPO[/PATH]@REF.
-ACTION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+(/[A-Za-z0-9._/-]+)?@[A-Za-z0-9._/-]+$")
+ACTION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+(/[A-Za-z0-9._/-]+)?@[A-Za-z0-9._/-]+\Z")
 WORKFLOW_PATH = ".github/workflows/rubric-gate.yml"
 # Posts the comment for fork PRs from the artifact the first workflow uploads: both or neither.
 COMMENT_WORKFLOW_PATH = ".github/workflows/rubric-gate-comment.yml"
@@ -34,7 +35,7 @@ class ScaffoldFile:
 def check_action(action: str) -> None:
     """`action` as a workflow's `uses:` names an action in another repository (ValueError if not)."""
     if not ACTION_PATTERN.match(action):
-        raise ValueError(f"'{action}' is not OWNER/REPO@REF (e.g. you/rubric-gate@<commit sha> for your copy)")
+        raise ValueError(f"{action!r} is not OWNER/REPO@REF (e.g. you/rubric-gate@<commit sha> for your copy)")
 
 
 def uses_line(action: str) -> str:
@@ -107,7 +108,7 @@ def scaffold_files(name: str, action: str = DEFAULT_ACTION, *, drift: bool = Fal
     """The rubric, its schema for editors, a calibration template showing every field, the workflows
     (with `drift`, the weekly drift workflow too)."""
     if not NAME_PATTERN.match(name):
-        raise ValueError(f"rubric name '{name}' must use letters, digits, '_', '.', '-' and start with a letter or digit")
+        raise ValueError(f"rubric name {name!r} must use letters, digits, '_', '.', '-' and start with a letter or digit")
     calibration = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in _CALIBRATION_ITEMS)
     return [
         ScaffoldFile(f"rubrics/{name}.yaml", _RUBRIC.format(name=name)),

@@ -15,7 +15,10 @@ write; the gate's rules are unchanged, only which evidence counts. An approval c
 - its reviewer is not the PR's author (GitHub refuses those; one read back is not counted),
   and is a person: an app's review (`user.type` Bot) is not, since any workflow may approve
   as github-actions[bot] where the repository lets Actions approve pull requests;
-- the reviewer has write, maintain or admin access now (the collaborator permission API).
+- the reviewer has write, maintain or admin access now (the collaborator permission API);
+- the whole list was read: reviews come oldest first, so a list cut short hides the latest ones
+  (a writer's change request, their approval of an older head), and anyone can lengthen it with
+  COMMENTED reviews. A list read only in part vouches for nothing.
 
 The REST shapes relied on (docs.github.com/rest/pulls/reviews, "List reviews for a pull
 request"; the OpenAPI `pull-request-review` schema): reviews come oldest first, each with `id`,
@@ -53,6 +56,9 @@ class Approval:
     text: str
     approvers: tuple[str, ...] = ()  # the writers whose approval of this head counts
     refused: bool = False  # some approval was read and did not count (or none could be read): `text` says why
+    # False: this run is refused what an approval rests on (the reviews, a reviewer's permission:
+    # a fork's read-only token), so none can count in it, given or not.
+    verifiable: bool = True
 
 
 def standing(reviews: Iterable[Review]) -> dict[str, Review]:
@@ -88,9 +94,13 @@ def candidates(reviews: Iterable[Review], head: str, author: str | None) -> tupl
 
 
 def approval(reviews: Iterable[Review], head: str, author: str | None,
-             permission_of: Callable[[str], str]) -> Approval:
+             permission_of: Callable[[str], str], *, read_only: int | None = None) -> Approval:
     """Whether a writer approved `head`. `permission_of(login)` is their permission now (it may
-    raise; the caller refuses the approval then)."""
+    raise; the caller refuses the approval then). `read_only`: the list has more reviews than
+    the first `read_only` given (the caller stopped reading), so no approval counts."""
+    if read_only is not None:
+        return Approval(False, f"this PR has more than {read_only} reviews and only the first {read_only} were read "
+                        "(oldest first): a later one may withdraw an approval, so none counts", refused=True)
     counted, refused = candidates(list(reviews), head, author)
     writers = []
     for login in counted:

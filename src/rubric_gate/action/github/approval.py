@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from github import GithubException
 from github.PullRequestReview import PullRequestReview
@@ -26,6 +27,7 @@ from rubric_gate.action.github.client import describe
 from rubric_gate.trust.approval import Approval, Review, approval
 
 MAX_REVIEWS = 3000  # 30 pages of 100: a PR with more reviews than this is read no further
+DENIED = (401, 403)  # the token may not read it: a re-run with the same token would not either
 
 
 def _review(review: PullRequestReview) -> Review:
@@ -41,16 +43,48 @@ def check_approval(repo: Repository, pr: PullRequest) -> Approval | None:
         return None
     try:
         pull = repo.get_pull(pr.number)  # lazy: no request until something is read from it
-        reviews = []
+        reviews, cut = [], None
         for index, review in enumerate(pull.get_reviews()):
-            if index >= MAX_REVIEWS:
+            if index >= MAX_REVIEWS:  # the newest lie past here: the rule counts no approval
+                cut = MAX_REVIEWS
                 break
             reviews.append(_review(review))
         author = pr.author if pr.author is not None else (pull.user.login if pull.user is not None else None)
-        return approval(reviews, pr.head_sha, author, repo.get_collaborator_permission)
     except GithubException as exc:
-        return Approval(False, f"the PR's reviews, or its approvers' permissions, could not be read ({describe(exc)}), "
-                        "so no approval counts", refused=True)
+        return Approval(False, f"the PR's reviews could not be read ({describe(exc)}), so no approval counts",
+                        refused=True, verifiable=exc.status not in DENIED)
+    permission_of = _permission_reader(repo)
+    try:
+        found = approval(reviews, pr.head_sha, author, permission_of, read_only=cut)
+        if pr.is_fork and not found.granted and author is not None and not permission_of.cache_info().currsize:
+            # Nobody's permission was read yet: ask once whether this run may read one, so the
+            # comment never asks for an approval this fork's runs cannot verify.
+            permission_of(author)
+        return found
+    except _Unreadable as exc:
+        # A fork's run has a read-only token, which GitHub may refuse this API ("Must have push
+        # access to view collaborator permission"): then no approval can be verified in it.
+        if pr.is_fork and exc.status in DENIED:
+            return Approval(False, f"{exc}: this fork's run has a read-only token, so no approval can be verified in "
+                            "it (a writer's override label can still be)", refused=True, verifiable=False)
+        return Approval(False, f"{exc}, so no approval counts", refused=True, verifiable=exc.status not in DENIED)
+
+
+class _Unreadable(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _permission_reader(repo: Repository) -> Any:
+    """A reviewer's permission now, each read once (`cache_info` says whether any was read)."""
+    @cache
+    def permission_of(login: str) -> str:
+        try:
+            return repo.get_collaborator_permission(login)
+        except GithubException as exc:
+            raise _Unreadable(f"@{login}'s permission could not be read ({describe(exc)})", exc.status) from None
+    return permission_of
 
 
 def approval_reader(repo: Repository, pr: PullRequest) -> Callable[[], Approval | None]:

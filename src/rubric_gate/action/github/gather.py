@@ -24,6 +24,7 @@ from rubric_gate.action.github.client import describe
 from rubric_gate.action.github.outputs import command
 from rubric_gate.action.github.override import Attestor, Override, check_override
 from rubric_gate.errors import InputError, RubricGateError
+from rubric_gate.trust.approval import Approval
 
 
 def current_base(repo: Repository, pr: PullRequest) -> PullRequest:
@@ -71,15 +72,26 @@ def _why(outcome: RubricOutcome) -> str:
     return "; ".join([*(f"rejected {r}" for r in rejected), *outcome.failures]) or "failed"
 
 
+def relied_approval(outcomes: list[RubricOutcome]) -> Approval | None:
+    """The writer's approval a PR's gating counted (its own recorded verdicts were evidence)."""
+    return next((o.approval for o in outcomes if o.approval is not None and o.approval.granted), None)
+
+
 class SameHead:
     """The other open PRs with this run's head, each gated into its own base as its own run would
     gate it (the run's check lands on the commit they share). `refresh` lists them again and gates
-    only what is new: a PR opened since, or one whose base tip moved; and it re-reads the override
-    labels a pass would rely on. A PR into this PR's base tip is the same decision as this one's."""
+    only what is new: a PR opened since, or one whose base tip moved; it re-reads the override
+    labels a pass would rely on, and gates again one whose pass relied on an approval that changed.
+    A PR into this PR's base tip is the same decision as this one's.
 
-    def __init__(self, repo: Repository, pr: PullRequest, gate: Callable[[PullRequest], tuple[str, ...]],
-                 override_of: Callable[[PullRequest], Override | None]) -> None:
+    `gate(pull)` is (why it fails, one line each; the approval its gating counted)."""
+
+    def __init__(self, repo: Repository, pr: PullRequest,
+                 gate: Callable[[PullRequest], tuple[tuple[str, ...], Approval | None]],
+                 override_of: Callable[[PullRequest], Override | None],
+                 approval_of: Callable[[PullRequest], Approval | None] = lambda pull: None) -> None:
         self._repo, self._pr, self._gate, self._override_of = repo, pr, gate, override_of
+        self._approval_of = approval_of
         self._known: dict[int, tuple[PullRequest, OtherPull]] = {}
 
     @property
@@ -94,7 +106,7 @@ class SameHead:
             if pull.base_sha == self._pr.base_sha:
                 continue
             known = self._known.get(pull.number)
-            if known is None or known[0].base_sha != pull.base_sha:
+            if known is None or known[0].base_sha != pull.base_sha or self._approval_changed(pull, known[1]):
                 current[pull.number] = (pull, self._gated(pull))
                 changed = True
             elif known[1].failing and known[1].override is not None and known[1].override.granted:
@@ -118,13 +130,20 @@ class SameHead:
                 self._known[number] = (pull, replace(other, override=override))
         return changed
 
+    def _approval_changed(self, pull: PullRequest, known: OtherPull) -> bool:
+        """Whether the approval a passing PR's gating counted reads differently now (dismissed,
+        superseded, its writer's access removed): then it is gated again."""
+        if known.failing or known.approval is None:
+            return False
+        return self._approval_of(pull) != known.approval
+
     def _gated(self, pull: PullRequest) -> OtherPull:
         try:
-            failing = self._gate(pull)
+            failing, approval = self._gate(pull)
         except RubricGateError as exc:
             return OtherPull(pull.number, pull.base_sha, error=exc.message)
         override = self._override_of(pull) if failing else None
-        return OtherPull(pull.number, pull.base_sha, failing, override=override)
+        return OtherPull(pull.number, pull.base_sha, failing, override=override, approval=approval)
 
 
 def commit_date(repo: Repository, workspace: Path) -> Callable[[str], datetime | None]:
