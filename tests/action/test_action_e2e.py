@@ -226,6 +226,7 @@ def test_missing_verdicts_are_an_input_error_reported_in_the_comment(scenario: S
     body = scenario.fake.marked_comments()[0]["body"]
     assert "could not be gated" in body and "no verdict for checks F" in body
     assert "`judge` input" in body and "--judge" not in body
+    assert "record verdicts for them in calibration/demo.verdicts.jsonl in the PR" in body  # the file to write
 
 
 def test_fail_on_never_reports_but_exits_zero(scenario: Scenario) -> None:

@@ -102,6 +102,15 @@ def test_replay_without_judge_uses_the_store_or_says_what_is_missing(
     assert code == 0 and fake.received == 6 and len(report["audits"]) == 3
 
 
+def test_a_panel_judge_without_its_key_is_named_with_the_cause(
+        fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    _, _, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE, "--judge", "openai:gpt-4o-mini")
+    summary = next(line for line in err.splitlines() if line.startswith(f"audit {JUDGE}: "))
+    assert "1 without a valid answer (1 judge not callable)" in summary and "()" not in summary
+    assert "ANTHROPIC_API_KEY" in err  # the reason is named, not only counted
+
+
 def test_malformed_or_unquoted_replies_are_never_guessed(fake: FakeAuditLLM, project: Path, monkeypatch, capsys) -> None:
     fake.rules = {"mentions kiwi": "nonjson"}
     code, report, err = audit_json(monkeypatch, project, capsys, "--judge", JUDGE)

@@ -154,6 +154,7 @@ def audit_checks(
             if not partial:
                 raise
             stats.failures.append(f"{judge}: {exc.message}")
+            stats.causes["judge not callable"] = stats.causes.get("judge not callable", 0) + 1
     if not partial:
         raise_failures(usage)
     instructions = template_source(PACKAGE, "structure.j2")

@@ -67,7 +67,8 @@ class CallStats:
         if self.retries:
             text += f", {self.retries} retries"
         if self.failures:
-            text += f", {len(self.failures)} without a valid answer ({by_cause(self.causes)})"
+            why = f" ({by_cause(self.causes)})" if self.causes else ""  # never an empty "()"
+            text += f", {len(self.failures)} without a valid answer{why}"
         if self.uninformative:
             text += f"; its answers carry no information: {self.uninformative}"
         return text

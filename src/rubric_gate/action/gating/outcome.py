@@ -4,6 +4,7 @@ outcomes (`action.decide`), the comment and report.json show them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -104,7 +105,10 @@ class RubricOutcome:
         """This outcome so far, with the error that stopped the gating: verdicts nobody recorded
         (and how to get them), a judge's failure, or bad input."""
         if isinstance(exc, MissingVerdictsError):
-            return replace(self, error=f"{missing_verdicts(exc)}: {JUDGE_HINT}")
+            # Name the file to write: the store's display is `<commit>:<path>`, and the PR writes the path.
+            path = re.sub(r"^[0-9a-f]{7,40}:", "", exc.verdicts or "")
+            hint = JUDGE_HINT.replace("in the PR", f"in {path} in the PR") if path else JUDGE_HINT
+            return replace(self, error=f"{missing_verdicts(exc)}: {hint}")
         return replace(self, error=exc.message, judge_failed=isinstance(exc, JudgeError))
 
     def to_dict(self) -> dict[str, object]:
