@@ -113,3 +113,21 @@ def test_fencing_keeps_ordinary_text_as_written() -> None:
 
     for text in ("a < b and c > d", "Größe \uff21 \u200b ok", "<checklist> is fine", "x <output2>"):
         assert fence(text) == text
+
+
+def test_runs_combined_keep_every_count_cached_tokens_and_causes() -> None:
+    """A command that judges check by check (drift) reports one total: nothing a run counted is lost."""
+    from rubric_gate.judges.stats import JudgeRunStats
+
+    one = JudgeRunStats("j", calls=3, input_tokens=100, cached_tokens=60, failed=1, causes={"cut off": 1},
+                        failures=["a @ r1: cut off"], cost_usd=0.01, concurrency=8, lowest_concurrency=4,
+                        served_models=["m2"], quotes=2, unverified_quotes=1)
+    two = JudgeRunStats("j", calls=2, input_tokens=50, cache_write_tokens=40, failed=2,
+                        causes={"cut off": 1, "timeout": 1}, failures=["b @ r1: x", "b @ r2: y"], cost_usd=0.02,
+                        concurrency=8, lowest_concurrency=2, served_models=["m2"])
+    total = JudgeRunStats.combined([one, two], "j")
+    assert (total.calls, total.input_tokens, total.cached_tokens, total.cache_write_tokens) == (5, 150, 60, 40)
+    assert total.failed == 3 and total.causes == {"cut off": 2, "timeout": 1} and len(total.failures) == 3
+    assert total.cost_usd == pytest.approx(0.03) and (total.concurrency, total.lowest_concurrency) == (8, 2)
+    assert total.served_models == ["m2"] and (total.quotes, total.unverified_quotes) == (2, 1)
+    assert JudgeRunStats.combined([one, JudgeRunStats("j", cost_usd=None)], "j").cost_usd is None

@@ -106,15 +106,4 @@ def _totals(runs: Sequence[JudgeRunStats], judge: str) -> dict[str, Any]:
     """The run's calls, tokens and cost over its per-check judging (a cost is unknown if any is)."""
     from rubric_gate.judges import JudgeRunStats
 
-    total = JudgeRunStats(judge=judge)
-    costs = []
-    for run in runs:
-        total.calls += run.calls
-        total.failed += run.failed
-        total.input_tokens += run.input_tokens
-        total.output_tokens += run.output_tokens
-        total.retries += run.retries
-        total.planned += run.planned
-        costs.append(run.cost_usd)
-    total.cost_usd = None if any(c is None for c in costs) else float(sum(c for c in costs if c is not None))
-    return total.to_dict()
+    return JudgeRunStats.combined(runs, judge).to_dict()

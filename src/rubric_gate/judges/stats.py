@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rubric_gate.llm.accounting import by_cause
@@ -32,6 +33,32 @@ class JudgeRunStats:
     copied_quotes: int = 0  # of those, copied from the prompt's own words
     uninformative: str | None = None  # why this run's answers carry no information, with the figures
     served_models: list[str] = field(default_factory=list)  # models that answered, other than the one asked for
+
+    @classmethod
+    def combined(cls, runs: Sequence[JudgeRunStats], judge: str) -> JudgeRunStats:
+        """One judge's runs as one: counts and tokens summed, failures and causes kept, the lowest
+        concurrency reached; a cost is unknown if any run's is."""
+        total = cls(judge=judge)
+        for run in runs:
+            for f in fields(cls):
+                mine, theirs = getattr(total, f.name), getattr(run, f.name)
+                if isinstance(mine, bool) or f.name in ("judge", "cost_usd", "uninformative"):
+                    continue
+                if f.name == "lowest_concurrency":
+                    total.lowest_concurrency = min(x for x in (mine, theirs) if x) if mine or theirs else 0
+                elif isinstance(mine, list):
+                    mine.extend(x for x in theirs if f.name != "served_models" or x not in mine)
+                elif isinstance(mine, dict):
+                    for key, n in theirs.items():
+                        mine[key] = mine.get(key, 0) + n
+                elif f.name == "concurrency":
+                    total.concurrency = max(mine, theirs)
+                else:
+                    setattr(total, f.name, mine + theirs)
+            total.uninformative = total.uninformative or run.uninformative
+        costs = [run.cost_usd for run in runs]
+        total.cost_usd = None if any(c is None for c in costs) else float(sum(c for c in costs if c is not None))
+        return total
 
     @property
     def summary(self) -> str:
