@@ -61,6 +61,7 @@ def test_a_sound_rewording_is_held_until_a_writer_approves_its_head_and_held_aga
     assert "on this PR's own records it is accepted (credit 1.50, blame 0.00)" in said
     assert "5 recorded verdicts in `calibration/demo.verdicts.jsonl` answering `A`" in said
     assert "On these records, this edit passes the gate." in said
+    assert "held until a writer approves; on trusted evidence: rewording would lose catches of R1" in said  # the table
     assert f"approving this head (`{head[:7]}`)" in said and "`rubric-gate:override` label" in said
     page = gfm.parse_html((held.workspace / ".rubric-gate" / "report.html").read_text()).text()
     assert "Held until a writer approves: 1 change above is rejected only because" in page  # the HTML report too

@@ -67,7 +67,9 @@ def change_lines(report: CheckReport) -> list[ChangeLine]:
         change=c, check=c.check, kind=_change_kind(c), detail=c.detail if c.change in ("renamed", "aggregation") else "",
         decision="accepted" if c.accepted else "rejected", decision_notes=_decision_notes(c),
         why=c.reason if c.accepted else  # one reason: the gate's words
-        f"held, on this PR's own evidence: {short_reason(c.reason)}" if report.held(c) else short_reason(c.reason),
+        # A held change is rejected on trusted evidence alone: say so, not that its own records reject it.
+        f"held until a writer approves; on trusted evidence: {short_reason(c.reason)}" if report.held(c)
+        else short_reason(c.reason),
     ) for c in report.changes]
 
 
