@@ -180,8 +180,13 @@ def changed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     counts too: merged, it is the judge's answer nobody judged. Replay fills are `filled_answers'`
     and lost answers `removed_answers'` (`answer_readings` compares them all).
     """
+    return changed_in(answer_readings(base, head, items, tasks))
+
+
+def changed_in(readings: Iterable[PairReading]) -> list[ChangedAnswer]:
+    """`changed_answers` on readings already made (`answer_readings`)."""
     out = []
-    for reading in answer_readings(base, head, items, tasks):
+    for reading in readings:
         moved = [(key, before, after) for key, before, after in reading.answers
                  if not (after is None or before == after or (before is None and key[0] is None))]
         if moved:
@@ -224,8 +229,13 @@ def removed_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Cali
     written (deleted, or outranked by a stale line): the next PR could fill the gap with another
     answer, so it is a change like any other, never a silent one.
     """
+    return removed_in(answer_readings(base, head, items, tasks))
+
+
+def removed_in(readings: Iterable[PairReading]) -> list[RemovedAnswer]:
+    """`removed_answers` on readings already made (`answer_readings`)."""
     out = []
-    for reading in answer_readings(base, head, items, tasks):
+    for reading in readings:
         lost = next((before for before, after in reading.replay() if before is not None and after is None), None)
         if lost is not None:
             out.append(RemovedAnswer(reading.name, reading.item.id, lost, reading.text))
@@ -239,8 +249,13 @@ def filled_answers(base: VerdictStore, head: VerdictStore, items: Iterable[Calib
     Once merged they are the base's record, which the next PR is gated on: a fill is new
     evidence for the checks it answers, written by the PR.
     """
+    return filled_in(answer_readings(base, head, items, tasks))
+
+
+def filled_in(readings: Iterable[PairReading]) -> list[ChangedAnswer]:
+    """`filled_answers` on readings already made (`answer_readings`)."""
     out = []
-    for reading in answer_readings(base, head, items, tasks):
+    for reading in readings:
         fills = [(key, after) for key, before, after in reading.answers
                  if key[0] is None and key[3] == 0 and before is None and after is not None]
         if fills:

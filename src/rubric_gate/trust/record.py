@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from rubric_gate.calibration import CalibrationItem
 from rubric_gate.rubric import Rubric, normalize_text
-from rubric_gate.trust.answers import changed_answers, filled_answers, removed_answers
+from rubric_gate.trust.answers import answer_readings, changed_in, filled_in, removed_in
 from rubric_gate.trust.labels import diff_labels
 from rubric_gate.verdicts import VerdictStore
 
@@ -38,13 +38,14 @@ def record_changes(base_items: Sequence[CalibrationItem], head_items: Sequence[C
     def pair(check: str, text: str, item: str) -> str:
         return f"{check_ids.get(normalize_text(text), check)} on {item}"
 
-    changed = [pair(a.check, a.text, a.item) for a in changed_answers(base_store, head_store, base_items, tasks)]
+    # One reading of the two records serves the three questions (a working-tree store has no blob
+    # id, so `answer_readings`' memo by blob cannot share it between them).
+    readings = answer_readings(base_store, head_store, base_items, tasks)
+    changed = [pair(a.check, a.text, a.item) for a in changed_in(readings)]
     in_use = {c.normalized_text for c in proposed.checks}
-    removed = [pair(a.check, a.text, a.item) for a in removed_answers(base_store, head_store, base_items, tasks)
-               if normalize_text(a.text) in in_use]
+    removed = [pair(a.check, a.text, a.item) for a in removed_in(readings) if normalize_text(a.text) in in_use]
     trusted_texts = {c.normalized_text for c in trusted.checks}
-    filled = [pair(a.check, a.text, a.item) for a in filled_answers(base_store, head_store, base_items, tasks)
-              if normalize_text(a.text) in trusted_texts]
+    filled = [pair(a.check, a.text, a.item) for a in filled_in(readings) if normalize_text(a.text) in trusted_texts]
     for verb, pairs in (("changes", changed), ("removes", removed), ("fills in", filled)):
         if pairs:
             out.append(f"{verb} {len(pairs)} recorded answer{'s' if len(pairs) != 1 else ''} of the base's record "
